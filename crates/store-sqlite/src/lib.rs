@@ -1,0 +1,422 @@
+//! The embedded SQLite backend: one file, WAL mode, FTS5 over the app's search terms.
+//!
+//! Two processes may share a database file: WAL lets readers run beside a writer,
+//! and a busy timeout makes writers wait for each other instead of failing.
+
+mod rows;
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use memory_bank_contract::validate::Cursor;
+use memory_bank_contract::wire::{Memory, Org, User};
+use memory_bank_contract::Timestamp;
+use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, SqliteConnection, SqlitePool};
+
+use rows::{attach_contexts, db_err, memory_from_row, org_from_row, user_from_row};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Name of the FTS5 table that indexes `memory.search_text`.
+pub const FTS_TABLE: &str = "memory_fts";
+
+/// How long a writer waits for another process's write lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The SQLite store.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating if missing) the database at `url` (`sqlite:///abs/path.db`,
+    /// `sqlite://relative.db`, `sqlite::memory:`). A new database gets its schema and
+    /// search index; an older one gets pending migrations and then the index ensured.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true);
+        if let Some(dir) = database_dir(&options) {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| StoreError::Invalid(format!("cannot create the database folder {}: {e}", dir.display())))?;
+        }
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        // An in-memory database exists per connection, so it must have exactly one.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(if in_memory { 1 } else { 8 })
+            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
+            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
+            .connect_with(options)
+            .await
+            .map_err(db_err)?;
+        let store = Self { pool };
+        let applied_before = store.applied_migrations().await?;
+        MIGRATOR.run(&store.pool).await.map_err(|e| StoreError::Migration(e.to_string()))?;
+        if store.applied_migrations().await? != applied_before {
+            store.ensure_search_index().await?;
+        }
+        Ok(store)
+    }
+
+    /// The connection pool, for tests and tools that need raw access.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    async fn applied_migrations(&self) -> Result<i64, StoreError> {
+        let table: Option<String> =
+            sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(db_err)?;
+        if table.is_none() {
+            return Ok(0);
+        }
+        sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations").fetch_one(&self.pool).await.map_err(db_err)
+    }
+
+    /// Starts a write transaction that takes the write lock at once, so two writers
+    /// queue on the busy timeout instead of failing when a read upgrades to a write.
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+        let conn = self.pool.acquire().await.map_err(db_err)?;
+        sqlx::Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await.map_err(db_err)
+    }
+}
+
+fn database_dir(options: &SqliteConnectOptions) -> Option<PathBuf> {
+    let path = options.get_filename();
+    if path.as_os_str().is_empty() || path.to_string_lossy().contains(":memory:") {
+        return None;
+    }
+    path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from)
+}
+
+async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'")
+        .fetch_optional(conn)
+        .await
+        .map_err(db_err)?;
+    Ok(found.is_some())
+}
+
+async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(), StoreError> {
+    let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
+    let seq: i64 = sqlx::query_scalar(
+        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) RETURNING seq",
+    )
+    .bind(&memory.id)
+    .bind(&memory.user_id)
+    .bind(&memory.org_id)
+    .bind(memory.scope.as_str())
+    .bind(&memory.content)
+    .bind(&memory.source)
+    .bind(tags)
+    .bind(&memory.search_text)
+    .bind(memory.created_at.unix_ms())
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
+        .bind(seq)
+        .bind(&memory.search_text)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    for context in &memory.contexts {
+        let citation = context.citation.as_ref().map(|c| serde_json::to_string(c).unwrap_or_default());
+        sqlx::query(
+            "INSERT INTO memory_context (id, memory_id, citation, snippet, origin, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )
+        .bind(&context.id)
+        .bind(&memory.id)
+        .bind(citation)
+        .bind(&context.snippet)
+        .bind(context.origin.map(|o| o.as_str()))
+        .bind(memory.created_at.unix_ms())
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl MemoryStore for SqliteStore {
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(db_err).map(drop)
+    }
+
+    async fn migrate(&self) -> Result<EnsureOutcome, StoreError> {
+        MIGRATOR.run(&self.pool).await.map_err(|e| StoreError::Migration(e.to_string()))?;
+        self.ensure_search_index().await
+    }
+
+    async fn ensure_search_index(&self) -> Result<EnsureOutcome, StoreError> {
+        // The write lock serialises concurrent creators: the first creates and
+        // backfills, the rest then find the table and report `created: false`.
+        let mut tx = self.begin_write().await?;
+        if fts_exists(&mut tx).await? {
+            tx.rollback().await.map_err(db_err)?;
+            return Ok(EnsureOutcome { created: false });
+        }
+        // `ascii` splits only on ASCII punctuation and spaces: the app has already
+        // decided the terms (see memory_bank_store::terms), so FTS5 keeps them whole.
+        sqlx::query(
+            "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, content = '', contentless_delete = 1, tokenize = 'ascii')",
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+        let backfilled = sqlx::query("INSERT INTO memory_fts (rowid, terms) SELECT seq, search_text FROM memory")
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?
+            .rows_affected();
+        tx.commit().await.map_err(db_err)?;
+        tracing::info!(backfilled, "search index created");
+        Ok(EnsureOutcome { created: true })
+    }
+
+    async fn search_index_exists(&self) -> Result<bool, StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        fts_exists(&mut conn).await
+    }
+
+    async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError> {
+        let row = sqlx::query("INSERT INTO users (id, email, created_at) VALUES (?1, ?2, ?3) RETURNING id, email, created_at")
+            .bind(id)
+            .bind(email)
+            .bind(now.unix_ms())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(|e| match db_err(e) {
+                StoreError::Conflict(_) => StoreError::Conflict(format!("a user with email {email} already exists")),
+                other => other,
+            })?;
+        user_from_row(&row)
+    }
+
+    async fn list_users(&self) -> Result<Vec<User>, StoreError> {
+        let rows = sqlx::query("SELECT id, email, created_at FROM users ORDER BY created_at, id")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_err)?;
+        rows.iter().map(user_from_row).collect()
+    }
+
+    async fn create_org(&self, id: &str, name: &str, now: Timestamp) -> Result<Org, StoreError> {
+        let row = sqlx::query("INSERT INTO orgs (id, name, created_at) VALUES (?1, ?2, ?3) RETURNING id, name, created_at")
+            .bind(id)
+            .bind(name)
+            .bind(now.unix_ms())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)?;
+        org_from_row(&row)
+    }
+
+    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        let org: Option<i64> = sqlx::query_scalar("SELECT 1 FROM orgs WHERE id = ?1").bind(org_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+        if org.is_none() {
+            return Err(StoreError::NotFound(format!("org {org_id}")));
+        }
+        let user: Option<i64> = sqlx::query_scalar("SELECT 1 FROM users WHERE id = ?1").bind(user_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+        if user.is_none() {
+            return Err(StoreError::NotFound(format!("user {user_id}")));
+        }
+        sqlx::query("INSERT OR IGNORE INTO org_members (org_id, user_id, created_at) VALUES (?1, ?2, ?3)")
+            .bind(org_id)
+            .bind(user_id)
+            .bind(now.unix_ms())
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn user_orgs(&self, user_id: &str) -> Result<Vec<Org>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT o.id, o.name, o.created_at FROM orgs o JOIN org_members m ON m.org_id = o.id
+             WHERE m.user_id = ?1 ORDER BY o.name, o.id",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        rows.iter().map(org_from_row).collect()
+    }
+
+    async fn is_member(&self, user_id: &str, org_id: &str) -> Result<bool, StoreError> {
+        let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM org_members WHERE user_id = ?1 AND org_id = ?2")
+            .bind(user_id)
+            .bind(org_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(found.is_some())
+    }
+
+    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError> {
+        let inserted = sqlx::query(
+            "INSERT INTO api_tokens (id, user_id, token_hash, created_at)
+             SELECT ?1, id, ?3, ?4 FROM users WHERE id = ?2",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(token_hash)
+        .bind(now.unix_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(db_err)?
+        .rows_affected();
+        if inserted == 0 {
+            return Err(StoreError::NotFound(format!("user {user_id}")));
+        }
+        Ok(())
+    }
+
+    async fn revoke_token(&self, token_hash: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let changed = sqlx::query("UPDATE api_tokens SET revoked_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL")
+            .bind(token_hash)
+            .bind(now.unix_ms())
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?
+            .rows_affected();
+        Ok(changed > 0)
+    }
+
+    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(
+            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id
+             WHERE t.token_hash = ?1 AND t.revoked_at IS NULL",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_err)?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        insert_one(&mut tx, memory).await?;
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        for memory in memories {
+            insert_one(&mut tx, memory).await?;
+        }
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        let rows = match cursor {
+            None => sqlx::query(
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+                 WHERE user_id = ?1 AND scope = 'user'
+                 ORDER BY created_at DESC, id DESC LIMIT ?2",
+            )
+            .bind(user_id)
+            .bind(limit),
+            Some(cursor) => sqlx::query(
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+                 WHERE user_id = ?1 AND scope = 'user' AND (created_at, id) < (?3, ?4)
+                 ORDER BY created_at DESC, id DESC LIMIT ?2",
+            )
+            .bind(user_id)
+            .bind(limit)
+            .bind(cursor.created_at_ms)
+            .bind(&cursor.id),
+        }
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
+        attach_contexts(&self.pool, memories).await
+    }
+
+    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
+        if scoped_terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Terms are letters and digits only (see memory_bank_store::terms), so quoting
+        // each as an FTS5 phrase cannot change the query's structure. The whole
+        // expression is still a bound parameter.
+        let expression = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
+        let rows = sqlx::query(
+            "SELECT m.id, m.created_at, m.search_text FROM memory m
+             WHERE m.seq IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)
+               AND m.user_id = ?3 AND m.scope = 'user'",
+        )
+        .bind(expression)
+        .bind(cap)
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|row| {
+                Ok(Candidate {
+                    id: row.try_get("id").map_err(db_err)?,
+                    created_at: Timestamp::from_unix_ms(row.try_get("created_at").map_err(db_err)?),
+                    search_text: row.try_get("search_text").map_err(db_err)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+             WHERE user_id = ?1 AND scope = 'user' AND id IN (SELECT value FROM json_each(?2))",
+        )
+        .bind(user_id)
+        .bind(serde_json::Value::from(ids.to_vec()).to_string())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
+        attach_contexts(&self.pool, memories).await
+    }
+
+    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let seq: Option<i64> = sqlx::query_scalar("SELECT seq FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = 'user'")
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        let Some(seq) = seq else {
+            tx.rollback().await.map_err(db_err)?;
+            return Ok(false);
+        };
+        sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+        sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
+        sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,202 @@
+//! [`Bank`]: the store-agnostic operations behind every route and CLI command.
+
+use std::sync::Arc;
+
+use memory_bank_contract::ids::{self, CONTEXT_PREFIX, MEMORY_PREFIX, ORG_PREFIX, TOKEN_PREFIX, USER_PREFIX};
+use memory_bank_contract::limits::SOURCE_CHAT;
+use memory_bank_contract::validate::{Cursor, ValidList, ValidSave, ValidSearch};
+use memory_bank_contract::wire::{ListResponse, Memory, Org, Scope, SearchResult, User};
+use memory_bank_contract::Timestamp;
+
+use crate::store::{MemoryStore, NewContext, NewMemory, SEARCH_CANDIDATE_CAP};
+use crate::{rank, terms, tokens, StoreError};
+
+/// Source of "now". The system clock in production; tests may fix it.
+pub trait Clock: Send + Sync + 'static {
+    /// The current instant, millisecond precision.
+    fn now(&self) -> Timestamp;
+}
+
+/// The real clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        Timestamp::now()
+    }
+}
+
+/// Memory Bank's operations over any [`MemoryStore`]. Cheap to clone.
+#[derive(Clone)]
+pub struct Bank {
+    store: Arc<dyn MemoryStore>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Bank {
+    /// A bank over `store` using the system clock.
+    pub fn new(store: Arc<dyn MemoryStore>) -> Self {
+        Self::with_clock(store, Arc::new(SystemClock))
+    }
+
+    /// A bank over `store` with a custom clock.
+    pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
+        Self { store, clock }
+    }
+
+    /// The underlying store.
+    pub fn store(&self) -> &dyn MemoryStore {
+        self.store.as_ref()
+    }
+
+    /// Saves a validated memory for `user_id`, recording `org_id`. Scope is always
+    /// `user` and source `chat`; one timestamp stamps the rows and the result.
+    pub async fn save(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<Memory, StoreError> {
+        let now = self.clock.now();
+        let search_text = terms::index_text(
+            user_id,
+            std::iter::once(input.content.as_str())
+                .chain(input.tags.iter().flatten().map(String::as_str))
+                .chain(input.contexts.iter().map(|c| c.snippet.as_str())),
+        );
+        let memory = NewMemory {
+            id: ids::new_id_at(MEMORY_PREFIX, now.unix_ms()),
+            user_id: user_id.to_owned(),
+            org_id: org_id.to_owned(),
+            scope: Scope::User,
+            source: SOURCE_CHAT.to_owned(),
+            tags: input.tags,
+            created_at: now,
+            search_text,
+            contexts: input
+                .contexts
+                .into_iter()
+                .map(|c| NewContext {
+                    id: ids::new_id_at(CONTEXT_PREFIX, now.unix_ms()),
+                    snippet: c.snippet,
+                    citation: c.citation,
+                    origin: c.origin,
+                })
+                .collect(),
+            content: input.content,
+        };
+        self.store.insert_memory(&memory).await?;
+        tracing::info!(
+            memory_id = %memory.id, user_id, org_id, contexts = memory.contexts.len(),
+            content_len = memory.content.chars().count(), "memory.save"
+        );
+        Ok(memory.to_memory())
+    }
+
+    /// Full-text search over the user's memories: content, snippets and tags.
+    pub async fn search(&self, user_id: &str, request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
+        let query_terms = terms::query_terms(&request.query);
+        let mut results = Vec::new();
+        if !query_terms.is_empty() {
+            let scoped = terms::scope_terms(user_id, &query_terms);
+            let candidates = self.store.search_candidates(user_id, &scoped, SEARCH_CANDIDATE_CAP).await?;
+            let ranked = rank::rank(&query_terms, &candidates, request.limit as usize);
+            let wanted: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
+            let mut memories = self.store.memories_by_ids(user_id, &wanted).await?;
+            for hit in ranked {
+                // A row deleted between the two reads is simply not returned.
+                if let Some(pos) = memories.iter().position(|m| m.id == hit.id) {
+                    results.push(SearchResult { memory: memories.swap_remove(pos), score: hit.score });
+                }
+            }
+        }
+        tracing::info!(user_id, query_len = request.query.chars().count(), terms = query_terms.len(),
+            results = results.len(), "memory.search");
+        Ok(results)
+    }
+
+    /// One page of the user's memories, newest first, and the cursor for the next.
+    pub async fn list(&self, user_id: &str, request: &ValidList) -> Result<ListResponse, StoreError> {
+        let mut memories = self.store.list_memories(user_id, request.cursor.as_ref(), request.limit + 1).await?;
+        let more = memories.len() > request.limit as usize;
+        memories.truncate(request.limit as usize);
+        let next_cursor = more
+            .then(|| memories.last())
+            .flatten()
+            .map(|m| Cursor { created_at_ms: m.created_at.unix_ms(), id: m.id.clone() }.encode());
+        tracing::info!(user_id, returned = memories.len(), more, "memory.list");
+        Ok(ListResponse { memories, next_cursor })
+    }
+
+    /// Deletes one of the user's memories. False (never an error) when the id is
+    /// malformed, absent, someone else's or org-scoped: callers cannot tell which.
+    pub async fn delete(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+        let deleted = ids::is_valid(MEMORY_PREFIX, id) && self.store.delete_memory(user_id, id).await?;
+        tracing::info!(user_id, memory_id = id.get(..40).unwrap_or(id), deleted, "memory.delete");
+        Ok(deleted)
+    }
+
+    /// The user a bearer token belongs to, if it is live.
+    pub async fn authenticate(&self, token: &str) -> Result<Option<User>, StoreError> {
+        self.store.user_for_token(&tokens::hash(token)).await
+    }
+
+    /// Whether the user is a member of the org.
+    pub async fn is_member(&self, user_id: &str, org_id: &str) -> Result<bool, StoreError> {
+        self.store.is_member(user_id, org_id).await
+    }
+
+    /// The orgs of a user.
+    pub async fn user_orgs(&self, user_id: &str) -> Result<Vec<Org>, StoreError> {
+        self.store.user_orgs(user_id).await
+    }
+
+    /// Creates a user (admin).
+    pub async fn add_user(&self, email: &str) -> Result<User, StoreError> {
+        let email = email.trim();
+        if email.is_empty() || email.len() > 254 || !email.contains('@') || email.chars().any(char::is_whitespace) {
+            return Err(StoreError::Invalid(format!("{email:?} is not an email address like ada@example.com")));
+        }
+        let now = self.clock.now();
+        self.store.create_user(&ids::new_id_at(USER_PREFIX, now.unix_ms()), email, now).await
+    }
+
+    /// All users (admin).
+    pub async fn list_users(&self) -> Result<Vec<User>, StoreError> {
+        self.store.list_users().await
+    }
+
+    /// Creates an org (admin).
+    pub async fn add_org(&self, name: &str) -> Result<Org, StoreError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 128 {
+            return Err(StoreError::Invalid("an org name needs 1 to 128 characters".into()));
+        }
+        let now = self.clock.now();
+        self.store.create_org(&ids::new_id_at(ORG_PREFIX, now.unix_ms()), name, now).await
+    }
+
+    /// Adds a user to an org (admin). Idempotent.
+    pub async fn add_member(&self, org_id: &str, user_id: &str) -> Result<(), StoreError> {
+        self.store.add_member(org_id, user_id, self.clock.now()).await
+    }
+
+    /// Issues a new token for a user and returns it; only its hash is stored.
+    pub async fn issue_token(&self, user_id: &str) -> Result<String, StoreError> {
+        let token = tokens::generate();
+        let now = self.clock.now();
+        self.store.insert_token(&ids::new_id_at(TOKEN_PREFIX, now.unix_ms()), user_id, &tokens::hash(&token), now).await?;
+        tracing::info!(user_id, "token.issue");
+        Ok(token)
+    }
+
+    /// Revokes a token; false when no live token matches.
+    pub async fn revoke_token(&self, token: &str) -> Result<bool, StoreError> {
+        self.store.revoke_token(&tokens::hash(token.trim()), self.clock.now()).await
+    }
+
+    /// Refuses to go on when the full-text index is missing, naming the fix.
+    pub async fn assert_search_index(&self) -> Result<(), StoreError> {
+        if self.store.search_index_exists().await? {
+            Ok(())
+        } else {
+            Err(StoreError::SearchIndexMissing { backend: self.store.backend() })
+        }
+    }
+}

@@ -1,0 +1,33 @@
+use thiserror::Error;
+
+/// Why a storage call failed. Each message says what to do about it.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The database cannot be reached (down, restarting, network); retrying later may work.
+    #[error("the database is unavailable: {0}; check that it is running and reachable, then retry")]
+    Unavailable(String),
+    /// A referenced row (user, org, token) does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// A uniqueness rule was violated (e.g. the email is taken).
+    #[error("{0}")]
+    Conflict(String),
+    /// The full-text search index is missing, so search would silently find nothing.
+    #[error(
+        "the full-text search index is missing from the {backend} database; run `memory-bank db migrate` \
+         (with the same --database-url) to create it, then start again"
+    )]
+    SearchIndexMissing {
+        /// Backend name, e.g. `sqlite`.
+        backend: &'static str,
+    },
+    /// Applying migrations failed.
+    #[error("database migration failed: {0}")]
+    Migration(String),
+    /// The input was rejected before reaching the database.
+    #[error("{0}")]
+    Invalid(String),
+    /// Any other database failure.
+    #[error("database error: {0}")]
+    Database(String),
+}

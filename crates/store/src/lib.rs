@@ -1,0 +1,20 @@
+//! Storage for Memory Bank: one trait ([`MemoryStore`]) that every backend implements,
+//! the search term scheme they all index ([`terms`]), the ranking they share ([`rank`]),
+//! and [`Bank`], the store-agnostic logic the HTTP server and the CLI call.
+//!
+//! Backends live in their own crates (`memory-bank-store-sqlite`, …) and must pass the
+//! shared suite in [`suite`] (feature `test-suite`).
+
+mod bank;
+mod error;
+pub mod rank;
+mod store;
+pub mod terms;
+pub mod tokens;
+
+#[cfg(feature = "test-suite")]
+pub mod suite;
+
+pub use bank::{Bank, Clock, SystemClock};
+pub use error::StoreError;
+pub use store::{Candidate, EnsureOutcome, MemoryStore, NewContext, NewMemory, SEARCH_CANDIDATE_CAP};

@@ -1,0 +1,113 @@
+//! Ranking of full-text candidates, done in the app so every backend orders results
+//! identically and the engines' own scores (incomparable between SQLite and MySQL,
+//! and slow to compute for common terms) are never needed.
+//!
+//! Okapi BM25 over the candidate set: `idf` from how many candidates hold a term,
+//! term frequency saturated with `k1`, normalised by document length with `b`.
+
+use std::collections::HashMap;
+
+use crate::store::Candidate;
+use crate::terms::stored_terms;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// A candidate with its score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// Memory id.
+    pub id: String,
+    /// BM25 score, > 0 for any candidate holding a query term.
+    pub score: f64,
+}
+
+/// Scores candidates against the query's (unscoped) terms and returns the best
+/// `limit`, highest score first, newest first among equal scores. Candidates that
+/// hold none of the terms (a user-code hash collision) are dropped.
+pub fn rank(query_terms: &[String], candidates: &[Candidate], limit: usize) -> Vec<Ranked> {
+    if query_terms.is_empty() || candidates.is_empty() {
+        return Vec::new();
+    }
+    let index: HashMap<&str, usize> = query_terms.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+    // Per candidate: frequency of each query term, and its length in terms.
+    let mut freqs: Vec<(Vec<u32>, usize)> = Vec::with_capacity(candidates.len());
+    let mut doc_freq = vec![0u32; query_terms.len()];
+    for candidate in candidates {
+        let mut tf = vec![0u32; query_terms.len()];
+        let mut len = 0usize;
+        for term in stored_terms(&candidate.search_text) {
+            len += 1;
+            if let Some(&i) = index.get(term) {
+                tf[i] += 1;
+            }
+        }
+        for (i, &f) in tf.iter().enumerate() {
+            if f > 0 {
+                doc_freq[i] += 1;
+            }
+        }
+        freqs.push((tf, len.max(1)));
+    }
+    let n = candidates.len() as f64;
+    let avg_len = freqs.iter().map(|(_, len)| *len as f64).sum::<f64>() / n;
+    let idf: Vec<f64> = doc_freq.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
+
+    let mut scored: Vec<(f64, &Candidate)> = candidates
+        .iter()
+        .zip(&freqs)
+        .filter_map(|(candidate, (tf, len))| {
+            let norm = K1 * (1.0 - B + B * *len as f64 / avg_len);
+            let score: f64 = tf
+                .iter()
+                .zip(&idf)
+                .filter(|(f, _)| **f > 0)
+                .map(|(&f, idf)| idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm))
+                .sum();
+            (score > 0.0).then_some((score, candidate))
+        })
+        .collect();
+    scored.sort_by(|(sa, a), (sb, b)| {
+        sb.total_cmp(sa).then_with(|| b.created_at.cmp(&a.created_at)).then_with(|| b.id.cmp(&a.id))
+    });
+    scored.truncate(limit);
+    scored
+        .into_iter()
+        .map(|(score, c)| Ranked { id: c.id.clone(), score: (score * 1e6).round() / 1e6 })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terms::{index_text, query_terms};
+    use memory_bank_contract::Timestamp;
+
+    fn cand(id: &str, ms: i64, text: &str) -> Candidate {
+        Candidate { id: id.into(), created_at: Timestamp::from_unix_ms(ms), search_text: index_text("u", [text]) }
+    }
+
+    #[test]
+    fn more_matching_terms_rank_higher_and_ties_go_newest_first() {
+        let cands = [
+            cand("a", 1, "green tea in the morning"),
+            cand("b", 2, "coffee in the morning"),
+            cand("c", 3, "green tea and green apples"),
+            cand("d", 4, "coffee in the morning"),
+        ];
+        let ranked = rank(&query_terms("green tea"), &cands, 10);
+        let ids: Vec<_> = ranked.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["c", "a"]);
+        let ranked = rank(&query_terms("coffee"), &cands, 10);
+        assert_eq!(ranked.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["d", "b"]);
+        assert_eq!(ranked[0].score, ranked[1].score);
+    }
+
+    #[test]
+    fn limit_applies_after_ranking() {
+        let cands: Vec<_> = (0..30).map(|i| cand(&format!("m{i:02}"), i, if i == 3 { "tea tea tea" } else { "tea and cake" })).collect();
+        let ranked = rank(&query_terms("tea"), &cands, 5);
+        assert_eq!(ranked.len(), 5);
+        assert_eq!(ranked[0].id, "m03");
+    }
+}

@@ -1,0 +1,165 @@
+//! The storage trait and the row types it moves.
+
+use async_trait::async_trait;
+use memory_bank_contract::validate::Cursor;
+use memory_bank_contract::wire::{Citation, Memory, Org, Origin, Scope, User};
+use memory_bank_contract::Timestamp;
+
+use crate::StoreError;
+
+/// Most full-text candidates ranked per search. Bounds the work a very common term can
+/// cause: the newest matches up to this many are ranked; older ones beyond it are not.
+pub const SEARCH_CANDIDATE_CAP: u32 = 2000;
+
+/// A memory ready to insert: ids, timestamp and search terms already decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewMemory {
+    /// `mem_…`
+    pub id: String,
+    /// Owner.
+    pub user_id: String,
+    /// Org active at save time.
+    pub org_id: String,
+    /// `user` for every save through the API.
+    pub scope: Scope,
+    /// Trimmed content.
+    pub content: String,
+    /// Source label (`chat`).
+    pub source: String,
+    /// Tags, or `None`.
+    pub tags: Option<Vec<String>>,
+    /// One instant for the row, its contexts and the response.
+    pub created_at: Timestamp,
+    /// Space-separated user-scoped terms from [`crate::terms::index_text`].
+    pub search_text: String,
+    /// Contexts, in order; their ids sort in that order.
+    pub contexts: Vec<NewContext>,
+}
+
+/// A context row ready to insert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewContext {
+    /// `mctx_…`
+    pub id: String,
+    /// Trimmed snippet.
+    pub snippet: String,
+    /// Cited ids, or `None`.
+    pub citation: Option<Citation>,
+    /// Origin, or `None`.
+    pub origin: Option<Origin>,
+}
+
+impl NewMemory {
+    /// The memory as a reader will see it.
+    pub fn to_memory(&self) -> Memory {
+        Memory {
+            id: self.id.clone(),
+            content: self.content.clone(),
+            tags: self.tags.clone(),
+            source: self.source.clone(),
+            scope: self.scope,
+            org_id: self.org_id.clone(),
+            created_at: self.created_at,
+            updated_at: self.created_at,
+            contexts: self
+                .contexts
+                .iter()
+                .map(|c| memory_bank_contract::wire::MemoryContext {
+                    id: c.id.clone(),
+                    snippet: c.snippet.clone(),
+                    citation: c.citation.clone(),
+                    origin: c.origin,
+                    created_at: self.created_at,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A full-text match before ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Memory id.
+    pub id: String,
+    /// Its creation time (tie-break: newest first).
+    pub created_at: Timestamp,
+    /// Its stored search terms, for scoring in the app.
+    pub search_text: String,
+}
+
+/// What [`MemoryStore::ensure_search_index`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EnsureOutcome {
+    /// True only for the one caller that created the index.
+    pub created: bool,
+}
+
+/// Everything Memory Bank needs from a database. Implementations must bind every
+/// value as a parameter, filter every memory read and delete by owner and
+/// `scope = 'user'`, and run multi-row writes in one transaction.
+#[async_trait]
+pub trait MemoryStore: Send + Sync + 'static {
+    /// Short backend name used in messages (`sqlite`, `mysql`).
+    fn backend(&self) -> &'static str;
+
+    /// Cheap round trip to check the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Applies pending migrations, then [`Self::ensure_search_index`]. Idempotent.
+    async fn migrate(&self) -> Result<EnsureOutcome, StoreError>;
+
+    /// Creates the full-text index (and backfills it) when missing, under one fixed
+    /// name. Safe to run concurrently: exactly one caller reports `created`.
+    async fn ensure_search_index(&self) -> Result<EnsureOutcome, StoreError>;
+
+    /// Whether the full-text index exists.
+    async fn search_index_exists(&self) -> Result<bool, StoreError>;
+
+    /// Creates a user. The email must be unique.
+    async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError>;
+
+    /// All users, oldest first.
+    async fn list_users(&self) -> Result<Vec<User>, StoreError>;
+
+    /// Creates an org.
+    async fn create_org(&self, id: &str, name: &str, now: Timestamp) -> Result<Org, StoreError>;
+
+    /// Adds a user to an org; adding twice is not an error. `NotFound` if either is missing.
+    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError>;
+
+    /// The orgs a user belongs to, by name.
+    async fn user_orgs(&self, user_id: &str) -> Result<Vec<Org>, StoreError>;
+
+    /// Whether the user is a member of the org (false when either does not exist).
+    async fn is_member(&self, user_id: &str, org_id: &str) -> Result<bool, StoreError>;
+
+    /// Stores a token hash for a user. `NotFound` if the user is missing.
+    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError>;
+
+    /// Revokes the token with this hash; false if there is no live token with it.
+    async fn revoke_token(&self, token_hash: &str, now: Timestamp) -> Result<bool, StoreError>;
+
+    /// The owner of a live (not revoked) token with this hash.
+    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError>;
+
+    /// Inserts a memory, its contexts and its search terms in one transaction.
+    async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError>;
+
+    /// Inserts many memories in one transaction (bulk import, benchmarks).
+    async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError>;
+
+    /// The user's `scope = 'user'` memories, newest first (`created_at`, then id),
+    /// strictly after `cursor`, at most `limit`, with contexts.
+    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError>;
+
+    /// The user's newest `scope = 'user'` memories whose index holds any of the
+    /// already user-scoped `terms`, at most `cap`.
+    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
+
+    /// The user's `scope = 'user'` memories with these ids, with contexts, any order.
+    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
+
+    /// Deletes the user's `scope = 'user'` memory and its contexts in one transaction.
+    /// False when there is no such row for this user.
+    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError>;
+}
