@@ -78,8 +78,15 @@ impl Cursor {
 /// Parses and validates a `POST /v1/memory` body. Malformed JSON and wrong types
 /// are reported in the same shape as limit violations.
 pub fn parse_save_body(body: &[u8]) -> Result<ValidSave, Vec<FieldError>> {
-    let de = &mut serde_json::Deserializer::from_slice(body);
-    let request: SaveMemoryRequest = serde_path_to_error::deserialize(de).map_err(|err| vec![json_error(&err)])?;
+    // Parse to a value first: syntax errors then point at the body, and a top-level
+    // array (which serde would happily read as a struct) is refused.
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
+        vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
+    })?;
+    if !value.is_object() {
+        return Err(vec![FieldError::new("body", "the body must be a JSON object like {\"content\": \"…\"}")]);
+    }
+    let request: SaveMemoryRequest = serde_path_to_error::deserialize(value).map_err(|err| vec![json_error(&err)])?;
     validate_save(request)
 }
 
@@ -97,13 +104,7 @@ fn json_error(err: &serde_path_to_error::Error<serde_json::Error>) -> FieldError
     if path.is_empty() {
         path = "body".to_owned();
     }
-    let message = match inner.classify() {
-        serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-            format!("the body is not valid JSON ({text}); send a JSON object")
-        }
-        _ => text,
-    };
-    FieldError::new(path, message)
+    FieldError::new(path, text)
 }
 
 /// Validates an already-deserialized save request.

@@ -127,8 +127,11 @@ impl Bank {
     /// Deletes one of the user's memories. False (never an error) when the id is
     /// malformed, absent, someone else's or org-scoped: callers cannot tell which.
     pub async fn delete(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
-        let deleted = ids::is_valid(MEMORY_PREFIX, id) && self.store.delete_memory(user_id, id).await?;
-        tracing::info!(user_id, memory_id = id.get(..40).unwrap_or(id), deleted, "memory.delete");
+        let well_formed = ids::is_valid(MEMORY_PREFIX, id);
+        let deleted = well_formed && self.store.delete_memory(user_id, id).await?;
+        // A malformed id is caller text: log that it was malformed, not what it said.
+        let logged_id = if well_formed { id } else { "<malformed>" };
+        tracing::info!(user_id, memory_id = logged_id, deleted, "memory.delete");
         Ok(deleted)
     }
 

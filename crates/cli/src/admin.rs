@@ -1,0 +1,98 @@
+//! `memory-bank admin …`: accounts and tokens, straight on the database.
+//! Ids and tokens print alone on stdout so scripts can capture them.
+
+use clap::Subcommand;
+use memory_bank_store::Bank;
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Users.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Organizations.
+    Org {
+        #[command(subcommand)]
+        command: OrgCommand,
+    },
+    /// Org membership.
+    Member {
+        #[command(subcommand)]
+        command: MemberCommand,
+    },
+    /// API tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a user; prints its id.
+    Add {
+        /// Email address (unique).
+        email: String,
+    },
+    /// List users: id, email, created.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrgCommand {
+    /// Create an org; prints its id.
+    Add {
+        /// Display name.
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemberCommand {
+    /// Add a user to an org.
+    Add {
+        /// Org id (org_…).
+        org_id: String,
+        /// User id (usr_…).
+        user_id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Issue a token for a user; prints it once (only its hash is stored).
+    Issue {
+        /// User id (usr_…).
+        user_id: String,
+    },
+    /// Revoke a token.
+    Revoke {
+        /// The token itself.
+        token: String,
+    },
+}
+
+pub async fn run(bank: &Bank, command: AdminCommand) -> anyhow::Result<()> {
+    match command {
+        AdminCommand::User { command: UserCommand::Add { email } } => println!("{}", bank.add_user(&email).await?.id),
+        AdminCommand::User { command: UserCommand::List } => {
+            for user in bank.list_users().await? {
+                println!("{}\t{}\t{}", user.id, user.email, user.created_at);
+            }
+        }
+        AdminCommand::Org { command: OrgCommand::Add { name } } => println!("{}", bank.add_org(&name).await?.id),
+        AdminCommand::Member { command: MemberCommand::Add { org_id, user_id } } => {
+            bank.add_member(&org_id, &user_id).await?;
+            eprintln!("{user_id} is a member of {org_id}");
+        }
+        AdminCommand::Token { command: TokenCommand::Issue { user_id } } => println!("{}", bank.issue_token(&user_id).await?),
+        AdminCommand::Token { command: TokenCommand::Revoke { token } } => {
+            if !bank.revoke_token(&token).await? {
+                anyhow::bail!("no live token matches; it may already be revoked");
+            }
+            eprintln!("token revoked");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! `memory-bank`: run the memory service, administer it, and use it from scripts.
+
+mod admin;
+mod database;
+mod memory;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+/// A plaintext memory for AI agents that people can read, search, cite and delete.
+#[derive(Debug, Parser)]
+#[command(name = "memory-bank", version, about, propagate_version = true)]
+struct Cli {
+    /// Database to use: sqlite:///path/to/memory.db (default: memory.db in the OS data folder).
+    #[arg(long, global = true, env = "MEMORY_BANK_DATABASE_URL", value_name = "URL")]
+    database_url: Option<String>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP memory service.
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8787", env = "MEMORY_BANK_LISTEN")]
+        listen: SocketAddr,
+    },
+    /// Database maintenance.
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
+    /// Manage users, orgs, memberships and tokens (works on the database directly).
+    Admin {
+        #[command(subcommand)]
+        command: admin::AdminCommand,
+    },
+    /// Save, search, list and delete memories through a running service.
+    Memory(memory::MemoryArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum DbCommand {
+    /// Apply pending migrations and make sure the full-text index exists (idempotent).
+    Migrate,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let default_level = if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("memory-bank: error: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("memory-bank: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let url = || database::resolve_url(cli.database_url.as_deref());
+    match cli.command {
+        Command::Serve { listen } => serve(&url()?, listen).await,
+        Command::Db { command: DbCommand::Migrate } => {
+            let bank = database::open(&url()?).await?;
+            let outcome = bank.store().migrate().await?;
+            println!(
+                "{}",
+                if outcome.created { "migrated; full-text index created" } else { "migrated; full-text index present" }
+            );
+            Ok(())
+        }
+        Command::Admin { command } => admin::run(&database::open(&url()?).await?, command).await,
+        Command::Memory(args) => memory::run(args).await,
+    }
+}
+
+async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
+    let bank = database::open(url).await?;
+    // Refuse to serve a search that would silently find nothing.
+    bank.assert_search_index().await?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("cannot listen on {listen}; is another service using it? pick another with --listen"))?;
+    let address = listener.local_addr()?;
+    tracing::info!(%address, backend = bank.store().backend(), "memory service listening");
+    eprintln!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
+    memory_bank_server::serve(listener, bank, memory_bank_server::shutdown_signal()).await?;
+    tracing::info!("memory service stopped");
+    Ok(())
+}

@@ -1,0 +1,193 @@
+//! `memory-bank memory …`: a client of a running service, for people and scripts.
+
+use std::io::Read as _;
+
+use anyhow::{bail, Context as _};
+use clap::{Args, Subcommand};
+use memory_bank_client::{Client, DeleteOutcome};
+use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest};
+
+#[derive(Debug, Args)]
+pub struct MemoryArgs {
+    /// Service URL.
+    #[arg(long, env = "MEMORY_BANK_URL", default_value = "http://127.0.0.1:8787", global = true)]
+    url: String,
+    /// API token (prefer the env variable: flags show up in process lists).
+    #[arg(long, env = "MEMORY_BANK_TOKEN", hide_env_values = true, global = true)]
+    token: Option<String>,
+    /// Org to act in (org_…).
+    #[arg(long, env = "MEMORY_BANK_ORG", global = true)]
+    org: Option<String>,
+    /// Print the service's JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: MemoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum MemoryCommand {
+    /// Save a memory (content as an argument, or `-` to read it from stdin).
+    Save {
+        /// The sentence to remember, or `-` for stdin.
+        content: String,
+        /// A tag (repeatable).
+        #[arg(long = "tag", value_name = "TAG")]
+        tags: Vec<String>,
+        /// A provenance snippet.
+        #[arg(long)]
+        snippet: Option<String>,
+        /// Session the snippet came from (needs --snippet).
+        #[arg(long, requires = "snippet")]
+        conversation_id: Option<String>,
+        /// Message the snippet came from (needs --snippet).
+        #[arg(long, requires = "snippet")]
+        message_id: Option<String>,
+        /// active_conversation or searched_conversation (needs --snippet).
+        #[arg(long, requires = "snippet", value_parser = ["active_conversation", "searched_conversation"])]
+        origin: Option<String>,
+    },
+    /// Search memories by words.
+    Search {
+        /// Words to look for.
+        query: String,
+        /// Most results (1-50, default 20).
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// List memories, newest first.
+    List {
+        /// Page size (1-100, default 20).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// Continue from a previous page's cursor.
+        #[arg(long, conflicts_with = "all")]
+        cursor: Option<String>,
+        /// Walk every page.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete a memory by id.
+    Delete {
+        /// mem_… id.
+        id: String,
+    },
+    /// Show the user the token belongs to and their orgs.
+    Whoami,
+}
+
+pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
+    let token = args
+        .token
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .context("no token: pass --token or set MEMORY_BANK_TOKEN (issue one with `memory-bank admin token issue USER_ID`)")?;
+    let client = Client::new(&args.url, token)?;
+    let org = || {
+        args.org
+            .as_deref()
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .context("no org: pass --org or set MEMORY_BANK_ORG (`memory-bank memory whoami` lists your orgs)")
+    };
+    match args.command {
+        MemoryCommand::Whoami => {
+            let me = client.me().await?;
+            if args.json {
+                return print_json(&me);
+            }
+            println!("{}\t{}", me.user.id, me.user.email);
+            for org in me.orgs {
+                println!("  {}\t{}", org.id, org.name);
+            }
+        }
+        MemoryCommand::Save { content, tags, snippet, conversation_id, message_id, origin } => {
+            let content = if content == "-" { read_stdin()? } else { content };
+            let contexts = snippet.map(|snippet| {
+                vec![ContextInput { snippet, conversation_id, message_id, origin: origin.as_deref().and_then(Origin::parse) }]
+            });
+            let request = SaveMemoryRequest { content, tags: (!tags.is_empty()).then_some(tags), contexts };
+            let saved = client.save(org()?, &request).await?;
+            if args.json {
+                return print_json(&saved);
+            }
+            println!("saved {}", saved.memory.id);
+        }
+        MemoryCommand::Search { query, limit } => {
+            let found = client.search(org()?, &query, limit).await?;
+            if args.json {
+                return print_json(&found);
+            }
+            if found.results.is_empty() {
+                eprintln!("no memories match {query:?}");
+            }
+            for hit in &found.results {
+                print_memory(&hit.memory, Some(hit.score));
+            }
+        }
+        MemoryCommand::List { limit, cursor, all } => {
+            let org = org()?;
+            let mut cursor = cursor;
+            loop {
+                let page = client.list(org, limit, cursor.as_deref()).await?;
+                if args.json && !all {
+                    return print_json(&page);
+                }
+                for memory in &page.memories {
+                    if args.json {
+                        println!("{}", serde_json::to_string(memory)?); // one JSON object per line
+                    } else {
+                        print_memory(memory, None);
+                    }
+                }
+                match page.next_cursor {
+                    Some(next) if all => cursor = Some(next),
+                    Some(next) => {
+                        eprintln!("more: memory-bank memory list --cursor {next}");
+                        break;
+                    }
+                    None => break,
+                }
+            }
+        }
+        MemoryCommand::Delete { id } => match client.delete(org()?, &id).await? {
+            DeleteOutcome::Deleted => println!("deleted {id}"),
+            DeleteOutcome::NotFound => bail!("memory {id} not found: it does not exist, was already deleted, or is not yours"),
+        },
+    }
+    Ok(())
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).context("cannot read the memory from stdin")?;
+    Ok(text)
+}
+
+fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// One memory as text: id, date, score, content, then tags and provenance.
+fn print_memory(memory: &Memory, score: Option<f64>) {
+    let date = memory.created_at.to_rfc3339();
+    let score = score.map(|s| format!("  score {s:.3}")).unwrap_or_default();
+    println!("{}  {}{}", memory.id, &date[..16].replace('T', " "), score);
+    println!("  {}", memory.content.replace('\n', "\n  "));
+    if let Some(tags) = memory.tags.as_ref().filter(|t| !t.is_empty()) {
+        println!("  tags: {}", tags.join(", "));
+    }
+    for context in &memory.contexts {
+        let cited = context
+            .citation
+            .as_ref()
+            .map(|c| {
+                let parts: Vec<&str> = [c.conversation_id.as_deref(), c.message_id.as_deref()].into_iter().flatten().collect();
+                format!(" [{}]", parts.join(" / "))
+            })
+            .unwrap_or_default();
+        println!("  from: {}{}", context.snippet.replace('\n', " "), cited);
+    }
+}

@@ -1,0 +1,211 @@
+//! A typed client for the Memory Bank HTTP API.
+//!
+//! Every memory call takes the org explicitly, so a caller can capture the org that
+//! was active when the user acted and send exactly that, whatever is active later.
+
+use std::time::Duration;
+
+use memory_bank_contract::wire::{ListResponse, MeResponse, SaveMemoryRequest, SaveMemoryResponse, SearchResponse};
+use memory_bank_contract::{ErrorBody, ErrorCode};
+use reqwest::{Method, RequestBuilder, StatusCode};
+use serde::de::DeserializeOwned;
+use thiserror::Error;
+
+/// Why a call failed, worded for the person who has to fix it.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    /// The configured URL is not a usable base URL.
+    #[error("{0:?} is not a valid service URL; use something like http://127.0.0.1:8787")]
+    BadUrl(String),
+    /// The service could not be reached at all.
+    #[error("cannot reach the memory service at {url} ({reason}); start it with `memory-bank serve` or check --url / MEMORY_BANK_URL")]
+    Unreachable {
+        /// Base URL used.
+        url: String,
+        /// Transport error text.
+        reason: String,
+    },
+    /// The service answered with an error.
+    #[error("{}", describe(*status, body))]
+    Api {
+        /// HTTP status.
+        status: u16,
+        /// Parsed error body.
+        body: ErrorBody,
+    },
+    /// The service answered something that is not the API's JSON.
+    #[error("the service at {url} answered {status} with an unexpected body ({reason}); is that really a Memory Bank service?")]
+    Protocol {
+        /// Base URL used.
+        url: String,
+        /// HTTP status.
+        status: u16,
+        /// Decode error text.
+        reason: String,
+    },
+}
+
+impl ClientError {
+    /// The API error code, if the service sent one.
+    pub fn code(&self) -> Option<ErrorCode> {
+        match self {
+            ClientError::Api { body, .. } => Some(body.error),
+            _ => None,
+        }
+    }
+}
+
+fn describe(status: u16, body: &ErrorBody) -> String {
+    match body.error {
+        ErrorCode::Unauthorized => "the service rejected the token (401): it is missing, unknown or revoked; issue one with \
+            `memory-bank admin token issue USER_ID` and pass it with --token or MEMORY_BANK_TOKEN"
+            .into(),
+        ErrorCode::OrganizationNotFound => "organization not found, or you are not a member of it (404); check --org / \
+            MEMORY_BANK_ORG (`memory-bank memory whoami` lists your orgs)"
+            .into(),
+        ErrorCode::MemoryNotFound => "memory not found (404): it does not exist, was already deleted, or is not yours".into(),
+        ErrorCode::InvalidRequest => {
+            let details: Vec<String> = body.details.iter().map(|d| format!("{}: {}", d.path, d.message)).collect();
+            format!("invalid request (400): {}", details.join("; "))
+        }
+        ErrorCode::PayloadTooLarge => "the request is larger than the service accepts (413, 256 KiB); shorten it".into(),
+        ErrorCode::ServiceUnavailable => "the service cannot reach its database right now (503); retry shortly, and check the \
+            service's log"
+            .into(),
+        code => format!("the service failed ({status} {code}); check the service's log"),
+    }
+}
+
+/// What a delete found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeleteOutcome {
+    /// The memory was deleted now.
+    Deleted,
+    /// There was nothing to delete (404): already gone, or never visible to this caller.
+    NotFound,
+}
+
+/// A client bound to one service URL and token.
+#[derive(Debug, Clone)]
+pub struct Client {
+    base: reqwest::Url,
+    token: String,
+    http: reqwest::Client,
+}
+
+impl Client {
+    /// A client for `base_url` authenticating with `token`.
+    pub fn new(base_url: &str, token: &str) -> Result<Self, ClientError> {
+        let mut base = reqwest::Url::parse(base_url.trim()).map_err(|_| ClientError::BadUrl(base_url.into()))?;
+        if !matches!(base.scheme(), "http" | "https") || base.cannot_be_a_base() {
+            return Err(ClientError::BadUrl(base_url.into()));
+        }
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| ClientError::Unreachable { url: base_url.into(), reason: e.to_string() })?;
+        Ok(Self { base, token: token.trim().to_owned(), http })
+    }
+
+    /// The base URL.
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    fn request(&self, method: Method, path: &str, org: Option<&str>) -> Result<RequestBuilder, ClientError> {
+        let url = self.base.join(path).map_err(|_| ClientError::BadUrl(self.base.to_string()))?;
+        let mut builder = self.http.request(method, url).bearer_auth(&self.token);
+        if let Some(org) = org {
+            builder = builder.header("X-Org-Id", org);
+        }
+        Ok(builder)
+    }
+
+    async fn send(&self, builder: RequestBuilder) -> Result<(StatusCode, bytes_body::Body), ClientError> {
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(&e) })?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(&e) })?;
+        if !status.is_success() {
+            let body: ErrorBody = serde_json::from_slice(&body).map_err(|e| ClientError::Protocol {
+                url: self.base.to_string(),
+                status: status.as_u16(),
+                reason: e.to_string(),
+            })?;
+            return Err(ClientError::Api { status: status.as_u16(), body });
+        }
+        Ok((status, bytes_body::Body(body.to_vec())))
+    }
+
+    async fn json<T: DeserializeOwned>(&self, builder: RequestBuilder) -> Result<T, ClientError> {
+        let (status, body) = self.send(builder).await?;
+        serde_json::from_slice(&body.0).map_err(|e| ClientError::Protocol {
+            url: self.base.to_string(),
+            status: status.as_u16(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// `GET /v1/me`: checks the token and lists the caller's orgs.
+    pub async fn me(&self) -> Result<MeResponse, ClientError> {
+        self.json(self.request(Method::GET, "v1/me", None)?).await
+    }
+
+    /// `POST /v1/memory` in `org`.
+    pub async fn save(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveMemoryResponse, ClientError> {
+        self.json(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await
+    }
+
+    /// `GET /v1/memory/search` in `org`.
+    pub async fn search(&self, org: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, ClientError> {
+        let mut params = vec![("q", query.to_owned())];
+        params.extend(limit.map(|l| ("limit", l.to_string())));
+        self.json(self.request(Method::GET, "v1/memory/search", Some(org))?.query(&params)).await
+    }
+
+    /// `GET /v1/memory` in `org`: one page.
+    pub async fn list(&self, org: &str, limit: Option<u32>, cursor: Option<&str>) -> Result<ListResponse, ClientError> {
+        let mut params = Vec::new();
+        params.extend(limit.map(|l| ("limit", l.to_string())));
+        params.extend(cursor.map(|c| ("cursor", c.to_owned())));
+        self.json(self.request(Method::GET, "v1/memory", Some(org))?.query(&params)).await
+    }
+
+    /// `DELETE /v1/memory/{id}` in `org`. A 404 is reported as [`DeleteOutcome::NotFound`].
+    pub async fn delete(&self, org: &str, id: &str) -> Result<DeleteOutcome, ClientError> {
+        let mut url = self.base.join("v1/memory/").map_err(|_| ClientError::BadUrl(self.base.to_string()))?;
+        url.path_segments_mut().map_err(|_| ClientError::BadUrl(self.base.to_string()))?.pop_if_empty().push(id);
+        let builder = self.http.delete(url).bearer_auth(&self.token).header("X-Org-Id", org);
+        match self.send(builder).await {
+            Ok(_) => Ok(DeleteOutcome::Deleted),
+            Err(ClientError::Api { body, .. }) if body.error == ErrorCode::MemoryNotFound => Ok(DeleteOutcome::NotFound),
+            Err(other) => Err(other),
+        }
+    }
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+mod bytes_body {
+    /// A response body already read.
+    pub struct Body(pub Vec<u8>);
+}

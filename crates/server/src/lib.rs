@@ -1,0 +1,102 @@
+//! The Memory Bank HTTP API.
+//!
+//! [`router`] builds the axum app over a [`Bank`]; [`serve`] runs it on a listener until
+//! a shutdown signal. Errors map to status and JSON in one place ([`ApiError`]);
+//! authentication and org membership are extractors ([`auth`]). Logs carry ids,
+//! counts and lengths only, never content, snippets or query text.
+
+pub mod auth;
+mod error;
+mod routes;
+
+use std::future::Future;
+use std::time::Instant;
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{delete, get};
+use axum::{Json, Router};
+use memory_bank_contract::limits::MAX_BODY_BYTES;
+use memory_bank_store::Bank;
+use tokio::net::TcpListener;
+use utoipa::OpenApi;
+
+pub use error::ApiError;
+
+/// Shared state of every handler.
+#[derive(Clone)]
+pub struct AppState {
+    /// The service logic over the configured store.
+    pub bank: Bank,
+}
+
+/// The OpenAPI document, generated from the handlers' annotations.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Memory Bank API", description = "A plaintext memory for AI agents: save, search, list and delete sentences."),
+    paths(routes::save_memory, routes::search_memory, routes::list_memory, routes::delete_memory, routes::me, routes::healthz),
+    modifiers(&BearerAuth),
+    tags((name = "Memory", description = "The caller's memories"))
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()));
+    }
+}
+
+/// Builds the API router.
+pub fn router(bank: Bank) -> Router {
+    Router::new()
+        .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
+        .route("/v1/memory/search", get(routes::search_memory))
+        .route("/v1/memory/{id}", delete(routes::delete_memory))
+        .route("/v1/me", get(routes::me))
+        .route("/healthz", get(routes::healthz))
+        .route("/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
+        .fallback(|| async { ApiError::NotFound })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(log_request))
+        .with_state(AppState { bank })
+}
+
+/// Logs method, route template, status and latency: never the query string.
+async fn log_request(request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned()).unwrap_or_else(|| "-".into());
+    let method = request.method().clone();
+    let started = Instant::now();
+    let response = next.run(request).await;
+    tracing::info!(%method, route, status = response.status().as_u16(), ms = started.elapsed().as_millis() as u64, "http");
+    response
+}
+
+/// Serves the API on `listener` until `shutdown` resolves, then drains in-flight requests.
+pub async fn serve(listener: TcpListener, bank: Bank, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    axum::serve(listener, router(bank)).with_graceful_shutdown(shutdown).await
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = terminate => {} }
+}

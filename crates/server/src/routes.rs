@@ -1,0 +1,151 @@
+//! The route handlers: thin adapters from HTTP to [`memory_bank_store::Bank`].
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use memory_bank_contract::validate;
+use memory_bank_contract::wire::{HealthResponse, ListResponse, MeResponse, SaveMemoryResponse, SearchResponse};
+use memory_bank_contract::{ErrorBody, FieldError};
+
+use crate::auth::{Caller, OrgCaller};
+use crate::{ApiError, AppState};
+
+type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
+
+fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
+    raw.map(|Query(map)| map).map_err(|e| {
+        ApiError::InvalidRequest(vec![FieldError::new("query", format!("the query string is malformed: {}", e.body_text()))])
+    })
+}
+
+/// Save a memory.
+#[utoipa::path(
+    post, path = "/v1/memory", operation_id = "postMemory", tag = "Memory",
+    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16)}. Save only sentences the human confirmed; never secrets.",
+    params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
+    request_body = memory_bank_contract::wire::SaveMemoryRequest,
+    responses(
+        (status = 201, description = "Saved", body = SaveMemoryResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+        (status = 413, description = "Body over 256 KiB", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn save_memory(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<SaveMemoryResponse>), ApiError> {
+    let body = body.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+        _ => ApiError::InvalidRequest(vec![FieldError::new("body", rejection.body_text())]),
+    })?;
+    let input = validate::parse_save_body(&body).map_err(ApiError::InvalidRequest)?;
+    let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
+    Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory })))
+}
+
+/// Search memories.
+#[utoipa::path(
+    get, path = "/v1/memory/search", operation_id = "getMemorySearch", tag = "Memory",
+    summary = "Search the caller's memories by words (content, snippets, tags); best match first. No match is 200 with [].",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("q" = String, Query, description = "Words to look for, 1-512 characters"),
+        ("limit" = Option<u32>, Query, description = "1-50, default 20"),
+    ),
+    responses(
+        (status = 200, description = "Results", body = SearchResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn search_memory(State(state): State<AppState>, caller: OrgCaller, query: Params) -> Result<Json<SearchResponse>, ApiError> {
+    let query = params(query)?;
+    let request = validate::parse_search(query.get("q").map(String::as_str), query.get("limit").map(String::as_str))
+        .map_err(ApiError::InvalidRequest)?;
+    let results = state.bank.search(&caller.user.id, &request).await?;
+    Ok(Json(SearchResponse { results }))
+}
+
+/// List memories, newest first.
+#[utoipa::path(
+    get, path = "/v1/memory", operation_id = "getMemory", tag = "Memory",
+    summary = "List the caller's memories, newest first. Pass nextCursor as cursor for the next page.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("limit" = Option<u32>, Query, description = "1-100, default 20"),
+        ("cursor" = Option<String>, Query, description = "nextCursor from the previous page"),
+    ),
+    responses(
+        (status = 200, description = "One page", body = ListResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn list_memory(State(state): State<AppState>, caller: OrgCaller, query: Params) -> Result<Json<ListResponse>, ApiError> {
+    let query = params(query)?;
+    let request = validate::parse_list(query.get("limit").map(String::as_str), query.get("cursor").map(String::as_str))
+        .map_err(ApiError::InvalidRequest)?;
+    Ok(Json(state.bank.list(&caller.user.id, &request).await?))
+}
+
+/// Delete a memory.
+#[utoipa::path(
+    delete, path = "/v1/memory/{id}", operation_id = "deleteMemoryById", tag = "Memory",
+    summary = "Delete one of the caller's memories and its contexts. Delete only after the human confirms.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("id" = String, Path, description = "mem_… id"),
+    ),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Memory or organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn delete_memory(State(state): State<AppState>, caller: OrgCaller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+    if state.bank.delete(&caller.user.id, &id).await? {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::MemoryNotFound)
+    }
+}
+
+/// The caller and their orgs.
+#[utoipa::path(
+    get, path = "/v1/me", operation_id = "getMe", tag = "Account",
+    responses(
+        (status = 200, description = "The caller", body = MeResponse),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn me(State(state): State<AppState>, Caller(user): Caller) -> Result<Json<MeResponse>, ApiError> {
+    let orgs = state.bank.user_orgs(&user.id).await?;
+    Ok(Json(MeResponse { user, orgs }))
+}
+
+/// Liveness and database reachability.
+#[utoipa::path(
+    get, path = "/healthz", operation_id = "getHealthz", tag = "Service",
+    responses(
+        (status = 200, description = "Healthy", body = HealthResponse),
+        (status = 503, description = "Database unreachable", body = ErrorBody),
+    )
+)]
+pub async fn healthz(State(state): State<AppState>) -> Result<Json<HealthResponse>, ApiError> {
+    state.bank.store().ping().await?;
+    Ok(Json(HealthResponse { status: "ok".into() }))
+}
