@@ -1,0 +1,277 @@
+//! The `memory-bank` binary end to end: admin commands on a real SQLite file, a real
+//! `memory-bank serve` process on loopback, and the `memory` client commands.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memory-bank");
+
+fn db_url(dir: &Path) -> String {
+    format!("sqlite://{}", dir.join("data/memory.db").display())
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN).args(["--database-url", &db_url(dir)]).args(args).env_remove("MEMORY_BANK_TOKEN")
+        .env_remove("MEMORY_BANK_ORG").env_remove("MEMORY_BANK_URL").output().unwrap()
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A seeded database plus a running `memory-bank serve`.
+struct Served {
+    dir: tempfile::TempDir,
+    child: Child,
+    url: String,
+    token: String,
+    org: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Served {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let user = ok(dir.path(), &["admin", "user", "add", "ada@example.com"]).trim().to_owned();
+        let org = ok(dir.path(), &["admin", "org", "add", "Analytical Engines"]).trim().to_owned();
+        ok(dir.path(), &["admin", "member", "add", &org, &user]);
+        let token = ok(dir.path(), &["admin", "token", "issue", &user]).trim().to_owned();
+        let (child, url, stderr) = serve(dir.path(), &[]).expect("serve starts");
+        Self { dir, child, url, token, org, stderr }
+    }
+
+    fn memory(&self, args: &[&str]) -> Output {
+        Command::new(BIN).arg("memory").args(args).env("MEMORY_BANK_URL", &self.url).env("MEMORY_BANK_TOKEN", &self.token)
+            .env("MEMORY_BANK_ORG", &self.org).output().unwrap()
+    }
+
+    fn memory_ok(&self, args: &[&str]) -> String {
+        let out = self.memory(args);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Stops the service with SIGTERM and returns everything it logged.
+    fn stop(mut self) -> (bool, String) {
+        Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
+        let status = self.child.wait().unwrap();
+        let log: Vec<String> = self.stderr.try_iter().collect();
+        (status.success(), log.join("\n"))
+    }
+}
+
+/// Starts `memory-bank serve` on a free port; Err(stderr) if it exits instead.
+fn serve(dir: &Path, env: &[(&str, &str)]) -> Result<(Child, String, mpsc::Receiver<String>), String> {
+    let mut child = Command::new(BIN).args(["--database-url", &db_url(dir), "serve", "--listen", "127.0.0.1:0"])
+        .envs(env.iter().copied()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(line) => {
+                if let Some(rest) = line.split("serving http://").nth(1) {
+                    let url = format!("http://{}", rest.split_whitespace().next().unwrap());
+                    return Ok((child, url, rx));
+                }
+                seen.push(line);
+            }
+            Err(_) => {
+                let status = child.wait().unwrap();
+                return Err(format!("exit {status}: {}", seen.join("\n")));
+            }
+        }
+    }
+}
+
+#[test]
+fn admin_commands_print_ids_and_tokens_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = ok(dir.path(), &["admin", "user", "add", "grace@example.com"]);
+    assert!(user.starts_with("usr_") && user.ends_with('\n') && user.trim().len() == 30, "{user:?}");
+    let org = ok(dir.path(), &["admin", "org", "add", "Navy"]);
+    assert!(org.starts_with("org_") && org.trim().len() == 30, "{org:?}");
+    assert_eq!(ok(dir.path(), &["admin", "member", "add", org.trim(), user.trim()]), "");
+    let token = ok(dir.path(), &["admin", "token", "issue", user.trim()]);
+    assert!(token.starts_with("mbk_") && token.trim().len() >= 4 + 22, "{token:?}");
+    let list = ok(dir.path(), &["admin", "user", "list"]);
+    assert!(list.contains(user.trim()) && list.contains("grace@example.com"));
+    // The token is stored only as a hash.
+    let raw = std::fs::read(dir.path().join("data/memory.db")).unwrap();
+    assert!(!raw.windows(token.trim().len()).any(|w| w == token.trim().as_bytes()));
+    assert_eq!(ok(dir.path(), &["admin", "token", "revoke", token.trim()]), "");
+    let again = run(dir.path(), &["admin", "token", "revoke", token.trim()]);
+    assert!(!again.status.success() && String::from_utf8_lossy(&again.stderr).contains("already be revoked"));
+    let dup = run(dir.path(), &["admin", "user", "add", "grace@example.com"]);
+    assert!(!dup.status.success() && String::from_utf8_lossy(&dup.stderr).contains("already exists"));
+    let missing = run(dir.path(), &["admin", "member", "add", org.trim(), "usr_nobody"]);
+    assert!(!missing.status.success() && String::from_utf8_lossy(&missing.stderr).contains("not found"));
+}
+
+#[test]
+fn memory_commands_save_search_list_and_delete_through_the_service() {
+    let s = Served::start();
+    let saved: Value = serde_json::from_str(&s.memory_ok(&["save", "Ada prefers tea over coffee", "--tag", "drinks", "--snippet",
+        "I always drink tea", "--conversation-id", "sess-1", "--message-id", "msg-7", "--origin", "searched_conversation", "--json"])).unwrap();
+    let id = saved["memory"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(saved["memory"]["contexts"][0]["citation"]["conversationId"], "sess-1");
+    let human = s.memory_ok(&["save", "第二条记忆：客户迁移计划"]);
+    assert!(human.starts_with("saved mem_"), "{human}");
+    let piped = Command::new(BIN).args(["memory", "save", "-"]).env("MEMORY_BANK_URL", &s.url).env("MEMORY_BANK_TOKEN", &s.token)
+        .env("MEMORY_BANK_ORG", &s.org).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    use std::io::Write as _;
+    piped.stdin.as_ref().unwrap().write_all(b"read from stdin\n").unwrap();
+    assert!(piped.wait_with_output().unwrap().status.success());
+
+    let found: Value = serde_json::from_str(&s.memory_ok(&["search", "tea", "--json"])).unwrap();
+    assert_eq!(found["results"][0]["id"], id.as_str());
+    assert!(found["results"][0]["score"].as_f64().unwrap() > 0.0);
+    assert!(s.memory_ok(&["search", "迁移"]).contains("客户迁移计划"));
+    let none = s.memory(&["search", "nothing-matches-this"]);
+    assert!(none.status.success() && none.stdout.is_empty());
+
+    let page: Value = serde_json::from_str(&s.memory_ok(&["list", "--limit", "2", "--json"])).unwrap();
+    assert_eq!(page["memories"].as_array().unwrap().len(), 2);
+    assert!(page["nextCursor"].is_string());
+    let all = s.memory_ok(&["list", "--limit", "1", "--all", "--json"]);
+    assert_eq!(all.lines().count(), 3, "--all walks every page: {all}");
+    let text = s.memory_ok(&["list"]);
+    assert!(text.contains("Ada prefers tea") && text.contains("tags: drinks") && text.contains("[sess-1 / msg-7]"), "{text}");
+
+    assert_eq!(s.memory_ok(&["delete", &id]).trim(), format!("deleted {id}"));
+    let again = s.memory(&["delete", &id]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not found"));
+    let whoami = s.memory_ok(&["whoami"]);
+    assert!(whoami.contains("ada@example.com") && whoami.contains("Analytical Engines"));
+    let (clean, _) = s.stop();
+    assert!(clean, "SIGTERM stops the service cleanly");
+}
+
+#[test]
+fn client_errors_go_to_stderr_and_say_what_to_do() {
+    let s = Served::start();
+    let cases: Vec<(Vec<(&str, String)>, Vec<&str>, &str)> = vec![
+        (vec![("MEMORY_BANK_TOKEN", "mbk_wrong".into())], vec!["list"], "admin token issue"),
+        (vec![("MEMORY_BANK_ORG", "org_01jdq0000000000000000000".into())], vec!["list"], "not a member"),
+        (vec![("MEMORY_BANK_URL", "http://127.0.0.1:9".into())], vec!["list"], "memory-bank serve"),
+        (vec![("MEMORY_BANK_URL", "not a url".into())], vec!["list"], "not a valid service URL"),
+        (vec![], vec!["save", "   "], "content is only whitespace"),
+        (vec![], vec!["search", "x", "--limit", "51"], "limit must be a whole number from 1 to 50"),
+    ];
+    for (env, args, hint) in cases {
+        let mut command = Command::new(BIN);
+        command.arg("memory").args(&args).env("MEMORY_BANK_URL", &s.url).env("MEMORY_BANK_TOKEN", &s.token).env("MEMORY_BANK_ORG", &s.org);
+        for (k, v) in &env {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} {env:?} should fail");
+        assert!(out.stdout.is_empty(), "errors stay off stdout");
+        assert!(stderr.contains(hint), "{args:?} {env:?}: {stderr}");
+    }
+    let no_token = Command::new(BIN).args(["memory", "list"]).env_remove("MEMORY_BANK_TOKEN").env("MEMORY_BANK_URL", &s.url).output().unwrap();
+    assert!(String::from_utf8_lossy(&no_token.stderr).contains("MEMORY_BANK_TOKEN"));
+    let bad_db = Command::new(BIN).args(["--database-url", "postgres://x", "admin", "user", "list"]).output().unwrap();
+    assert!(!bad_db.status.success() && String::from_utf8_lossy(&bad_db.stderr).contains("sqlite:///"));
+    s.stop();
+}
+
+#[test]
+fn serve_refuses_to_start_without_the_search_index_and_migrate_repairs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = ok(dir.path(), &["admin", "user", "add", "x@example.com"]);
+    assert!(!user.is_empty());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let store = memory_bank_store_sqlite::SqliteStore::open(&db_url(dir.path())).await.unwrap();
+        sqlx::query("DROP TABLE memory_fts").execute(store.pool()).await.unwrap();
+        store.pool().close().await;
+    });
+    let err = serve(dir.path(), &[]).expect_err("serve must refuse without the index");
+    assert!(err.contains("memory-bank db migrate"), "{err}");
+    assert!(!err.contains("exit 0"), "{err}");
+    assert_eq!(ok(dir.path(), &["db", "migrate"]).trim(), "migrated; full-text index created");
+    assert_eq!(ok(dir.path(), &["db", "migrate"]).trim(), "migrated; full-text index present");
+    let (mut child, _, _) = serve(dir.path(), &[]).expect("serves after migrate");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn ten_concurrent_migrate_processes_create_the_index_once() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(dir.path(), &["admin", "user", "add", "x@example.com"]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let store = memory_bank_store_sqlite::SqliteStore::open(&db_url(dir.path())).await.unwrap();
+        sqlx::query("DROP TABLE memory_fts").execute(store.pool()).await.unwrap();
+        store.pool().close().await;
+    });
+    let children: Vec<Child> = (0..10)
+        .map(|_| Command::new(BIN).args(["--database-url", &db_url(dir.path()), "db", "migrate"]).stdout(Stdio::piped())
+            .stderr(Stdio::piped()).spawn().unwrap())
+        .collect();
+    let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for out in &outputs {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let created = outputs.iter().filter(|o| String::from_utf8_lossy(&o.stdout).contains("index created")).count();
+    assert_eq!(created, 1);
+}
+
+#[test]
+fn logs_hold_ids_and_counts_never_content_snippets_or_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let user = ok(dir.path(), &["admin", "user", "add", "ada@example.com"]).trim().to_owned();
+    let org = ok(dir.path(), &["admin", "org", "add", "Acme"]).trim().to_owned();
+    ok(dir.path(), &["admin", "member", "add", &org, &user]);
+    let token = ok(dir.path(), &["admin", "token", "issue", &user]).trim().to_owned();
+    for level in ["info", "debug"] {
+        let (child, url, stderr) = serve(dir.path(), &[("MEMORY_BANK_LOG", level)]).unwrap();
+        let s = Served { dir: tempfile::tempdir().unwrap(), child, url, token: token.clone(), org: org.clone(), stderr };
+        s.memory_ok(&["save", "contentsecretzebra", "--tag", "tagsecretlynx", "--snippet", "snippetsecretotter"]);
+        s.memory_ok(&["search", "querysecretheron"]);
+        let id = serde_json::from_str::<Value>(&s.memory_ok(&["list", "--json"])).unwrap()["memories"][0]["id"].as_str().unwrap().to_owned();
+        s.memory(&["delete", "malformedsecretkiwi"]);
+        let (_, log) = s.stop();
+        assert!(log.contains("memory.save") && log.contains(&id), "{level}: the log records ids: {log}");
+        for secret in ["contentsecretzebra", "tagsecretlynx", "snippetsecretotter", "querysecretheron", "malformedsecretkiwi", &token] {
+            assert!(!log.contains(secret), "{level}: log leaked {secret}:\n{log}");
+        }
+        ok(dir.path(), &["admin", "user", "list"]);
+    }
+}
+
+#[test]
+fn a_second_process_can_write_while_the_service_runs() {
+    let s = Served::start();
+    let writers: Vec<Child> = (0..5)
+        .map(|i| Command::new(BIN).args(["--database-url", &db_url(s.dir.path()), "admin", "user", "add", &format!("w{i}@example.com")])
+            .stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap())
+        .collect();
+    for i in 0..20 {
+        s.memory_ok(&["save", &format!("concurrent write {i}")]);
+    }
+    for writer in writers {
+        let out = writer.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(ok(s.dir.path(), &["admin", "user", "list"]).lines().count(), 6);
+    let all = s.memory_ok(&["list", "--all", "--json"]);
+    assert_eq!(all.lines().count(), 20);
+    s.stop();
+}
