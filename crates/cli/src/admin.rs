@@ -46,6 +46,12 @@ pub enum OrgCommand {
         /// Display name.
         name: String,
     },
+    /// List the orgs a user belongs to: id, name.
+    List {
+        /// User id (usr_…).
+        #[arg(long)]
+        member: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -82,6 +88,11 @@ pub async fn run(bank: &Bank, command: AdminCommand) -> anyhow::Result<()> {
             }
         }
         AdminCommand::Org { command: OrgCommand::Add { name } } => println!("{}", bank.add_org(&name).await?.id),
+        AdminCommand::Org { command: OrgCommand::List { member } } => {
+            for org in bank.user_orgs(&member).await? {
+                println!("{}\t{}", org.id, org.name);
+            }
+        }
         AdminCommand::Member { command: MemberCommand::Add { org_id, user_id } } => {
             bank.add_member(&org_id, &user_id).await?;
             eprintln!("{user_id} is a member of {org_id}");

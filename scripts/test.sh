@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every test of the project. On a fresh Debian 12 machine (as root) it first
+# installs whatever is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib/deps.sh
+ensure_build_deps
+
+echo "==> cargo test (workspace)" >&2
+cargo test --workspace --locked
