@@ -92,6 +92,11 @@ impl SqliteStore {
     }
 }
 
+/// Folds the write-ahead log into the database file (for size reports and backups).
+pub async fn checkpoint(store: &SqliteStore) -> Result<(), StoreError> {
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.pool).await.map_err(db_err).map(drop)
+}
+
 fn database_dir(options: &SqliteConnectOptions) -> Option<PathBuf> {
     let path = options.get_filename();
     if path.as_os_str().is_empty() || path.to_string_lossy().contains(":memory:") {
