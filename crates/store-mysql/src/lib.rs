@@ -1,0 +1,135 @@
+//! The MySQL/MariaDB backend of Memory Bank: one server shared by many service
+//! processes, InnoDB FULLTEXT over the app's user-scoped search terms.
+//!
+//! Unlike the embedded SQLite store, opening never changes the schema: production
+//! databases are bootstrapped and migrated by an operator (`memory-bank db bootstrap`,
+//! `memory-bank db migrate`), and [`MySqlStore::schema_state`] tells a caller which one
+//! a database needs. Search never relies on the engine's tokenizer (no CJK support,
+//! three-character minimum, stopwords): it matches the terms of
+//! [`memory_bank_store::terms`], stored in `memory.search_text`, so MariaDB and MySQL 8
+//! work with their default settings.
+//!
+//! Supported servers: MariaDB 10.6+ and MySQL 8.0.4+ (both needed for `JSON_TABLE`).
+
+mod fulltext;
+mod rows;
+mod schema;
+mod store;
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use memory_bank_store::StoreError;
+use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
+use sqlx::MySqlPool;
+
+pub use fulltext::SEARCH_INDEX;
+pub use schema::SchemaState;
+
+/// The migrations of this backend, embedded in the binary.
+pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// Connection pool settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MySqlOptions {
+    /// Most connections the pool opens to the server (at least 2 are used).
+    pub max_connections: u32,
+    /// How long a request waits for a connection before it fails as
+    /// [`StoreError::Unavailable`] (the server answers 503). While the database is down,
+    /// every request takes this long to fail, so keep it short.
+    pub acquire_timeout: Duration,
+}
+
+impl Default for MySqlOptions {
+    fn default() -> Self {
+        Self { max_connections: 10, acquire_timeout: Duration::from_secs(5) }
+    }
+}
+
+/// The MySQL/MariaDB store. Cheap to clone (it is a pool handle).
+#[derive(Debug, Clone)]
+pub struct MySqlStore {
+    pool: MySqlPool,
+}
+
+impl MySqlStore {
+    /// Connects to the database at `url` (`mysql://user:password@host:3306/memory_bank`;
+    /// `mariadb://` is accepted too) with default pool settings. Does not migrate: see
+    /// [`Self::schema_state`] and [`memory_bank_store::MemoryStore::migrate`].
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, &MySqlOptions::default()).await
+    }
+
+    /// Like [`Self::open`], with explicit pool settings.
+    pub async fn open_with(url: &str, options: &MySqlOptions) -> Result<Self, StoreError> {
+        let connect = connect_options(url)?;
+        let database = connect.get_database().unwrap_or_default().to_owned();
+        let pool = MySqlPoolOptions::new()
+            // `migrate` holds a lock on one connection while it works on another.
+            .max_connections(options.max_connections.max(2))
+            .acquire_timeout(options.acquire_timeout)
+            // A pooled connection may have died with a server restart; checking it
+            // before use lets the pool replace it, so the service recovers by itself.
+            .test_before_acquire(true)
+            // Well under the servers' default wait_timeout (8 h), so the pool closes
+            // idle connections before the server does.
+            .idle_timeout(Duration::from_secs(600))
+            .max_lifetime(Duration::from_secs(1800))
+            .connect_with(connect)
+            .await
+            .map_err(|e| rows::open_err(e, &database))?;
+        Ok(Self { pool })
+    }
+
+    /// The connection pool, for tests and tools that need raw access.
+    pub fn pool(&self) -> &MySqlPool {
+        &self.pool
+    }
+
+    /// Whether this database has the schema this build expects, and if not, which
+    /// command fixes it.
+    pub async fn schema_state(&self) -> Result<SchemaState, StoreError> {
+        schema::state(&self.pool).await
+    }
+}
+
+/// Parses and checks a MySQL URL. Every connection is pinned to UTC so that
+/// TIMESTAMP(3) values convert to and from milliseconds since the epoch exactly,
+/// whatever the server's own time zone is.
+fn connect_options(url: &str) -> Result<MySqlConnectOptions, StoreError> {
+    let normalised = match url.strip_prefix("mariadb:") {
+        Some(rest) => format!("mysql:{rest}"),
+        None => url.to_owned(),
+    };
+    let options = MySqlConnectOptions::from_str(&normalised)
+        .map_err(|e| {
+            StoreError::Invalid(format!(
+                "{url:?} is not a MySQL URL ({e}); use mysql://user:password@host:3306/memory_bank"
+            ))
+        })?
+        .timezone(Some("+00:00".to_owned()))
+        .charset("utf8mb4");
+    if options.get_database().is_none_or(str::is_empty) {
+        return Err(StoreError::Invalid(format!(
+            "{url:?} names no database; add one to the path, e.g. mysql://user:password@host:3306/memory_bank"
+        )));
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_need_a_database_and_accept_the_mariadb_scheme() {
+        assert!(connect_options("mysql://root@127.0.0.1:3306/memory").is_ok());
+        assert_eq!(connect_options("mariadb://root@127.0.0.1:3306/memory").unwrap().get_database(), Some("memory"));
+        for bad in ["mysql://root@127.0.0.1:3306", "mysql://root@127.0.0.1:3306/", "not a url"] {
+            let err = connect_options(bad).unwrap_err().to_string();
+            assert!(err.contains("mysql://user:password@host:3306/memory_bank"), "{bad}: {err}");
+        }
+    }
+}

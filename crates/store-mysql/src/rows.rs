@@ -1,0 +1,156 @@
+//! Error translation, row mapping and context loading for the MySQL store.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use memory_bank_contract::wire::{Citation, Memory, MemoryContext, Org, Origin, Scope, User};
+use memory_bank_contract::Timestamp;
+use memory_bank_store::StoreError;
+use sqlx::mysql::{MySqlDatabaseError, MySqlRow};
+use sqlx::{MySqlPool, Row};
+
+/// Server error numbers that mean "the server is going away or cannot take us now":
+/// too many connections (1040), shutdown in progress (1053), connection killed
+/// (1927), and the client-side codes some proxies relay: cannot connect (2002),
+/// server gone (2006), connection lost mid-query (2013).
+const UNAVAILABLE_NUMBERS: [u16; 6] = [1040, 1053, 1927, 2002, 2006, 2013];
+
+/// `ER_FT_MATCHING_KEY_NOT_FOUND`: MATCH without a FULLTEXT index on the column.
+pub(crate) const NO_FULLTEXT_INDEX: u16 = 1191;
+
+/// The server's error number, when the error came from the server.
+pub(crate) fn error_number(err: &sqlx::Error) -> Option<u16> {
+    match err {
+        sqlx::Error::Database(db) => db.try_downcast_ref::<MySqlDatabaseError>().map(MySqlDatabaseError::number),
+        _ => None,
+    }
+}
+
+/// Maps a sqlx error to a [`StoreError`] that says what to do. Anything that means
+/// the server cannot be reached becomes `Unavailable` (the HTTP layer answers 503).
+pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
+    let number = error_number(&err);
+    match &err {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => StoreError::Unavailable(err.to_string()),
+        _ if number == Some(NO_FULLTEXT_INDEX) => StoreError::SearchIndexMissing { backend: "mysql" },
+        _ if number.is_some_and(|n| UNAVAILABLE_NUMBERS.contains(&n)) => StoreError::Unavailable(err.to_string()),
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),
+        _ => StoreError::Database(err.to_string()),
+    }
+}
+
+/// Like [`db_err`], with advice for the mistakes made when first pointing the
+/// service at a server: a database that does not exist, wrong credentials.
+pub(crate) fn open_err(err: sqlx::Error, database: &str) -> StoreError {
+    match error_number(&err) {
+        Some(1049) => StoreError::Invalid(format!(
+            "the database {database:?} does not exist on the server; create it \
+             (CREATE DATABASE {database} CHARACTER SET utf8mb4) and run `memory-bank db bootstrap`"
+        )),
+        Some(1044 | 1045) => StoreError::Invalid(format!(
+            "the server refused the login ({err}); check the user and password in the database URL \
+             and that the user may use {database:?}"
+        )),
+        _ => db_err(err),
+    }
+}
+
+fn get<'r, T: sqlx::Decode<'r, sqlx::MySql> + sqlx::Type<sqlx::MySql>>(row: &'r MySqlRow, column: &str) -> Result<T, StoreError> {
+    row.try_get(column).map_err(db_err)
+}
+
+/// A TIMESTAMP(3) column as milliseconds since the epoch (the session is UTC).
+pub(crate) fn timestamp(row: &MySqlRow, column: &str) -> Result<Timestamp, StoreError> {
+    Ok(Timestamp::from_datetime(get::<DateTime<Utc>>(row, column)?))
+}
+
+pub(crate) fn user_from_row(row: &MySqlRow) -> Result<User, StoreError> {
+    Ok(User { id: get(row, "id")?, email: get(row, "email")?, created_at: timestamp(row, "created_at")? })
+}
+
+/// Tags as stored; anything but an array of strings reads as null / is dropped.
+fn parse_tags(raw: Option<String>) -> Option<Vec<String>> {
+    match serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()? {
+        serde_json::Value::Array(items) => Some(items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()),
+        _ => None,
+    }
+}
+
+/// A citation as stored; anything but an object reads as null.
+fn parse_citation(raw: Option<String>) -> Option<Citation> {
+    let value = serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()?;
+    value.is_object().then(|| serde_json::from_value(value).ok()).flatten()
+}
+
+/// The columns every memory read selects, in the shape [`memory_from_row`] expects.
+/// JSON is cast to text because MySQL 8 sends JSON columns as their own type.
+macro_rules! memory_columns {
+    () => {
+        "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at"
+    };
+}
+pub(crate) use memory_columns;
+
+pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
+    let scope: String = get(row, "scope")?;
+    Ok(Memory {
+        id: get(row, "id")?,
+        content: get(row, "content")?,
+        tags: parse_tags(get(row, "tags")?),
+        source: get(row, "source")?,
+        scope: if scope == "org" { Scope::Org } else { Scope::User },
+        org_id: get(row, "org_id")?,
+        created_at: timestamp(row, "created_at")?,
+        updated_at: timestamp(row, "updated_at")?,
+        contexts: Vec::new(),
+    })
+}
+
+/// Loads the contexts of `memories` in one query and attaches them in saved order
+/// (context ids sort in the order they were saved).
+pub(crate) async fn attach_contexts(pool: &MySqlPool, mut memories: Vec<Memory>) -> Result<Vec<Memory>, StoreError> {
+    if memories.is_empty() {
+        return Ok(memories);
+    }
+    let ids: Vec<String> = memories.iter().map(|m| m.id.clone()).collect();
+    // The id list travels as one bound JSON array, so the SQL text never changes
+    // with the page size; the semi-join still looks each id up in the index.
+    let rows = sqlx::query(
+        "SELECT id, memory_id, CAST(citation AS CHAR) AS citation, snippet, origin, created_at FROM memory_context
+         WHERE memory_id IN (SELECT j.id FROM JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(64) PATH '$')) AS j)
+         ORDER BY memory_id, id",
+    )
+    .bind(serde_json::Value::from(ids).to_string())
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    let mut by_memory: HashMap<String, Vec<MemoryContext>> = HashMap::new();
+    for row in &rows {
+        let origin: Option<String> = get(row, "origin")?;
+        by_memory.entry(get(row, "memory_id")?).or_default().push(MemoryContext {
+            id: get(row, "id")?,
+            snippet: get(row, "snippet")?,
+            citation: parse_citation(get(row, "citation")?),
+            origin: origin.as_deref().and_then(Origin::parse),
+            created_at: timestamp(row, "created_at")?,
+        });
+    }
+    for memory in &mut memories {
+        memory.contexts = by_memory.remove(&memory.id).unwrap_or_default();
+    }
+    Ok(memories)
+}
+
+/// An org as created (MySQL has no `RETURNING`, and the values are ours anyway).
+pub(crate) fn org(id: &str, name: &str, now: Timestamp) -> Org {
+    Org { id: id.to_owned(), name: name.to_owned(), created_at: now }
+}
+
+/// An org read back from a row.
+pub(crate) fn org_from_row(row: &MySqlRow) -> Result<Org, StoreError> {
+    Ok(Org { id: get(row, "id")?, name: get(row, "name")?, created_at: timestamp(row, "created_at")? })
+}

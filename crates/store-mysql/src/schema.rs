@@ -1,0 +1,116 @@
+//! What a database's schema looks like compared with what this build expects.
+//!
+//! The MySQL store never migrates on open (a production database is changed by an
+//! operator, once, not by whichever service instance starts first), so the CLI asks
+//! for the state and names the command that fixes it.
+
+use std::collections::HashSet;
+
+use memory_bank_store::{EnsureOutcome, StoreError};
+use sqlx::MySqlPool;
+
+use crate::rows::db_err;
+use crate::{fulltext, MIGRATOR};
+
+/// How long `migrate` waits for another migrating process before giving up.
+const MIGRATION_LOCK_SECONDS: i32 = 600;
+
+/// The schema of a database relative to this build's migrations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaState {
+    /// No Memory Bank tables at all: a new database that needs `db bootstrap`.
+    Empty,
+    /// Memory Bank tables without a migration history (created by an older release
+    /// or by hand): `db migrate` adopts and repairs them.
+    Untracked,
+    /// Some of this build's migrations are not applied yet: `db migrate`.
+    Behind {
+        /// How many migrations are pending.
+        pending: usize,
+    },
+    /// The database has migrations this build does not know: a newer memory-bank
+    /// wrote it, so this one must be upgraded.
+    Ahead,
+    /// Every migration is applied.
+    Current,
+}
+
+/// The Memory Bank tables; any of them present means "not a new database".
+const TABLES: [&str; 6] = ["users", "orgs", "org_members", "api_tokens", "memory", "memory_context"];
+
+pub(crate) async fn state(pool: &MySqlPool) -> Result<SchemaState, StoreError> {
+    let present: Vec<String> = sqlx::query_scalar(
+        "SELECT CAST(TABLE_NAME AS CHAR) FROM information_schema.TABLES
+         WHERE TABLE_SCHEMA = DATABASE()
+           AND TABLE_NAME IN ('_sqlx_migrations', 'users', 'orgs', 'org_members', 'api_tokens', 'memory', 'memory_context')",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    let has_history = present.iter().any(|t| t == "_sqlx_migrations");
+    let has_tables = present.iter().any(|t| TABLES.contains(&t.as_str()));
+    if !has_history {
+        return Ok(if has_tables { SchemaState::Untracked } else { SchemaState::Empty });
+    }
+    let applied: HashSet<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success = TRUE")
+        .fetch_all(pool)
+        .await
+        .map_err(db_err)?
+        .into_iter()
+        .collect();
+    let known: HashSet<i64> =
+        MIGRATOR.iter().filter(|m| m.migration_type.is_up_migration()).map(|m| m.version).collect();
+    if applied.iter().any(|v| !known.contains(v)) {
+        return Ok(SchemaState::Ahead);
+    }
+    let pending = known.difference(&applied).count();
+    Ok(if pending > 0 { SchemaState::Behind { pending } } else { SchemaState::Current })
+}
+
+/// Applies pending migrations, then ensures the search index, holding a
+/// server-wide lock for this database so concurrent runs happen one after another.
+///
+/// Why our own lock: sqlx locks with `GET_LOCK(name, -1)`, which MySQL reads as
+/// "wait forever" but MariaDB answers with NULL at once, without taking the lock; two
+/// `db migrate` runs on MariaDB would then interleave and one could find tables
+/// half-created.
+pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
+    let mut conn = pool.acquire().await.map_err(db_err)?;
+    let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)), ?)")
+        .bind(MIGRATION_LOCK_SECONDS)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(db_err)?;
+    if locked != Some(1) {
+        return Err(StoreError::Migration(format!(
+            "another `memory-bank db migrate` or `db bootstrap` has been running on this database for \
+             {MIGRATION_LOCK_SECONDS} s; wait for it to finish, then run this again"
+        )));
+    }
+    // The migrations run on other pooled connections: the lock guards the database
+    // from other processes whichever connection of ours does the work.
+    let outcome = apply(pool).await;
+    // The server also drops the lock when the connection closes, should this fail.
+    let released = sqlx::query("SELECT RELEASE_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)))")
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err);
+    let outcome = outcome?;
+    released?;
+    Ok(outcome)
+}
+
+async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
+    MIGRATOR.run(pool).await.map_err(migrate_err)?;
+    fulltext::ensure(pool).await
+}
+
+fn migrate_err(err: sqlx::migrate::MigrateError) -> StoreError {
+    match err {
+        sqlx::migrate::MigrateError::Execute(e) => match db_err(e) {
+            StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
+            other => StoreError::Migration(other.to_string()),
+        },
+        other => StoreError::Migration(other.to_string()),
+    }
+}

@@ -1,0 +1,343 @@
+//! [`MemoryStore`] for MySQL/MariaDB. Every value is a bound parameter; every
+//! memory read and delete filters on owner and `scope = 'user'`.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use memory_bank_contract::validate::Cursor;
+use memory_bank_contract::wire::{Memory, Org, User};
+use memory_bank_contract::Timestamp;
+use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
+use sqlx::{MySqlConnection, Row};
+
+use crate::rows::{attach_contexts, db_err, memory_columns, memory_from_row, org, org_from_row, timestamp, user_from_row};
+use crate::{fulltext, schema, MySqlStore};
+
+fn at(ts: Timestamp) -> DateTime<Utc> {
+    ts.to_datetime()
+}
+
+/// The boolean-mode expression for already scoped terms: the terms space-separated,
+/// which InnoDB reads as "any of them". The terms are letters and digits only (see
+/// memory_bank_store::terms); anything else is dropped rather than trusted, so no
+/// operator (`+ - * " ( ) ~ < > @`) can ever reach the parser.
+fn boolean_expression(scoped_terms: &[String]) -> String {
+    let safe: Vec<&str> = scoped_terms
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !t.is_empty() && t.chars().all(char::is_alphanumeric))
+        .collect();
+    safe.join(" ")
+}
+
+async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
+    let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
+    sqlx::query(
+        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&memory.id)
+    .bind(&memory.user_id)
+    .bind(&memory.org_id)
+    .bind(memory.scope.as_str())
+    .bind(&memory.content)
+    .bind(&memory.source)
+    .bind(tags)
+    .bind(&memory.search_text)
+    .bind(at(memory.created_at))
+    .bind(at(memory.created_at))
+    .execute(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    for context in &memory.contexts {
+        let citation = match &context.citation {
+            Some(c) => Some(serde_json::to_string(c).map_err(|e| StoreError::Invalid(e.to_string()))?),
+            None => None,
+        };
+        sqlx::query(
+            "INSERT INTO memory_context (id, memory_id, citation, snippet, origin, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&context.id)
+        .bind(&memory.id)
+        .bind(citation)
+        .bind(&context.snippet)
+        .bind(context.origin.map(|o| o.as_str()))
+        .bind(at(memory.created_at))
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl MemoryStore for MySqlStore {
+    fn backend(&self) -> &'static str {
+        "mysql"
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(db_err).map(drop)
+    }
+
+    async fn migrate(&self) -> Result<EnsureOutcome, StoreError> {
+        schema::migrate(&self.pool).await
+    }
+
+    async fn ensure_search_index(&self) -> Result<EnsureOutcome, StoreError> {
+        fulltext::ensure(&self.pool).await
+    }
+
+    async fn search_index_exists(&self) -> Result<bool, StoreError> {
+        fulltext::exists(&self.pool).await
+    }
+
+    async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError> {
+        sqlx::query("INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)")
+            .bind(id)
+            .bind(email)
+            .bind(at(now))
+            .execute(&self.pool)
+            .await
+            .map_err(|e| match db_err(e) {
+                StoreError::Conflict(_) => StoreError::Conflict(format!("a user with email {email} already exists")),
+                other => other,
+            })?;
+        Ok(User { id: id.to_owned(), email: email.to_owned(), created_at: now })
+    }
+
+    async fn list_users(&self) -> Result<Vec<User>, StoreError> {
+        let rows = sqlx::query("SELECT id, email, created_at FROM users ORDER BY created_at, id")
+            .fetch_all(&self.pool)
+            .await
+            .map_err(db_err)?;
+        rows.iter().map(user_from_row).collect()
+    }
+
+    async fn create_org(&self, id: &str, name: &str, now: Timestamp) -> Result<Org, StoreError> {
+        sqlx::query("INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)")
+            .bind(id)
+            .bind(name)
+            .bind(at(now))
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(org(id, name, now))
+    }
+
+    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let org: Option<i32> = sqlx::query_scalar("SELECT 1 FROM orgs WHERE id = ?").bind(org_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+        if org.is_none() {
+            return Err(StoreError::NotFound(format!("org {org_id}")));
+        }
+        let user: Option<i32> = sqlx::query_scalar("SELECT 1 FROM users WHERE id = ?").bind(user_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+        if user.is_none() {
+            return Err(StoreError::NotFound(format!("user {user_id}")));
+        }
+        // Not INSERT IGNORE: that would also swallow unrelated errors as warnings.
+        sqlx::query(
+            "INSERT INTO org_members (org_id, user_id, created_at) VALUES (?, ?, ?)
+             ON DUPLICATE KEY UPDATE org_id = org_id",
+        )
+        .bind(org_id)
+        .bind(user_id)
+        .bind(at(now))
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn user_orgs(&self, user_id: &str) -> Result<Vec<Org>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT o.id, o.name, o.created_at FROM orgs o JOIN org_members m ON m.org_id = o.id
+             WHERE m.user_id = ? ORDER BY o.name, o.id",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        rows.iter().map(org_from_row).collect()
+    }
+
+    async fn is_member(&self, user_id: &str, org_id: &str) -> Result<bool, StoreError> {
+        let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM org_members WHERE user_id = ? AND org_id = ?")
+            .bind(user_id)
+            .bind(org_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(found.is_some())
+    }
+
+    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError> {
+        let inserted = sqlx::query(
+            "INSERT INTO api_tokens (id, user_id, token_hash, created_at) SELECT ?, id, ?, ? FROM users WHERE id = ?",
+        )
+        .bind(id)
+        .bind(token_hash)
+        .bind(at(now))
+        .bind(user_id)
+        .execute(&self.pool)
+        .await
+        .map_err(db_err)?
+        .rows_affected();
+        if inserted == 0 {
+            return Err(StoreError::NotFound(format!("user {user_id}")));
+        }
+        Ok(())
+    }
+
+    async fn revoke_token(&self, token_hash: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let changed = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL")
+            .bind(at(now))
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(db_err)?
+            .rows_affected();
+        Ok(changed > 0)
+    }
+
+    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(
+            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id
+             WHERE t.token_hash = ? AND t.revoked_at IS NULL",
+        )
+        .bind(token_hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_err)?;
+        row.as_ref().map(user_from_row).transpose()
+    }
+
+    async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        insert_one(&mut tx, memory).await?;
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        for memory in memories {
+            insert_one(&mut tx, memory).await?;
+        }
+        tx.commit().await.map_err(db_err)
+    }
+
+    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        let rows = match cursor {
+            None => sqlx::query(concat!(
+                "SELECT ",
+                memory_columns!(),
+                " FROM memory WHERE user_id = ? AND scope = 'user' ORDER BY created_at DESC, id DESC LIMIT ?"
+            ))
+            .bind(user_id)
+            .bind(limit),
+            // Spelled out rather than a row comparison `(created_at, id) < (?, ?)`, which
+            // MariaDB does not turn into a range on the (user_id, created_at, id) index.
+            Some(cursor) => sqlx::query(concat!(
+                "SELECT ",
+                memory_columns!(),
+                " FROM memory WHERE user_id = ? AND scope = 'user' AND (created_at < ? OR (created_at = ? AND id < ?))
+                  ORDER BY created_at DESC, id DESC LIMIT ?"
+            ))
+            .bind(user_id)
+            .bind(at(Timestamp::from_unix_ms(cursor.created_at_ms)))
+            .bind(at(Timestamp::from_unix_ms(cursor.created_at_ms)))
+            .bind(&cursor.id)
+            .bind(limit),
+        }
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
+        attach_contexts(&self.pool, memories).await
+    }
+
+    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
+        let expression = boolean_expression(scoped_terms);
+        if expression.is_empty() {
+            return Ok(Vec::new());
+        }
+        // BOOLEAN MODE without operators is "any term", like the SQLite store's OR, and
+        // skips natural-language relevance, which the app computes itself (rank.rs).
+        // The user code in every term keeps each posting list to one user's rows; the
+        // user_id predicate guards against a code collision.
+        let rows = sqlx::query(
+            "SELECT id, created_at, search_text FROM memory
+             WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+             ORDER BY created_at DESC, id DESC LIMIT ?",
+        )
+        .bind(expression)
+        .bind(user_id)
+        .bind(cap)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|row| {
+                Ok(Candidate {
+                    id: row.try_get("id").map_err(db_err)?,
+                    created_at: timestamp(row, "created_at")?,
+                    search_text: row.try_get("search_text").map_err(db_err)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            memory_columns!(),
+            " FROM memory WHERE user_id = ? AND scope = 'user'
+              AND id IN (SELECT j.id FROM JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(64) PATH '$')) AS j)"
+        ))
+        .bind(user_id)
+        .bind(serde_json::Value::from(ids.to_vec()).to_string())
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
+        attach_contexts(&self.pool, memories).await
+    }
+
+    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        // Locks the row so a concurrent delete waits and then finds nothing.
+        let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        if found.is_none() {
+            tx.rollback().await.map_err(db_err)?;
+            return Ok(false);
+        }
+        // No foreign keys (managed MySQL forbids them): the contexts go here, in the
+        // same transaction as their memory.
+        sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+        sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boolean_expression_keeps_only_letter_and_digit_terms() {
+        let terms: Vec<String> = ["u0123456789tea", "u0123456789绿茶", "", "u0123456789a+b", "-x", "u0123456789\"q"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(boolean_expression(&terms), "u0123456789tea u0123456789绿茶");
+        assert_eq!(boolean_expression(&["*".to_owned()]), "");
+    }
+}

@@ -1,0 +1,241 @@
+//! A throwaway MariaDB server: its own data folder, a free loopback port, started
+//! and stopped by PID.
+//!
+//! A test process may crash or be killed, so the server must never outlive it:
+//! it is spawned with `PR_SET_PDEATHSIG` (the kernel kills it when its parent goes),
+//! the folder of a server whose test process is gone is swept on the next start,
+//! and the shared server is stopped by an exit hook.
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long a starting server may take to accept connections (crash recovery after
+/// a kill included) on a loaded machine.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Prefix of the temporary folders; the test process's PID follows it.
+const DIR_PREFIX: &str = "memory-bank-mariadb-";
+
+/// What to do when no server binary can be found.
+pub const INSTALL_HINT: &str = "install MariaDB with `apt-get install mariadb-server mariadb-client` \
+    (scripts/test.sh does this), or set MEMORY_BANK_TEST_MYSQL_URL=mysql://user:password@host:3306 \
+    to use a server you already run";
+
+/// A running (or deliberately killed) throwaway MariaDB server.
+pub struct MariaDb {
+    dir: tempfile::TempDir,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl MariaDb {
+    /// Creates a data folder with `mariadb-install-db` and starts `mariadbd` on a
+    /// free loopback port. Root connects over TCP with an empty password. The server
+    /// runs with default full-text settings (minimum token size 3, stopwords on).
+    pub fn start() -> Result<Self, String> {
+        sweep_stale_dirs();
+        let server = find_program(&["mariadbd", "mysqld"]).ok_or_else(|| format!("mariadbd was not found; {INSTALL_HINT}"))?;
+        let install = find_program(&["mariadb-install-db", "mysql_install_db"])
+            .ok_or_else(|| format!("mariadb-install-db was not found; {INSTALL_HINT}"))?;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{DIR_PREFIX}{}-", std::process::id()))
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary folder for MariaDB: {e}"))?;
+        let mut args = vec!["--no-defaults".to_owned(), format!("--datadir={}", dir.path().join("data").display())];
+        args.extend(root_user_flag());
+        args.extend(["--auth-root-authentication-method=normal".to_owned(), "--skip-test-db".to_owned()]);
+        let installed = Command::new(&install)
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", install.display()))?;
+        if !installed.status.success() {
+            return Err(format!(
+                "{} failed ({}): {}{}",
+                install.display(),
+                installed.status,
+                String::from_utf8_lossy(&installed.stdout),
+                String::from_utf8_lossy(&installed.stderr)
+            ));
+        }
+        let mut db = Self { dir, port: 0, child: None };
+        // A port picked free may be taken before the server binds it: try a few.
+        let mut last_error = String::new();
+        for _ in 0..3 {
+            db.port = free_port()?;
+            match db.launch(&server) {
+                Ok(()) => return Ok(db),
+                Err(e) => last_error = e,
+            }
+        }
+        Err(last_error)
+    }
+
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `mysql://root@127.0.0.1:<port>`, without a database.
+    pub fn server_url(&self) -> String {
+        format!("mysql://root@127.0.0.1:{}", self.port)
+    }
+
+    /// The server's process id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Kills the server at once (SIGKILL, like a crash) and waits for it to exit.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Starts the server again on the same port and data folder (InnoDB recovers
+    /// whatever the kill interrupted).
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.kill();
+        let server = find_program(&["mariadbd", "mysqld"]).ok_or_else(|| format!("mariadbd was not found; {INSTALL_HINT}"))?;
+        self.launch(&server)
+    }
+
+    fn launch(&mut self, server: &Path) -> Result<(), String> {
+        let dir = self.dir.path();
+        let mut command = Command::new(server);
+        command.arg("--no-defaults").args(root_user_flag()).args([
+            format!("--datadir={}", dir.join("data").display()),
+            format!("--socket={}", dir.join("mariadb.sock").display()),
+            format!("--pid-file={}", dir.join("mariadb.pid").display()),
+            format!("--log-error={}", dir.join("error.log").display()),
+            format!("--port={}", self.port),
+            "--bind-address=127.0.0.1".to_owned(),
+            "--skip-name-resolve".to_owned(),
+            "--skip-log-bin".to_owned(),
+            "--max-connections=1000".to_owned(),
+            "--character-set-server=utf8mb4".to_owned(),
+            "--innodb-buffer-pool-size=128M".to_owned(),
+            "--innodb-log-file-size=16M".to_owned(),
+            // Durability is worthless for a throwaway server; speed is not.
+            "--innodb-flush-log-at-trx-commit=0".to_owned(),
+            "--innodb-doublewrite=0".to_owned(),
+        ]);
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        let mut child = spawn_tied_to_this_process(command).map_err(|e| format!("cannot start {}: {e}", server.display()))?;
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!("mariadbd exited ({status}) while starting: {}", self.log_tail()));
+            }
+            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                self.child = Some(child);
+                return Ok(());
+            }
+            if started.elapsed() > START_TIMEOUT {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("mariadbd did not accept connections within {START_TIMEOUT:?}: {}", self.log_tail()));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(15)..].join("\n")
+    }
+}
+
+impl Drop for MariaDb {
+    fn drop(&mut self) {
+        // Stop by PID before the folder goes.
+        self.kill();
+    }
+}
+
+/// `--user=root` when running as root: mariadbd refuses to run as root otherwise.
+fn root_user_flag() -> Option<String> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    (unsafe { libc::geteuid() } == 0).then(|| "--user=root".to_owned())
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).map_err(|e| format!("cannot find a free loopback port: {e}"))?;
+    listener.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+/// Looks for the first of `names` on PATH and in the sbin folders, which are not on a
+/// non-root user's PATH on Debian.
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    dirs.extend(["/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/usr/bin"].map(PathBuf::from));
+    names.iter().find_map(|name| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()))
+}
+
+/// Removes the folders of throwaway servers whose test process no longer exists.
+fn sweep_stale_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix(DIR_PREFIX).and_then(|rest| rest.split('-').next()) else { continue };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+type SpawnRequest = (Command, mpsc::Sender<io::Result<Child>>);
+
+/// Spawns `command` so that the kernel kills it when this process dies.
+///
+/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, and test
+/// threads (and tokio's blocking threads) come and go; so every server is forked by
+/// one keeper thread that lives as long as the process.
+fn spawn_tied_to_this_process(mut command: Command) -> io::Result<Child> {
+    static KEEPER: OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
+    let parent = std::process::id();
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
+    // calls (prctl, getppid).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect.
+            if libc::getppid() as u32 != parent {
+                return Err(io::Error::other("the test process exited while the server was starting"));
+            }
+            Ok(())
+        });
+    }
+    let keeper = KEEPER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<SpawnRequest>();
+        let spawned = std::thread::Builder::new().name("mariadb-keeper".into()).spawn(move || {
+            // The sender lives in a static, so this loop (and the thread) never ends.
+            for (mut command, reply) in rx {
+                let _ = reply.send(command.spawn());
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("cannot start the MariaDB keeper thread: {e}");
+        }
+        Mutex::new(tx)
+    });
+    let (reply_tx, reply_rx) = mpsc::channel();
+    keeper
+        .lock()
+        .map_err(|_| io::Error::other("the MariaDB keeper lock is poisoned"))?
+        .send((command, reply_tx))
+        .map_err(|_| io::Error::other("the MariaDB keeper thread is gone"))?;
+    reply_rx.recv().map_err(|_| io::Error::other("the MariaDB keeper thread did not answer"))?
+}
