@@ -131,6 +131,21 @@ async fn run(args: &Args, dir: &std::path::Path, size: usize, users: usize) -> a
         cells.push(stats(samples));
     }
 
+    if std::env::var_os("BENCH_PHASES").is_some() {
+        let user = &user_ids[0];
+        for class in [(0usize, 20usize), (20, 2000)] {
+            let q = terms::scope_terms(user, &[word(class.0)]);
+            let t = Instant::now();
+            let c = store.search_candidates(user, &q, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
+            let t1 = t.elapsed();
+            let ranked = memory_bank_store::rank::rank(&[word(class.0)], &c, 20);
+            let t2 = t.elapsed();
+            let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
+            store.memories_by_ids(user, &ids).await?;
+            eprintln!("class {class:?}: {} candidates; fetch {:?}, rank {:?}, load {:?}", c.len(), t1, t2 - t1, t.elapsed() - t2);
+        }
+    }
+
     // List: first page, and a page from a cursor in the middle of the user's rows.
     let mut list_samples = Vec::new();
     for i in 0..args.queries {

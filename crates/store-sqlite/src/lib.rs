@@ -15,7 +15,7 @@ use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqliteConnection, SqlitePool};
+use sqlx::{SqliteConnection, SqlitePool};
 
 use rows::{attach_contexts, db_err, memory_from_row, org_from_row, user_from_row};
 
@@ -365,37 +365,41 @@ impl MemoryStore for SqliteStore {
         }
         // Terms are letters and digits only (see memory_bank_store::terms), so quoting
         // each as an FTS5 phrase cannot change the query's structure. The whole
-        // expression is still a bound parameter.
+        // expression is still a bound parameter. `CROSS JOIN` (SQLite keeps
+        // its order) and the unary `+` keep the planner on "FTS matches first, then a
+        // primary-key lookup each" instead of walking all of a user's rows; the owner
+        // check stays as a guard against user-code hash collisions.
         let expression = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
-        let rows = sqlx::query(
-            "SELECT m.id, m.created_at, m.search_text FROM memory m
-             WHERE m.seq IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2)
-               AND m.user_id = ?3 AND m.scope = 'user'",
+        // One row holding a JSON array: streaming thousands of small rows through
+        // the driver costs more than the query itself.
+        let packed: Option<String> = sqlx::query_scalar(
+            "SELECT json_group_array(json_array(m.id, m.created_at, m.search_text))
+             FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
+             CROSS JOIN memory AS m ON m.seq = f.seq
+             WHERE +m.user_id = ?3 AND +m.scope = 'user'",
         )
         .bind(expression)
         .bind(cap)
         .bind(user_id)
-        .fetch_all(&self.pool)
+        .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        rows.iter()
-            .map(|row| {
-                Ok(Candidate {
-                    id: row.try_get("id").map_err(db_err)?,
-                    created_at: Timestamp::from_unix_ms(row.try_get("created_at").map_err(db_err)?),
-                    search_text: row.try_get("search_text").map_err(db_err)?,
-                })
-            })
-            .collect()
+        let rows: Vec<(String, i64, String)> = serde_json::from_str(packed.as_deref().unwrap_or("[]"))
+            .map_err(|e| StoreError::Database(format!("unreadable search candidates: {e}")))?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, created_at, search_text)| Candidate { id, created_at: Timestamp::from_unix_ms(created_at), search_text })
+            .collect())
     }
 
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        // `+user_id`: look rows up by id, not by walking all of the owner's rows.
         let rows = sqlx::query(
             "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
-             WHERE user_id = ?1 AND scope = 'user' AND id IN (SELECT value FROM json_each(?2))",
+             WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = 'user'",
         )
         .bind(user_id)
         .bind(serde_json::Value::from(ids.to_vec()).to_string())

@@ -9,7 +9,7 @@ use crate::StoreError;
 
 /// Most full-text candidates ranked per search. Bounds the work a very common term can
 /// cause: the newest matches up to this many are ranked; older ones beyond it are not.
-pub const SEARCH_CANDIDATE_CAP: u32 = 2000;
+pub const SEARCH_CANDIDATE_CAP: u32 = 1000;
 
 /// A memory ready to insert: ids, timestamp and search terms already decided.
 #[derive(Debug, Clone, PartialEq)]
