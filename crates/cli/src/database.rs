@@ -1,9 +1,15 @@
 //! Choosing and opening the database from `--database-url`.
+//!
+//! SQLite is embedded: opening a file creates and migrates it. A MySQL/MariaDB
+//! database is shared by many processes and changed only by an operator, so opening
+//! one never migrates it: commands that use it require the schema to be current and
+//! name the `memory-bank db …` command that makes it so.
 
 use std::sync::Arc;
 
 use anyhow::{bail, Context as _};
 use memory_bank_store::Bank;
+use memory_bank_store_mysql::{MySqlStore, SchemaState};
 use memory_bank_store_sqlite::SqliteStore;
 
 /// The URL to use: the flag/env value, or a SQLite file in the OS data folder.
@@ -16,14 +22,77 @@ pub fn resolve_url(given: Option<&str>) -> anyhow::Result<String> {
     Ok(format!("sqlite://{}", dirs.data_dir().join("memory.db").display()))
 }
 
-/// Opens the store the URL names and wraps it in a [`Bank`].
+fn is_mysql(url: &str) -> bool {
+    url.starts_with("mysql:") || url.starts_with("mariadb:")
+}
+
+/// Opens the store the URL names for everyday use (`serve`, `admin`). A MySQL
+/// database must already be bootstrapped and migrated.
 pub async fn open(url: &str) -> anyhow::Result<Bank> {
+    if !is_mysql(url) {
+        return open_sqlite(url).await;
+    }
+    let store = open_mysql(url).await?;
+    let shown = redact(url);
+    match store.schema_state().await? {
+        SchemaState::Current => {}
+        SchemaState::Empty => bail!(
+            "the database {shown} has no Memory Bank tables yet; run `memory-bank db bootstrap` \
+             (with the same --database-url) once to create them"
+        ),
+        SchemaState::Untracked | SchemaState::Behind { .. } => bail!(
+            "the database {shown} has an older Memory Bank schema; run `memory-bank db migrate` \
+             (with the same --database-url) to upgrade it"
+        ),
+        SchemaState::Ahead => bail!(
+            "the database {shown} was migrated by a newer memory-bank than this one; upgrade memory-bank \
+             before using it"
+        ),
+    }
+    Ok(Bank::new(Arc::new(store)))
+}
+
+/// Opens the store for `db bootstrap` / `db migrate`, whatever state its schema is in.
+pub async fn open_for_maintenance(url: &str) -> anyhow::Result<Bank> {
+    if !is_mysql(url) {
+        return open_sqlite(url).await;
+    }
+    Ok(Bank::new(Arc::new(open_mysql(url).await?)))
+}
+
+async fn open_sqlite(url: &str) -> anyhow::Result<Bank> {
     let store = if url.starts_with("sqlite:") {
         SqliteStore::open(url).await.with_context(|| format!("cannot open the SQLite database {url}"))?
-    } else if url.starts_with("mysql:") || url.starts_with("mariadb:") {
-        bail!("this build does not include the MySQL/MariaDB backend yet; use sqlite:///path/to/memory.db")
     } else {
-        bail!("unsupported database URL {url:?}; use sqlite:///path/to/memory.db")
+        bail!("unsupported database URL {url:?}; use sqlite:///path/to/memory.db or mysql://user:password@host:3306/memory_bank")
     };
     Ok(Bank::new(Arc::new(store)))
+}
+
+async fn open_mysql(url: &str) -> anyhow::Result<MySqlStore> {
+    MySqlStore::open(url).await.with_context(|| format!("cannot open the MySQL database {}", redact(url)))
+}
+
+/// The URL with its password replaced, for messages.
+fn redact(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_owned() };
+    let authority_end = url[scheme_end..].find(['/', '?']).map_or(url.len(), |i| scheme_end + i);
+    let authority = &url[scheme_end..authority_end];
+    match authority.rfind('@').and_then(|at| authority[..at].find(':').map(|colon| (colon, at))) {
+        Some((colon, at)) => format!("{}{}:***{}{}", &url[..scheme_end], &authority[..colon], &authority[at..], &url[authority_end..]),
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact;
+
+    #[test]
+    fn passwords_never_reach_messages() {
+        assert_eq!(redact("mysql://app:s3cret@db:3306/memory"), "mysql://app:***@db:3306/memory");
+        assert_eq!(redact("mysql://app:p@ss@db/memory"), "mysql://app:***@db/memory");
+        assert_eq!(redact("mysql://root@127.0.0.1:3306/memory"), "mysql://root@127.0.0.1:3306/memory");
+        assert_eq!(redact("sqlite:///tmp/x.db"), "sqlite:///tmp/x.db");
+    }
 }

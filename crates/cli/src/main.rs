@@ -14,7 +14,8 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "memory-bank", version, about, propagate_version = true)]
 struct Cli {
-    /// Database to use: sqlite:///path/to/memory.db (default: memory.db in the OS data folder).
+    /// Database to use: sqlite:///path/to/memory.db (default: memory.db in the OS data folder)
+    /// or mysql://user:password@host:3306/memory_bank (MySQL 8 / MariaDB 10.6+).
     #[arg(long, global = true, env = "MEMORY_BANK_DATABASE_URL", value_name = "URL")]
     database_url: Option<String>,
 
@@ -46,6 +47,8 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum DbCommand {
+    /// Create the tables and the full-text index in a new, empty database (idempotent).
+    Bootstrap,
     /// Apply pending migrations and make sure the full-text index exists (idempotent).
     Migrate,
 }
@@ -80,13 +83,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let url = || database::resolve_url(cli.database_url.as_deref());
     match cli.command {
         Command::Serve { listen } => serve(&url()?, listen).await,
-        Command::Db { command: DbCommand::Migrate } => {
-            let bank = database::open(&url()?).await?;
+        // One code path for both: migrations, then the full-text index ensured. They
+        // differ in intent (a new database, an existing one) and in what they report.
+        Command::Db { command } => {
+            let bank = database::open_for_maintenance(&url()?).await?;
             let outcome = bank.store().migrate().await?;
-            println!(
-                "{}",
-                if outcome.created { "migrated; full-text index created" } else { "migrated; full-text index present" }
-            );
+            let done = match command {
+                DbCommand::Bootstrap => "bootstrapped",
+                DbCommand::Migrate => "migrated",
+            };
+            let index = if outcome.created { "full-text index created" } else { "full-text index present" };
+            println!("{done}; {index}");
             Ok(())
         }
         Command::Admin { command } => admin::run(&database::open(&url()?).await?, command).await,
@@ -102,9 +109,29 @@ async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {listen}; is another service using it? pick another with --listen"))?;
     let address = listener.local_addr()?;
+    // Signal handlers go in before the "serving" line: a supervisor (or a test) may
+    // send SIGTERM as soon as it reads it, and must get a clean shutdown.
+    let shutdown = shutdown_signal()?;
     tracing::info!(%address, backend = bank.store().backend(), "memory service listening");
     eprintln!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
-    memory_bank_server::serve(listener, bank, memory_bank_server::shutdown_signal()).await?;
+    memory_bank_server::serve(listener, bank, shutdown).await?;
     tracing::info!("memory service stopped");
     Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM; unlike a lazily polled future, the handlers are
+/// installed when this returns.
+#[cfg(unix)]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt()).context("cannot install the Ctrl-C handler")?;
+    let mut terminate = signal(SignalKind::terminate()).context("cannot install the SIGTERM handler")?;
+    Ok(async move {
+        tokio::select! { _ = interrupt.recv() => {}, _ = terminate.recv() => {} }
+    })
+}
+
+#[cfg(not(unix))]
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    Ok(memory_bank_server::shutdown_signal())
 }
