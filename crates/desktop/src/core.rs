@@ -1,0 +1,339 @@
+//! [`Core`]: the app's state and every action the UI can take.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use memory_bank_client::Client;
+use memory_bank_contract::wire::{ListResponse, SearchResponse};
+use serde::Serialize;
+use tokio::sync::RwLock;
+
+use crate::deletes::{DeleteScheduler, Settled, DELETE_DELAY};
+use crate::local::LocalService;
+use crate::prefs::{AccountKind, Prefs, PrefsStore};
+use crate::secrets::SecretStore;
+use crate::DesktopError;
+
+/// Start-up settings, mostly from the environment.
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// Where the local database (and other app data) lives.
+    pub data_dir: PathBuf,
+    /// `MEMORY_BANK_URL` + `MEMORY_BANK_TOKEN`: a team server without the keyring.
+    pub env_server: Option<(String, String)>,
+    /// `MEMORY_BANK_ORG`: the active org to start with.
+    pub env_org: Option<String>,
+    /// Delay before a confirmed delete is sent.
+    pub delete_delay: Duration,
+}
+
+impl CoreConfig {
+    /// Reads `MEMORY_BANK_DATA_DIR`, `MEMORY_BANK_URL`, `MEMORY_BANK_TOKEN` and
+    /// `MEMORY_BANK_ORG`; `default_data_dir` is the OS app-data folder.
+    pub fn from_env(default_data_dir: PathBuf) -> Self {
+        let var = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let env_server = var("MEMORY_BANK_URL").zip(var("MEMORY_BANK_TOKEN"));
+        Self {
+            data_dir: var("MEMORY_BANK_DATA_DIR").map(PathBuf::from).unwrap_or(default_data_dir),
+            env_server,
+            env_org: var("MEMORY_BANK_ORG"),
+            delete_delay: DELETE_DELAY,
+        }
+    }
+}
+
+/// The account in use, as the UI sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Account {
+    /// The embedded service.
+    Local,
+    /// A team server.
+    #[serde(rename_all = "camelCase")]
+    Team {
+        /// Server URL.
+        url: String,
+        /// Chosen by env variables (not the keyring).
+        from_env: bool,
+    },
+}
+
+/// The signed-in user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UserInfo {
+    /// `usr_…`
+    pub id: String,
+    /// Email.
+    pub email: String,
+}
+
+/// An org the user can act in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OrgInfo {
+    /// `org_…`
+    pub id: String,
+    /// Name.
+    pub name: String,
+}
+
+/// The preferences the UI reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UiPrefs {
+    /// Shows the memory panel.
+    pub memory_enabled: bool,
+    /// `en`, `zh-CN`, or null to follow the OS.
+    pub language: Option<String>,
+}
+
+/// Everything the UI needs to pick a screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    /// Null when not signed in.
+    pub account: Option<Account>,
+    /// Null when not signed in.
+    pub user: Option<UserInfo>,
+    /// Orgs of the user.
+    pub orgs: Vec<OrgInfo>,
+    /// Null when no org is active.
+    pub active_org_id: Option<String>,
+    /// UI preferences.
+    pub prefs: UiPrefs,
+}
+
+/// A scheduled delete.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduledDelete {
+    /// Memory id.
+    pub id: String,
+    /// When it will be sent, ms since the epoch.
+    pub commit_at: i64,
+}
+
+#[derive(Default)]
+struct Session {
+    account: Option<Account>,
+    client: Option<Client>,
+    user: Option<UserInfo>,
+    orgs: Vec<OrgInfo>,
+    active_org: Option<String>,
+    local: Option<LocalService>,
+}
+
+/// The desktop app without a window.
+pub struct Core {
+    config: CoreConfig,
+    prefs_store: Box<dyn PrefsStore>,
+    secrets: Box<dyn SecretStore>,
+    prefs: std::sync::Mutex<Prefs>,
+    session: RwLock<Session>,
+    deletes: DeleteScheduler,
+}
+
+impl Core {
+    /// Loads preferences and connects the chosen account (starting the local service
+    /// when that is the account). Never fails: problems leave the app signed out.
+    pub async fn start(
+        config: CoreConfig,
+        prefs_store: Box<dyn PrefsStore>,
+        secrets: Box<dyn SecretStore>,
+        on_settled: impl Fn(Settled) + Send + Sync + 'static,
+    ) -> Self {
+        let prefs = prefs_store.load();
+        let deletes = DeleteScheduler::new(config.delete_delay, on_settled);
+        let core = Self { config, prefs_store, secrets, prefs: std::sync::Mutex::new(prefs), session: RwLock::default(), deletes };
+        if let Err(err) = core.connect().await {
+            tracing::warn!(code = %err.code, "starting signed out: {}", err.message);
+        }
+        core
+    }
+
+    fn prefs(&self) -> Prefs {
+        self.prefs.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    fn update_prefs(&self, change: impl FnOnce(&mut Prefs)) {
+        let snapshot = {
+            let mut prefs = self.prefs.lock().unwrap_or_else(|poison| poison.into_inner());
+            change(&mut prefs);
+            prefs.clone()
+        };
+        if let Err(err) = self.prefs_store.save(&snapshot) {
+            tracing::warn!("could not save preferences: {err}");
+        }
+    }
+
+    /// (Re)connects the account the environment or preferences choose.
+    async fn connect(&self) -> Result<(), DesktopError> {
+        self.disconnect().await;
+        let prefs = self.prefs();
+        let (account, client, local) = if let Some((url, token)) = &self.config.env_server {
+            (Account::Team { url: url.clone(), from_env: true }, Client::new(url, token)?, None)
+        } else if prefs.account == AccountKind::Team {
+            let url = prefs.team_url.clone().ok_or_else(|| DesktopError::new("no_account", "no team server is set up"))?;
+            let token = self.secrets.get(&url).map_err(|e| DesktopError::new("keyring", e))?;
+            let token = token.ok_or_else(|| DesktopError::new("no_account", format!("no token for {url}; sign in again")))?;
+            (Account::Team { url: url.clone(), from_env: false }, Client::new(&url, &token)?, None)
+        } else {
+            let local = LocalService::start(&self.config.data_dir).await?;
+            (Account::Local, Client::new(&local.url, &local.token)?, Some(local))
+        };
+        self.attach(account, client, local).await
+    }
+
+    /// Checks the client with `GET /v1/me` and makes it the session.
+    async fn attach(&self, account: Account, client: Client, local: Option<LocalService>) -> Result<(), DesktopError> {
+        let me = client.me().await?;
+        let orgs: Vec<OrgInfo> = me.orgs.into_iter().map(|o| OrgInfo { id: o.id, name: o.name }).collect();
+        let wanted = self.config.env_org.clone().filter(|_| matches!(account, Account::Team { from_env: true, .. }));
+        let wanted = wanted.or(self.prefs().active_org);
+        let active_org = match wanted.filter(|w| orgs.iter().any(|o| &o.id == w)) {
+            Some(org) => Some(org),
+            None if orgs.len() == 1 => Some(orgs[0].id.clone()),
+            None => None,
+        };
+        let mut session = self.session.write().await;
+        *session = Session {
+            account: Some(account),
+            client: Some(client),
+            user: Some(UserInfo { id: me.user.id, email: me.user.email }),
+            orgs,
+            active_org,
+            local,
+        };
+        Ok(())
+    }
+
+    /// Sends pending deletes (their captured clients may point at the service being
+    /// left), then drops the session and stops the local service.
+    async fn disconnect(&self) {
+        self.deletes.flush().await;
+        let old = std::mem::take(&mut *self.session.write().await);
+        if let Some(local) = old.local {
+            local.stop().await;
+        }
+    }
+
+    /// What the UI shows.
+    pub async fn state(&self) -> AppState {
+        let session = self.session.read().await;
+        let prefs = self.prefs();
+        AppState {
+            account: session.account.clone(),
+            user: session.user.clone(),
+            orgs: session.orgs.clone(),
+            active_org_id: session.active_org.clone(),
+            prefs: UiPrefs { memory_enabled: prefs.memory_enabled, language: prefs.language },
+        }
+    }
+
+    /// Makes `org_id` the active org (it must be one of the user's).
+    pub async fn set_active_org(&self, org_id: &str) -> Result<AppState, DesktopError> {
+        {
+            let mut session = self.session.write().await;
+            if !session.orgs.iter().any(|o| o.id == org_id) {
+                return Err(DesktopError::new("organization_not_found", "that organization is not one of yours"));
+            }
+            session.active_org = Some(org_id.to_owned());
+        }
+        self.update_prefs(|p| p.active_org = Some(org_id.to_owned()));
+        Ok(self.state().await)
+    }
+
+    /// Changes UI preferences. `language: Some(None)` means follow the OS.
+    pub async fn set_prefs(&self, memory_enabled: Option<bool>, language: Option<Option<String>>) -> Result<AppState, DesktopError> {
+        if let Some(Some(lang)) = &language {
+            if !["en", "zh-CN"].contains(&lang.as_str()) {
+                return Err(DesktopError::new("invalid_request", format!("unsupported language {lang:?}; use en or zh-CN")));
+            }
+        }
+        self.update_prefs(|p| {
+            if let Some(enabled) = memory_enabled {
+                p.memory_enabled = enabled;
+            }
+            if let Some(language) = language {
+                p.language = language;
+            }
+        });
+        Ok(self.state().await)
+    }
+
+    /// Signs in to a team server: checks URL and token with `GET /v1/me` first, then
+    /// keeps the token in the OS keyring. A failed check changes nothing.
+    pub async fn sign_in_team(&self, url: &str, token: &str) -> Result<AppState, DesktopError> {
+        let url = url.trim().trim_end_matches('/').to_owned();
+        let client = Client::new(&url, token)?;
+        client.me().await?;
+        self.secrets.set(&url, token.trim()).map_err(|e| DesktopError::new("keyring", e))?;
+        self.update_prefs(|p| {
+            p.account = AccountKind::Team;
+            p.team_url = Some(url.clone());
+            p.active_org = None;
+        });
+        self.disconnect().await;
+        self.attach(Account::Team { url, from_env: false }, client, None).await?;
+        Ok(self.state().await)
+    }
+
+    /// Switches to the embedded local service.
+    pub async fn use_local(&self) -> Result<AppState, DesktopError> {
+        self.update_prefs(|p| {
+            p.account = AccountKind::Local;
+            p.active_org = None;
+        });
+        self.connect().await?;
+        Ok(self.state().await)
+    }
+
+    /// Signs out of the team server: deletes its token from the keyring.
+    pub async fn sign_out(&self) -> Result<AppState, DesktopError> {
+        if let Some(url) = self.prefs().team_url {
+            self.secrets.delete(&url).map_err(|e| DesktopError::new("keyring", e))?;
+        }
+        self.update_prefs(|p| {
+            p.account = AccountKind::Team;
+            p.active_org = None;
+        });
+        self.disconnect().await;
+        Ok(self.state().await)
+    }
+
+    async fn client(&self) -> Result<Client, DesktopError> {
+        self.session.read().await.client.clone().ok_or_else(|| DesktopError::new("no_account", "not signed in"))
+    }
+
+    /// One page of memories in `org_id`.
+    pub async fn list(&self, org_id: &str, limit: Option<u32>, cursor: Option<&str>) -> Result<ListResponse, DesktopError> {
+        Ok(self.client().await?.list(org_id, limit, cursor).await?)
+    }
+
+    /// Searches memories in `org_id`.
+    pub async fn search(&self, org_id: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, DesktopError> {
+        Ok(self.client().await?.search(org_id, query, limit).await?)
+    }
+
+    /// Schedules a delete with the client and org of this moment.
+    pub async fn schedule_delete(&self, org_id: &str, id: &str) -> Result<ScheduledDelete, DesktopError> {
+        let client = self.client().await?;
+        self.deletes.schedule(id, org_id, client);
+        let commit_at = memory_bank_contract::Timestamp::now().unix_ms() + self.config.delete_delay.as_millis() as i64;
+        Ok(ScheduledDelete { id: id.to_owned(), commit_at })
+    }
+
+    /// Cancels a pending delete; false once it is being sent.
+    pub fn undo_delete(&self, id: &str) -> bool {
+        self.deletes.undo(id)
+    }
+
+    /// Sends every pending delete now and waits for them.
+    pub async fn flush_deletes(&self) {
+        self.deletes.flush().await;
+    }
+
+    /// Before the process exits: sends pending deletes and stops the local service.
+    pub async fn shutdown(&self) {
+        self.disconnect().await;
+    }
+}

@@ -1,0 +1,17 @@
+//! Everything the desktop app does, without a window, so it tests like any library.
+//!
+//! The Tauri crate (`src-tauri`) only adapts these calls to commands and events:
+//! [`Core`] resolves the account (a team server from env variables or the keyring, or
+//! the embedded [`local`] service), keeps preferences through a [`prefs::PrefsStore`],
+//! calls the memory API with the org the caller passes, and owns deferred deletes
+//! ([`deletes::DeleteScheduler`]) so that they reach the server even if the page goes.
+
+mod core;
+pub mod deletes;
+mod error;
+pub mod local;
+pub mod prefs;
+pub mod secrets;
+
+pub use crate::core::{Account, AppState, Core, CoreConfig, UserInfo};
+pub use error::DesktopError;

@@ -1,0 +1,62 @@
+//! Per-device preferences (never synced). Where they live is the shell's business
+//! (the Tauri store file); this module defines what they are.
+
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+/// Which account the person chose.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccountKind {
+    /// The embedded service (default).
+    #[default]
+    Local,
+    /// A team server; its token lives in the OS keyring.
+    Team,
+}
+
+/// Everything remembered per device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Prefs {
+    /// Local or team.
+    pub account: AccountKind,
+    /// The team server URL, when one was used.
+    pub team_url: Option<String>,
+    /// The org chosen last.
+    pub active_org: Option<String>,
+    /// `en`, `zh-CN`, or `None` to follow the OS.
+    pub language: Option<String>,
+    /// Shows the memory panel (UI only; the API stays callable).
+    pub memory_enabled: bool,
+}
+
+impl Default for Prefs {
+    fn default() -> Self {
+        Self { account: AccountKind::Local, team_url: None, active_org: None, language: None, memory_enabled: true }
+    }
+}
+
+/// Where preferences persist.
+pub trait PrefsStore: Send + Sync {
+    /// The saved preferences, or defaults.
+    fn load(&self) -> Prefs;
+    /// Saves them; errors are reported, not fatal.
+    fn save(&self, prefs: &Prefs) -> Result<(), String>;
+}
+
+/// Preferences kept in memory only (tests, and a fallback when no store is available).
+#[derive(Debug, Default)]
+pub struct MemoryPrefs(Mutex<Prefs>);
+
+impl PrefsStore for MemoryPrefs {
+    fn load(&self) -> Prefs {
+        self.0.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+
+    fn save(&self, prefs: &Prefs) -> Result<(), String> {
+        *self.0.lock().map_err(|e| e.to_string())? = prefs.clone();
+        Ok(())
+    }
+}
