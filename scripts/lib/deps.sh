@@ -27,6 +27,7 @@ ensure_rust() {
 
 # What building the Rust workspace needs.
 ensure_build_deps() {
-    apt_install build-essential pkg-config ca-certificates
+    # libdbus: the desktop keyring (Secret Service) on Linux.
+    apt_install build-essential pkg-config ca-certificates libdbus-1-dev
     ensure_rust
 }
