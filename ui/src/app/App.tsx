@@ -1,0 +1,74 @@
+// The shell: header, then the memory panel or account settings.
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { applyLanguage } from "../i18n";
+import { errorMessage, setActiveOrg, type AppState } from "../ipc";
+import { MemoryPanel } from "../memory/MemoryPanel";
+import { SettingsView } from "../settings/SettingsView";
+import { useToasts } from "../toasts/Toasts";
+import { Header, type View } from "./Header";
+import { useAppState, useAppStateCommand } from "./useAppState";
+
+export function App() {
+  const { t, i18n } = useTranslation();
+  const [view, setView] = useState<View>("memories");
+  const state = useAppState();
+  const language = state.data?.prefs.language;
+
+  useEffect(() => {
+    if (language !== undefined) applyLanguage(i18n, language);
+  }, [i18n, language]);
+
+  return (
+    <div className="app">
+      <Header view={view} onNavigate={setView} />
+      <main className="main">
+        {state.isPending ? (
+          <p role="status">{t("app.loading")}</p>
+        ) : state.isError ? (
+          <section className="state state-error" role="alert">
+            <p>{t("app.stateError", { message: errorMessage(state.error) })}</p>
+            <button type="button" className="button" onClick={() => void state.refetch()}>
+              {t("app.retry")}
+            </button>
+          </section>
+        ) : view === "settings" ? (
+          <SettingsView state={state.data} />
+        ) : (
+          <Memories state={state.data} onOpenSettings={() => setView("settings")} />
+        )}
+      </main>
+    </div>
+  );
+}
+
+function Memories({ state, onOpenSettings }: { state: AppState; onOpenSettings: () => void }) {
+  const { t } = useTranslation();
+  const toasts = useToasts();
+  const switchOrg = useAppStateCommand(setActiveOrg);
+
+  // The `memory` flag hides the panel in this UI only; the server never sees it.
+  if (!state.prefs.memoryEnabled) {
+    return (
+      <section className="state">
+        <p>{t("memory.disabled")}</p>
+        <button type="button" className="button" onClick={onOpenSettings}>
+          {t("memory.turnOn")}
+        </button>
+      </section>
+    );
+  }
+  return (
+    <MemoryPanel
+      state={state}
+      onOpenSettings={onOpenSettings}
+      switchingOrg={switchOrg.isPending}
+      onSwitchOrg={(orgId) =>
+        switchOrg.mutate(orgId, {
+          onError: (error) =>
+            toasts.show({ id: "switch-org", kind: "error", title: errorMessage(error) }),
+        })
+      }
+    />
+  );
+}

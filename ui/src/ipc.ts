@@ -1,0 +1,142 @@
+// Typed wrappers over the Tauri commands and event in docs/desktop-ipc.md.
+// This is the only module in the UI that calls `invoke` or `listen`: the webview never
+// talks HTTP, and keeping the boundary in one file keeps it reviewable against the doc.
+import { invoke } from "@tauri-apps/api/core";
+import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+
+export type Language = "en" | "zh-CN";
+
+export type Account = { kind: "local" } | { kind: "team"; url: string; fromEnv: boolean };
+
+export interface Org {
+  id: string;
+  name: string;
+}
+
+export interface Prefs {
+  memoryEnabled: boolean;
+  /** null = follow the OS language. */
+  language: Language | null;
+}
+
+export interface AppState {
+  /** null = not signed in (team chosen but no token). */
+  account: Account | null;
+  user: { id: string; email: string } | null;
+  orgs: Org[];
+  /** null = no active org. */
+  activeOrgId: string | null;
+  prefs: Prefs;
+}
+
+export interface Citation {
+  conversationId?: string;
+  messageId?: string;
+}
+
+export interface MemoryContext {
+  id: string;
+  snippet: string;
+  citation: Citation | null;
+  origin: "active_conversation" | "searched_conversation" | null;
+  createdAt: string;
+}
+
+export interface Memory {
+  id: string;
+  content: string;
+  tags: string[] | null;
+  source: string;
+  scope: "user" | "org";
+  orgId: string;
+  createdAt: string;
+  updatedAt: string;
+  contexts: MemoryContext[];
+}
+
+export interface ListResponse {
+  memories: Memory[];
+  /** Pass back as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+export interface SearchResponse {
+  results: (Memory & { score: number })[];
+}
+
+export type DeleteOutcome = "deleted" | "not_found" | "failed";
+
+export interface DeleteSettled {
+  id: string;
+  orgId: string;
+  outcome: DeleteOutcome;
+  message?: string;
+}
+
+export type IpcErrorCode =
+  | "unauthorized"
+  | "organization_not_found"
+  | "memory_not_found"
+  | "invalid_request"
+  | "unreachable"
+  | "service_unavailable"
+  | "keyring"
+  | "no_account"
+  | "internal";
+
+/** The shape of a rejected `invoke`. */
+export interface IpcError {
+  code: IpcErrorCode | string;
+  message: string;
+}
+
+export function isIpcError(value: unknown): value is IpcError {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as IpcError).code === "string" &&
+    typeof (value as IpcError).message === "string"
+  );
+}
+
+/** A human-readable message for anything a command may reject with. */
+export function errorMessage(error: unknown): string {
+  if (isIpcError(error)) return error.message;
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  return String(error);
+}
+
+export const getState = () => invoke<AppState>("get_state");
+
+export const setActiveOrg = (orgId: string) => invoke<AppState>("set_active_org", { orgId });
+
+export const setPrefs = (prefs: Partial<Prefs>) => invoke<AppState>("set_prefs", prefs);
+
+export const signInTeam = (url: string, token: string) =>
+  invoke<AppState>("sign_in_team", { url, token });
+
+// Named "choose…" rather than "use…" so it does not read as a React hook.
+export const chooseLocalAccount = () => invoke<AppState>("use_local_account");
+
+export const signOut = () => invoke<AppState>("sign_out");
+
+export const listMemories = (args: { orgId: string; limit?: number; cursor?: string }) =>
+  invoke<ListResponse>("list_memories", args);
+
+export const searchMemories = (args: { orgId: string; q: string; limit?: number }) =>
+  invoke<SearchResponse>("search_memories", args);
+
+/** Starts the 6 s commit timer in Rust; `orgId` is the org active when the person confirmed. */
+export const scheduleDelete = (args: { orgId: string; id: string }) =>
+  invoke<{ id: string; commitAt: number }>("schedule_delete", args);
+
+export const undoDelete = (id: string) => invoke<{ undone: boolean }>("undo_delete", { id });
+
+export const flushDeletes = () => invoke<null>("flush_deletes");
+
+export const DELETE_SETTLED_EVENT = "memory-delete-settled";
+
+export function onDeleteSettled(handler: (event: DeleteSettled) => void): Promise<UnlistenFn> {
+  return listen<DeleteSettled>(DELETE_SETTLED_EVENT, (event) => handler(event.payload));
+}

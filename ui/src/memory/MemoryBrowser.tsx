@@ -1,0 +1,77 @@
+// Toolbar plus the list or search results of one org, with the delete flow.
+import { useCallback, useRef, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { usePendingDeletes } from "../deletes/PendingDeletes";
+import type { Memory, Org } from "../ipc";
+import { DeleteDialog } from "./DeleteDialog";
+import { MemoryList } from "./MemoryList";
+import { Empty } from "./states/Empty";
+import { ErrorState } from "./states/ErrorState";
+import { Loading } from "./states/Loading";
+import { Toolbar } from "./Toolbar";
+import { useMemoryList, useMemorySearch, type MemoriesView } from "./useMemories";
+
+interface Props {
+  orgs: Org[];
+  activeOrgId: string;
+  onSwitchOrg: (orgId: string) => void;
+  switchingOrg: boolean;
+}
+
+export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg }: Props) {
+  const { t } = useTranslation();
+  const pending = usePendingDeletes();
+  const toolbarRef = useRef<HTMLDivElement>(null);
+  const [query, setQuery] = useState("");
+  const [target, setTarget] = useState<Memory | null>(null);
+  const onQuery = useCallback((next: string) => setQuery(next), []);
+
+  const list = useMemoryList(activeOrgId, true);
+  const search = useMemorySearch(activeOrgId, query);
+  const view: MemoriesView = query ? search : list;
+
+  const confirm = (memory: Memory) => {
+    // The org is captured now, at confirm time: switching org later must not change
+    // where this delete goes.
+    const orgId = activeOrgId;
+    setTarget(null);
+    void pending.confirmDelete(memory.id, orgId);
+    // The row is gone, so put keyboard focus somewhere stable once the dialog is closed.
+    requestAnimationFrame(() => toolbarRef.current?.focus());
+  };
+
+  let content;
+  if (view.isPending) content = <Loading />;
+  else if (view.isError) content = <ErrorState error={view.error} onRetry={view.refetch} />;
+  else if (view.memories.length === 0 && !view.hasNextPage) content = <Empty query={query} />;
+  else
+    content = (
+      <MemoryList
+        // A new list (org or search) starts at the top.
+        key={`${activeOrgId}\u0000${query}`}
+        label={query ? t("memory.searchResults") : t("memory.list")}
+        memories={view.memories}
+        hasNextPage={view.hasNextPage}
+        isFetchingNextPage={view.isFetchingNextPage}
+        fetchNextPage={view.fetchNextPage}
+        onDelete={setTarget}
+      />
+    );
+
+  return (
+    <div className="browser">
+      <Toolbar
+        ref={toolbarRef}
+        orgs={orgs}
+        activeOrgId={activeOrgId}
+        onSwitchOrg={onSwitchOrg}
+        switchingOrg={switchingOrg}
+        onQuery={onQuery}
+        fetching={view.isFetching}
+        onRefresh={view.refetch}
+      />
+      {content}
+      <DeleteDialog memory={target} onCancel={() => setTarget(null)} onConfirm={confirm} />
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+// The memory panel: picks the screen for the account state and flushes pending
+// deletes when the person leaves it (Rust sends them at once; Undo is over).
+import { useEffect, useRef } from "react";
+import { usePendingDeletes } from "../deletes/PendingDeletes";
+import type { AppState } from "../ipc";
+import { MemoryBrowser } from "./MemoryBrowser";
+import { NoActiveOrg } from "./states/NoActiveOrg";
+import { NotSignedIn } from "./states/NotSignedIn";
+
+interface Props {
+  state: AppState;
+  onOpenSettings: () => void;
+  onSwitchOrg: (orgId: string) => void;
+  switchingOrg: boolean;
+}
+
+export function MemoryPanel({ state, onOpenSettings, onSwitchOrg, switchingOrg }: Props) {
+  const { flush } = usePendingDeletes();
+  // Only a real unmount may flush, not a new `flush` identity (say, a language change).
+  const flushRef = useRef(flush);
+  useEffect(() => {
+    flushRef.current = flush;
+  }, [flush]);
+  useEffect(() => () => flushRef.current(), []);
+
+  if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} />;
+  if (state.activeOrgId === null)
+    return <NoActiveOrg orgs={state.orgs} onSwitchOrg={onSwitchOrg} />;
+  return (
+    <MemoryBrowser
+      orgs={state.orgs}
+      activeOrgId={state.activeOrgId}
+      onSwitchOrg={onSwitchOrg}
+      switchingOrg={switchingOrg}
+    />
+  );
+}

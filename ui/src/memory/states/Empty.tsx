@@ -1,0 +1,20 @@
+import { useTranslation } from "react-i18next";
+
+/** No memories at all, or (with `query`) none matching a search. */
+export function Empty({ query }: { query?: string }) {
+  const { t } = useTranslation();
+  if (query) {
+    return (
+      <section className="state" role="status">
+        <p>{t("states.noResults", { query })}</p>
+      </section>
+    );
+  }
+  return (
+    <section className="state" aria-labelledby="state-empty">
+      <h2 id="state-empty">{t("states.emptyTitle")}</h2>
+      <p>{t("states.emptyBody")}</p>
+      <p>{t("states.emptyHowTo")}</p>
+    </section>
+  );
+}

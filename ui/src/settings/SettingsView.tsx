@@ -1,0 +1,12 @@
+import type { AppState } from "../ipc";
+import { AccountSection } from "./AccountSection";
+import { PreferencesSection } from "./PreferencesSection";
+
+export function SettingsView({ state }: { state: AppState }) {
+  return (
+    <div className="settings">
+      <AccountSection state={state} />
+      <PreferencesSection state={state} />
+    </div>
+  );
+}

@@ -1,0 +1,153 @@
+// A small in-test stand-in for the Rust command layer, installed with mockIPC at the
+// IPC boundary (the only way the UI talks to the backend). It records every call,
+// keeps the 6 s delete timer on the (fake) clock, as Rust does, and emits
+// `memory-delete-settled` through the mocked event system.
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
+import type {
+  AppState,
+  DeleteOutcome,
+  DeleteSettled,
+  IpcError,
+  ListResponse,
+  Memory,
+} from "../src/ipc";
+
+export const COMMIT_MS = 6000;
+
+export interface Call {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+interface Options {
+  state?: Partial<AppState>;
+  memories?: Memory[];
+}
+
+export type FakeBackend = ReturnType<typeof installFakeBackend>;
+
+export function memory(n: number, extra: Partial<Memory> = {}): Memory {
+  // Newest first: memory 1 is the newest.
+  const created = new Date(Date.UTC(2026, 0, 1) - n * 60_000).toISOString();
+  return {
+    id: `mem_${String(n).padStart(4, "0")}`,
+    content: `Memory number ${n}`,
+    tags: null,
+    source: "chat",
+    scope: "user",
+    orgId: "org_a",
+    createdAt: created,
+    updatedAt: created,
+    contexts: [],
+    ...extra,
+  };
+}
+
+export function memories(count: number): Memory[] {
+  return Array.from({ length: count }, (_, index) => memory(index + 1));
+}
+
+export function defaultState(): AppState {
+  return {
+    account: { kind: "local" },
+    user: { id: "usr_1", email: "me@example.com" },
+    orgs: [
+      { id: "org_a", name: "Acme" },
+      { id: "org_b", name: "Beta" },
+    ],
+    activeOrgId: "org_a",
+    prefs: { memoryEnabled: true, language: null },
+  };
+}
+
+export function installFakeBackend(options: Options = {}) {
+  const backend = {
+    state: { ...defaultState(), ...options.state } as AppState,
+    memories: [...(options.memories ?? [])],
+    calls: [] as Call[],
+    /** Deletes that reached the "server", with the org they were sent for. */
+    committed: [] as { id: string; orgId: string }[],
+    pending: new Map<string, { orgId: string; timer: ReturnType<typeof setTimeout> }>(),
+    /** Outcome the "server" gives a delete, by id (default: deleted). */
+    outcomes: new Map<string, { outcome: DeleteOutcome; message?: string }>(),
+    /** When set, list_memories rejects with it. */
+    listError: null as IpcError | null,
+    /** When set, list_memories waits for this promise first (to hold the loading state). */
+    listGate: null as Promise<void> | null,
+    callsOf(cmd: string) {
+      return this.calls.filter((call) => call.cmd === cmd).map((call) => call.args);
+    },
+    async commit(id: string) {
+      const entry = this.pending.get(id);
+      if (!entry) return;
+      clearTimeout(entry.timer);
+      this.pending.delete(id);
+      this.committed.push({ id, orgId: entry.orgId });
+      const { outcome, message } = this.outcomes.get(id) ?? { outcome: "deleted" };
+      if (outcome !== "failed") this.memories = this.memories.filter((m) => m.id !== id);
+      const payload: DeleteSettled = { id, orgId: entry.orgId, outcome, ...(message ? { message } : {}) };
+      await emit("memory-delete-settled", payload);
+    },
+  };
+
+  const handlers: Record<string, (args: Record<string, unknown>) => unknown> = {
+    get_state: () => backend.state,
+    set_active_org: (args) => (backend.state = { ...backend.state, activeOrgId: args.orgId as string }),
+    set_prefs: (args) =>
+      (backend.state = { ...backend.state, prefs: { ...backend.state.prefs, ...args } }),
+    sign_in_team: (args) =>
+      (backend.state = {
+        ...backend.state,
+        account: { kind: "team", url: args.url as string, fromEnv: false },
+      }),
+    use_local_account: () => (backend.state = { ...backend.state, account: { kind: "local" } }),
+    sign_out: () => (backend.state = { ...backend.state, account: null, user: null }),
+    list_memories: async (args) => {
+      if (backend.listGate) await backend.listGate;
+      if (backend.listError) throw backend.listError;
+      const start = args.cursor ? Number(args.cursor) : 0;
+      const limit = (args.limit as number | undefined) ?? 20;
+      const page = backend.memories.slice(start, start + limit);
+      const next = start + limit < backend.memories.length ? String(start + limit) : null;
+      return { memories: page, nextCursor: next } satisfies ListResponse;
+    },
+    search_memories: (args) => ({
+      results: backend.memories
+        .filter((m) => m.content.toLowerCase().includes(String(args.q).toLowerCase()))
+        .map((m) => ({ ...m, score: 1 })),
+    }),
+    schedule_delete: (args) => {
+      const id = args.id as string;
+      const orgId = args.orgId as string;
+      const timer = setTimeout(() => void backend.commit(id), COMMIT_MS);
+      backend.pending.set(id, { orgId, timer });
+      return { id, commitAt: Date.now() + COMMIT_MS };
+    },
+    undo_delete: (args) => {
+      const entry = backend.pending.get(args.id as string);
+      if (!entry) return { undone: false };
+      clearTimeout(entry.timer);
+      backend.pending.delete(args.id as string);
+      return { undone: true };
+    },
+    flush_deletes: async () => {
+      await Promise.all([...backend.pending.keys()].map((id) => backend.commit(id)));
+      return null;
+    },
+  };
+
+  mockIPC(
+    (cmd, args) => {
+      const record = (args ?? {}) as Record<string, unknown>;
+      backend.calls.push({ cmd, args: record });
+      const handler = handlers[cmd];
+      if (!handler) throw { code: "internal", message: `unknown command ${cmd}` };
+      return handler(record);
+    },
+    { shouldMockEvents: true },
+  );
+  return backend;
+}
+
+export { clearMocks };
