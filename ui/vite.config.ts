@@ -20,5 +20,7 @@ export default defineConfig({
     setupFiles: ["./test/setup.ts"],
     include: ["test/**/*.test.{ts,tsx}"],
     restoreMocks: true,
+    // Two-core CI machines run the files in parallel; leave room over the 5 s default.
+    testTimeout: 20_000,
   },
 });

@@ -18,6 +18,9 @@ export function App() {
   useEffect(() => {
     if (language !== undefined) applyLanguage(i18n, language);
   }, [i18n, language]);
+  useEffect(() => {
+    document.title = t("app.title");
+  }, [t]);
 
   return (
     <div className="app">

@@ -1,0 +1,58 @@
+// ipc.ts sends exactly the command names and camelCase arguments of docs/desktop-ipc.md.
+import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
+import { afterEach, expect, it } from "vitest";
+import * as ipc from "../src/ipc";
+
+afterEach(() => clearMocks());
+
+it("maps every wrapper to its command and arguments", async () => {
+  const calls: [string, unknown][] = [];
+  mockIPC((cmd, args) => {
+    calls.push([cmd, args ?? {}]);
+    return null;
+  });
+  await ipc.getState();
+  await ipc.setActiveOrg("org_1");
+  await ipc.setPrefs({ memoryEnabled: false });
+  await ipc.setPrefs({ language: null });
+  await ipc.signInTeam("https://m.example", "tok");
+  await ipc.chooseLocalAccount();
+  await ipc.signOut();
+  await ipc.listMemories({ orgId: "org_1", limit: 50, cursor: "c" });
+  await ipc.searchMemories({ orgId: "org_1", q: "tea", limit: 50 });
+  await ipc.scheduleDelete({ orgId: "org_1", id: "mem_1" });
+  await ipc.undoDelete("mem_1");
+  await ipc.flushDeletes();
+  expect(calls).toEqual([
+    ["get_state", {}],
+    ["set_active_org", { orgId: "org_1" }],
+    ["set_prefs", { memoryEnabled: false }],
+    ["set_prefs", { language: null }],
+    ["sign_in_team", { url: "https://m.example", token: "tok" }],
+    ["use_local_account", {}],
+    ["sign_out", {}],
+    ["list_memories", { orgId: "org_1", limit: 50, cursor: "c" }],
+    ["search_memories", { orgId: "org_1", q: "tea", limit: 50 }],
+    ["schedule_delete", { orgId: "org_1", id: "mem_1" }],
+    ["undo_delete", { id: "mem_1" }],
+    ["flush_deletes", {}],
+  ]);
+});
+
+it("passes the memory-delete-settled payload to the handler", async () => {
+  mockIPC(() => null, { shouldMockEvents: true });
+  const seen: ipc.DeleteSettled[] = [];
+  const unlisten = await ipc.onDeleteSettled((event) => seen.push(event));
+  const payload = { id: "mem_1", orgId: "org_1", outcome: "failed" as const, message: "nope" };
+  await emit("memory-delete-settled", payload);
+  unlisten();
+  await emit("memory-delete-settled", payload);
+  expect(seen).toEqual([payload]);
+});
+
+it("reads messages from rejected commands", () => {
+  expect(ipc.errorMessage({ code: "unreachable", message: "Server unreachable" })).toBe("Server unreachable");
+  expect(ipc.errorMessage(new Error("boom"))).toBe("boom");
+  expect(ipc.errorMessage("plain")).toBe("plain");
+});
