@@ -11,3 +11,6 @@ apt_install mariadb-server mariadb-client
 
 echo "==> cargo test (workspace)" >&2
 cargo test --workspace --locked
+
+echo "==> ui: npm ci, vitest, vite build" >&2
+npm ci --prefix ui && npm --prefix ui test && npm --prefix ui run build

@@ -160,6 +160,15 @@ describe("deferred delete", () => {
     ).not.toBeNull();
   });
 
+  it("brings the row back with an error toast when schedule_delete is refused", async () => {
+    backend.failures.set("schedule_delete", { code: "no_account", message: "Not signed in" });
+    const app = await startApp();
+    await confirmDelete(app, "Memory number 2");
+    expect(rowTitles()).toContain("Memory number 2");
+    expect(undoButton()).toBeNull();
+    expect(screen.getByText("Could not delete the memory: Not signed in")).not.toBeNull();
+  });
+
   it("settles a delete reported by the backend for any org into that org's cache", async () => {
     const app = await startApp();
     await confirmDelete(app, "Memory number 3");

@@ -71,6 +71,8 @@ export function installFakeBackend(options: Options = {}) {
     pending: new Map<string, { orgId: string; timer: ReturnType<typeof setTimeout> }>(),
     /** Outcome the "server" gives a delete, by id (default: deleted). */
     outcomes: new Map<string, { outcome: DeleteOutcome; message?: string }>(),
+    /** Commands that reject, with the error they reject with. */
+    failures: new Map<string, IpcError>(),
     /** When set, list_memories rejects with it. */
     listError: null as IpcError | null,
     /** When set, list_memories waits for this promise first (to hold the loading state). */
@@ -141,6 +143,8 @@ export function installFakeBackend(options: Options = {}) {
     (cmd, args) => {
       const record = (args ?? {}) as Record<string, unknown>;
       backend.calls.push({ cmd, args: record });
+      const failure = backend.failures.get(cmd);
+      if (failure) throw failure;
       const handler = handlers[cmd];
       if (!handler) throw { code: "internal", message: `unknown command ${cmd}` };
       return handler(record);

@@ -41,16 +41,7 @@ describe("account settings", () => {
     const backend = installFakeBackend({ state: { account: null, user: null } });
     const app = await openSettings();
     await app.user.click(screen.getByRole("radio", { name: /Team server/ }));
-    backend.state = { ...backend.state };
-    const failing = { code: "unauthorized", message: "The token was not accepted" };
-    // Make sign_in_team reject for this test.
-    const original = backend.state;
-    Object.defineProperty(backend, "state", {
-      get: () => original,
-      set: () => {
-        throw failing;
-      },
-    });
+    backend.failures.set("sign_in_team", { code: "unauthorized", message: "The token was not accepted" });
     await fill(app, screen.getByLabelText("Server URL"), "https://m.example");
     await fill(app, screen.getByLabelText("Access token"), "bad");
     await app.user.click(screen.getByRole("button", { name: "Sign in" }));
