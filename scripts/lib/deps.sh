@@ -27,7 +27,7 @@ ensure_rust() {
 
 # What building the Rust workspace needs.
 ensure_build_deps() {
-    # libdbus: the desktop keyring (Secret Service) on Linux.
-    apt_install build-essential pkg-config ca-certificates libdbus-1-dev
+    # libdbus: the desktop keyring (Secret Service); webkit2gtk/gtk: the Tauri window.
+    apt_install build-essential pkg-config ca-certificates libdbus-1-dev libwebkit2gtk-4.1-dev
     ensure_rust
 }

@@ -13,5 +13,5 @@ pub mod local;
 pub mod prefs;
 pub mod secrets;
 
-pub use crate::core::{Account, AppState, Core, CoreConfig, UserInfo};
+pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};
 pub use error::DesktopError;

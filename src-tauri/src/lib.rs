@@ -1,0 +1,126 @@
+//! The Memory Bank desktop shell. All logic lives in `memory-bank-desktop`; this crate
+//! wires it to Tauri: commands ([`commands`]), the preferences store, the settled-delete
+//! event, and sending pending deletes before the process exits (window closed, app quit,
+//! SIGTERM/SIGINT).
+
+mod commands;
+pub mod prefs_store;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use memory_bank_desktop::secrets::Keyring;
+use memory_bank_desktop::{Core, CoreConfig};
+use tauri::{AppHandle, Builder, Emitter, Manager, RunEvent, Runtime};
+
+/// The managed state every command receives.
+pub type CoreState = Arc<Core>;
+
+/// Event emitted when a deferred delete settles.
+pub const SETTLED_EVENT: &str = "memory-delete-settled";
+
+/// Keyring service name for team-server tokens.
+pub const KEYRING_SERVICE: &str = "memory-bank";
+
+/// Most time spent sending pending deletes at exit before giving up.
+const EXIT_FLUSH_LIMIT: Duration = Duration::from_secs(15);
+
+/// Plugins, commands and start-up, shared by the real app and tests (mock runtime).
+pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
+    builder
+        .plugin(tauri_plugin_store::Builder::default().build())
+        .invoke_handler(tauri::generate_handler![
+            commands::get_state,
+            commands::set_active_org,
+            commands::set_prefs,
+            commands::sign_in_team,
+            commands::use_local_account,
+            commands::sign_out,
+            commands::list_memories,
+            commands::search_memories,
+            commands::schedule_delete,
+            commands::undo_delete,
+            commands::flush_deletes,
+        ])
+        .setup(|app| {
+            start_core(app.handle())?;
+            Ok(())
+        })
+}
+
+/// Resolves the account, starts the local service if needed, and manages the core.
+fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::Error>> {
+    let config = CoreConfig::from_env(app.path().app_data_dir()?);
+    std::fs::create_dir_all(&config.data_dir)?;
+    let prefs = prefs_store::TauriPrefs::open(app, &config.data_dir)?;
+    let emitter = app.clone();
+    let core = tauri::async_runtime::block_on(Core::start(
+        config,
+        Box::new(prefs),
+        Box::new(Keyring::new(KEYRING_SERVICE)),
+        move |settled| {
+            if let Err(err) = emitter.emit(SETTLED_EVENT, settled) {
+                tracing::warn!(error = %err, "could not report a settled delete");
+            }
+        },
+    ));
+    app.manage::<CoreState>(Arc::new(core));
+    watch_termination(app.clone());
+    Ok(())
+}
+
+/// Sends pending deletes and stops the local service; bounded so exit cannot hang.
+pub fn shutdown<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(core) = app.try_state::<CoreState>() {
+        let core = core.inner().clone();
+        tauri::async_runtime::block_on(async move {
+            if tokio::time::timeout(EXIT_FLUSH_LIMIT, core.shutdown()).await.is_err() {
+                tracing::error!("gave up sending pending deletes at exit");
+            }
+        });
+    }
+}
+
+/// On SIGTERM/SIGINT (logout, shutdown, Ctrl-C), send pending deletes, then exit.
+fn watch_termination<R: Runtime>(app: AppHandle<R>) {
+    #[cfg(unix)]
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            tracing::warn!("cannot watch for termination signals");
+            return;
+        };
+        tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
+        if let Some(core) = app.try_state::<CoreState>() {
+            let core = core.inner().clone();
+            let _ = tokio::time::timeout(EXIT_FLUSH_LIMIT, core.shutdown()).await;
+        }
+        app.exit(0);
+    });
+    #[cfg(not(unix))]
+    let _ = app;
+}
+
+/// Runs the desktop app.
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let app = match configure(tauri::Builder::default()).build(tauri::generate_context!()) {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("memory-bank-app: cannot start: {err}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        // Closing the last window or quitting: pending deletes go out first.
+        if matches!(event, RunEvent::ExitRequested { .. } | RunEvent::Exit) {
+            shutdown(handle);
+        }
+    });
+}

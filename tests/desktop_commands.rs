@@ -1,0 +1,118 @@
+//! The Tauri command layer on Tauri's mock runtime (no window), against the real
+//! embedded service: commands answer, deletes are owned by Rust, and preferences
+//! persist in the store file across restarts.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use memory_bank_contract::validate::validate_save;
+use memory_bank_contract::wire::SaveMemoryRequest;
+use memory_bank_store::Bank;
+use memory_bank_store_sqlite::SqliteStore;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+fn start() -> (App<MockRuntime>, WebviewWindow<MockRuntime>) {
+    let mut context = mock_context(noop_assets());
+    context.config_mut().identifier = "dev.memorybank.test".into();
+    let mut app = memory_bank_app_lib::configure(mock_builder()).build(context).expect("app builds");
+    // The setup hook (which starts the core) runs on the event loop's first turn.
+    #[allow(deprecated)]
+    app.run_iteration(|_, _| {});
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+    (app, window)
+}
+
+fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
+    keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    // SAFETY: set before any thread of this test binary reads the environment.
+    unsafe {
+        std::env::set_var("XDG_DATA_HOME", home.path());
+        std::env::set_var("MEMORY_BANK_DATA_DIR", &data);
+        std::env::remove_var("MEMORY_BANK_URL");
+        std::env::remove_var("MEMORY_BANK_TOKEN");
+    }
+
+    let (app, window) = start();
+    let state = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(state["account"], json!({"kind": "local"}));
+    assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null}));
+    let org = state["activeOrgId"].as_str().unwrap().to_owned();
+    let user = state["user"]["id"].as_str().unwrap().to_owned();
+
+    // Seed through the same database file the embedded service uses.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let bank = rt.block_on(async {
+        let store = SqliteStore::open(&format!("sqlite://{}", data.join("memory.db").display())).await.unwrap();
+        Bank::new(Arc::new(store))
+    });
+    let mut ids = Vec::new();
+    for content in ["<img src=x onerror=alert(1)>", "second memory", "third memory"] {
+        let input = validate_save(SaveMemoryRequest { content: content.into(), ..Default::default() }).unwrap();
+        ids.push(rt.block_on(bank.save(&user, &org, input)).unwrap().id);
+    }
+
+    let page = call(&window, "list_memories", json!({"orgId": org, "limit": 2})).unwrap();
+    assert_eq!(page["memories"].as_array().unwrap().len(), 2);
+    let next = call(&window, "list_memories", json!({"orgId": org, "limit": 2, "cursor": page["nextCursor"]})).unwrap();
+    assert_eq!(next["memories"][0]["content"], "<img src=x onerror=alert(1)>");
+    let found = call(&window, "search_memories", json!({"orgId": org, "q": "second"})).unwrap();
+    assert_eq!(found["results"][0]["id"], ids[1].as_str());
+    let bad = call(&window, "search_memories", json!({"orgId": org, "q": "   "})).unwrap_err();
+    assert_eq!(bad["code"], "invalid_request");
+    assert!(bad["message"].as_str().unwrap().contains("q is only whitespace"), "{bad}");
+    let wrong_org = call(&window, "list_memories", json!({"orgId": "org_01jdq0000000000000000000"})).unwrap_err();
+    assert_eq!(wrong_org["code"], "organization_not_found");
+
+    // Deletes are held by Rust: undo sends nothing, flush sends the rest now.
+    let scheduled = call(&window, "schedule_delete", json!({"orgId": org, "id": ids[1]})).unwrap();
+    assert_eq!(scheduled["id"], ids[1].as_str());
+    call(&window, "schedule_delete", json!({"orgId": org, "id": ids[2]})).unwrap();
+    assert_eq!(call(&window, "undo_delete", json!({"id": ids[1]})).unwrap(), json!({"undone": true}));
+    assert_eq!(call(&window, "undo_delete", json!({"id": ids[1]})).unwrap(), json!({"undone": false}));
+    call(&window, "flush_deletes", json!({})).unwrap();
+    let left = call(&window, "list_memories", json!({"orgId": org})).unwrap();
+    let contents: Vec<&str> = left["memories"].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap()).collect();
+    assert_eq!(contents, ["second memory", "<img src=x onerror=alert(1)>"]);
+
+    // A pending delete is sent when the app shuts down.
+    call(&window, "schedule_delete", json!({"orgId": org, "id": ids[0]})).unwrap();
+    let prefs = call(&window, "set_prefs", json!({"memoryEnabled": false, "language": "zh-CN"})).unwrap();
+    assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN"}));
+    let rejected = call(&window, "set_prefs", json!({"language": "xx"})).unwrap_err();
+    assert_eq!(rejected["code"], "invalid_request");
+    memory_bank_app_lib::shutdown(app.handle());
+    drop(window);
+    drop(app);
+    std::thread::sleep(Duration::from_millis(100));
+    let remaining = rt.block_on(bank.list(&user, &memory_bank_contract::validate::parse_list(None, None).unwrap())).unwrap();
+    assert_eq!(remaining.memories.len(), 1, "the pending delete reached the database at shutdown");
+    let file = std::fs::read_to_string(data.join(memory_bank_app_lib::prefs_store::FILE)).unwrap();
+    assert!(file.contains("zh-CN"), "{file}");
+
+    // Restart: preferences come back from the store file; the local account is the same.
+    let (_app, window) = start();
+    let again = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN"}));
+    assert_eq!(again["user"]["id"], user.as_str());
+    assert_eq!(again["activeOrgId"], org.as_str());
+}
