@@ -1,5 +1,5 @@
 // Every rule of the deferred, undoable delete (issue 4), on fake timers.
-import { act, screen, within } from "@testing-library/react";
+import { act, fireEvent, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { emit } from "@tauri-apps/api/event";
 import { listKey } from "../src/memory/queryKeys";
@@ -195,6 +195,22 @@ describe("deferred delete", () => {
     await tick(50);
     expect(screen.queryByRole("alertdialog")).toBeNull();
     expect(document.activeElement).toBe(screen.getByRole("region", { name: "Memory tools" }));
+  });
+
+  it("reaches Undo by keyboard: F8 jumps to the toasts, Enter undoes", async () => {
+    const app = await startApp();
+    await confirmDelete(app, "Memory number 2");
+    await tick(50);
+    fireEvent.keyDown(document, { key: "F8", code: "F8" });
+    const region = screen.getByRole("region", { name: "Notifications (F8)" });
+    expect(region.contains(document.activeElement)).toBe(true);
+    await app.user.tab();
+    await app.user.tab(); // the toast itself, then its Undo
+    expect(document.activeElement).toBe(undoButton());
+    await app.user.keyboard("{Enter}");
+    await settle();
+    expect(backend.callsOf("undo_delete")).toEqual([{ id: "mem_0002" }]);
+    expect(rowTitles()).toContain("Memory number 2");
   });
 
   it("cancelling the dialog deletes nothing and returns focus to the row", async () => {

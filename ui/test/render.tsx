@@ -1,7 +1,7 @@
 // Mounts the real app (same providers as main.tsx) over a fake backend, plus helpers
 // for driving it on fake timers.
 import { act, render, screen, within } from "@testing-library/react";
-import userEvent from "@testing-library/user-event";
+import userEvent, { PointerEventsCheckLevel } from "@testing-library/user-event";
 import { vi } from "vitest";
 import { App } from "../src/app/App";
 import { createQueryClient, Providers } from "../src/app/Providers";
@@ -26,8 +26,10 @@ export function renderApp() {
   const client = createQueryClient();
   const i18n = createI18n();
   // No pauses between user-event's steps: under fake timers they would never end, and
-  // the clock must only move when a test says so.
-  const user = userEvent.setup({ delay: null });
+  // the clock must only move when a test says so. The pointer-events check walks
+  // getComputedStyle up the tree on every click, which is slow in jsdom and meaningless
+  // without real CSS.
+  const user = userEvent.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
   const result = render(
     <Providers client={client} i18n={i18n}>
       <App />
