@@ -93,7 +93,11 @@ describe("deferred delete", () => {
     const app = await startApp();
     await confirmDelete(app, "Memory number 1");
     expect(screen.getByText("Memory deleted")).not.toBeNull();
-    await tick(4999);
+    // Announced to screen readers through a polite live region.
+    await tick(40); // Radix fills the live region two frames later
+    const live = [...document.querySelectorAll('[aria-live="polite"]')].map((el) => el.textContent);
+    expect(live.some((text) => text?.includes("Memory deleted"))).toBe(true);
+    await tick(4959);
     expect(undoButton()).not.toBeNull();
     await tick(1);
     expect(undoButton()).toBeNull();
@@ -134,6 +138,19 @@ describe("deferred delete", () => {
     await app.user.click(screen.getByRole("button", { name: "Memories" }));
     await settle();
     expect(rowTitles()).toEqual(["Memory number 1", "Memory number 3"]);
+  });
+
+  it("offers no Undo when the panel was left before schedule_delete answered", async () => {
+    let answer = () => {};
+    backend.scheduleGate = new Promise((resolve) => (answer = resolve));
+    const app = await startApp();
+    await confirmDelete(app, "Memory number 2");
+    await app.user.click(screen.getByRole("button", { name: "Account settings" }));
+    await settle();
+    expect(backend.committed).toEqual([{ id: "mem_0002", orgId: "org_a" }]);
+    await act(async () => answer());
+    await settle();
+    expect(undoButton()).toBeNull();
   });
 
   it("treats a not_found settle as done: the row is removed from the cache", async () => {

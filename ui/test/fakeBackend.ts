@@ -75,6 +75,8 @@ export function installFakeBackend(options: Options = {}) {
     failures: new Map<string, IpcError>(),
     /** When set, list_memories rejects with it. */
     listError: null as IpcError | null,
+    /** When set, schedule_delete's answer waits for it (the timer starts at once). */
+    scheduleGate: null as Promise<void> | null,
     /** When set, list_memories waits for this promise first (to hold the loading state). */
     listGate: null as Promise<void> | null,
     callsOf(cmd: string) {
@@ -119,12 +121,14 @@ export function installFakeBackend(options: Options = {}) {
         .filter((m) => m.content.toLowerCase().includes(String(args.q).toLowerCase()))
         .map((m) => ({ ...m, score: 1 })),
     }),
-    schedule_delete: (args) => {
+    schedule_delete: async (args) => {
       const id = args.id as string;
       const orgId = args.orgId as string;
       const timer = setTimeout(() => void backend.commit(id), COMMIT_MS);
       backend.pending.set(id, { orgId, timer });
-      return { id, commitAt: Date.now() + COMMIT_MS };
+      const commitAt = Date.now() + COMMIT_MS;
+      if (backend.scheduleGate) await backend.scheduleGate;
+      return { id, commitAt };
     },
     undo_delete: (args) => {
       const entry = backend.pending.get(args.id as string);

@@ -84,6 +84,9 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
   const [veiled, setVeiled] = useState<ReadonlySet<string>>(() => new Set());
   // Undo-toast closing timers, by memory id.
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
+  // Ids that may still be offered an Undo. A flush or a settle that lands while
+  // schedule_delete is still answering removes the id, so no Undo shows up late.
+  const undoable = useRef(new Set<string>());
 
   const veil = useCallback((id: string) => {
     setVeiled((set) => new Set(set).add(id));
@@ -112,6 +115,7 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
 
   const undo = useCallback(
     async (id: string) => {
+      undoable.current.delete(id);
       closeUndo(id);
       try {
         const { undone } = await undoDelete(id);
@@ -128,14 +132,17 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
     async (id: string, orgId: string) => {
       const confirmedAt = Date.now();
       veil(id);
+      undoable.current.add(id);
       let commitAt: number;
       try {
         ({ commitAt } = await scheduleDelete({ orgId, id }));
       } catch (error) {
+        undoable.current.delete(id);
         unveil(id);
         showError(id, t("toast.deleteFailed", { message: errorMessage(error) }));
         return;
       }
+      if (!undoable.current.has(id)) return; // flushed or settled meanwhile
       const now = Date.now();
       const closeIn = Math.max(
         0,
@@ -157,6 +164,7 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
   );
 
   const flush = useCallback(() => {
+    undoable.current.clear();
     for (const id of [...timers.current.keys()]) closeUndo(id);
     flushDeletes().catch((error: unknown) =>
       showError("flush", t("toast.flushFailed", { message: errorMessage(error) })),
@@ -166,6 +174,7 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
   // Latest handler in a ref so the IPC listener is registered once for the app's life.
   const settle = useRef<(event: DeleteSettled) => void>(() => {});
   settle.current = (event) => {
+    undoable.current.delete(event.id);
     closeUndo(event.id);
     if (event.outcome === "failed") {
       unveil(event.id);

@@ -26,7 +26,7 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg }: 
   const [target, setTarget] = useState<Memory | null>(null);
   const onQuery = useCallback((next: string) => setQuery(next), []);
 
-  const list = useMemoryList(activeOrgId, true);
+  const list = useMemoryList(activeOrgId);
   const search = useMemorySearch(activeOrgId, query);
   const view: MemoriesView = query ? search : list;
 

@@ -33,7 +33,7 @@ function useVeiled(memories: Memory[] | undefined): Memory[] {
   );
 }
 
-export function useMemoryList(orgId: string, enabled: boolean): MemoriesView {
+export function useMemoryList(orgId: string): MemoriesView {
   const query = useInfiniteQuery({
     queryKey: listKey(orgId),
     queryFn: ({ pageParam }) =>
@@ -41,7 +41,6 @@ export function useMemoryList(orgId: string, enabled: boolean): MemoriesView {
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     staleTime: STALE_MS,
-    enabled,
   });
   const all = useMemo(() => query.data?.pages.flatMap((page) => page.memories), [query.data]);
   const memories = useVeiled(all);
