@@ -1,40 +1,19 @@
 #!/usr/bin/env bash
-# Starts the Memory Bank service on its embedded SQLite database and prints how to
-# call it. First run: creates a local user and org. Every run issues a fresh token
-# (shown once, stored only as a hash).
+# Builds the UI and opens the Memory Bank desktop app. With no account it starts an
+# embedded memory service (SQLite in the app's data folder) and works at once.
+# MEMORY_BANK_URL/TOKEN/ORG point it at a team server; MEMORY_BANK_DATA_DIR moves its data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/deps.sh
 ensure_build_deps
+ensure_node
 
-cargo build --release --locked -p memory-bank >&2
-bin="$PWD/target/release/memory-bank"
-listen="${MEMORY_BANK_LISTEN:-127.0.0.1:8787}"
-email="${MEMORY_BANK_LOCAL_EMAIL:-local@memory-bank.localhost}"
-
-user=$("$bin" admin user list | awk -F'\t' -v e="$email" '$2 == e { print $1 }')
-if [ -z "$user" ]; then
-    user=$("$bin" admin user add "$email")
-    org=$("$bin" admin org add "Personal")
-    "$bin" admin member add "$org" "$user" 2>/dev/null
+npm ci --prefix ui --no-audit --no-fund >&2
+npm --prefix ui run build >&2
+cargo build --release --locked -p memory-bank-app --features custom-protocol >&2
+if [ "$(uname)" = "Linux" ] && [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    echo "error: no display to open the window on. Run this from a desktop session," >&2
+    echo "       or use scripts/serve.sh to run the memory service alone." >&2
+    exit 1
 fi
-org=$("$bin" admin org list --member "$user" | head -n 1 | cut -f1)
-token=$("$bin" admin token issue "$user")
-
-cat <<MSG
-
-Memory Bank is starting on http://$listen (embedded SQLite database).
-Your token (shown once; issue another with: memory-bank admin token issue $user):
-
-  export MEMORY_BANK_URL=http://$listen MEMORY_BANK_TOKEN=$token MEMORY_BANK_ORG=$org
-
-Then, in another terminal:
-  $bin memory save "Prefers green tea over coffee" --tag drinks
-  $bin memory search tea
-  $bin memory list
-  curl -s -H "Authorization: Bearer \$MEMORY_BANK_TOKEN" -H "X-Org-Id: \$MEMORY_BANK_ORG" "http://$listen/v1/memory/search?q=tea"
-  curl -s http://$listen/v1/openapi.json
-
-Stop with Ctrl-C.
-MSG
-exec "$bin" serve --listen "$listen"
+exec target/release/memory-bank-app

@@ -100,6 +100,10 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN"}));
     let rejected = call(&window, "set_prefs", json!({"language": "xx"})).unwrap_err();
     assert_eq!(rejected["code"], "invalid_request");
+    let follow_os = call(&window, "set_prefs", json!({"language": null})).unwrap();
+    assert_eq!(follow_os["prefs"], json!({"memoryEnabled": false, "language": null}), "null means follow the OS");
+    let kept = call(&window, "set_prefs", json!({"language": "zh-CN"})).unwrap();
+    assert_eq!(call(&window, "set_prefs", json!({"memoryEnabled": false})).unwrap()["prefs"], kept["prefs"], "absent = unchanged");
     memory_bank_app_lib::shutdown(app.handle());
     drop(window);
     drop(app);

@@ -31,3 +31,22 @@ ensure_build_deps() {
     apt_install build-essential pkg-config ca-certificates libdbus-1-dev libwebkit2gtk-4.1-dev
     ensure_rust
 }
+
+# Node.js 20.19+ for the UI build and tests (Vite 8). Debian 12's own nodejs is 18,
+# too old, so a missing or old Node is reported rather than half-installed.
+ensure_node() {
+    local version
+    version=$(node --version 2>/dev/null | sed 's/^v//') || true
+    if [ -z "$version" ] || [ "$(printf '%s\n20.19.0\n' "$version" | sort -V | head -n 1)" != "20.19.0" ]; then
+        echo "error: Node.js 20.19 or newer is needed (found: ${version:-none}). Install it (e.g. from the NodeSource" >&2
+        echo "       packages or nvm), then run this again." >&2
+        exit 1
+    fi
+    command -v npm >/dev/null 2>&1 || apt_install npm
+}
+
+# tauri-driver bridges WebDriver to WebKitWebDriver for the end-to-end tests.
+ensure_tauri_driver() {
+    [ -x "$HOME/.cargo/bin/tauri-driver" ] && export PATH="$HOME/.cargo/bin:$PATH"
+    command -v tauri-driver >/dev/null 2>&1 || cargo install tauri-driver --version '^2' --locked
+}

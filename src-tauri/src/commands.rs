@@ -1,7 +1,9 @@
 //! Tauri commands: each one adapts a call on [`Core`] and nothing more.
 
 use memory_bank_contract::wire::{ListResponse, SearchResponse};
+use memory_bank_desktop::prefs::PrefsPatch;
 use memory_bank_desktop::{AppState, DesktopError};
+use tauri::ipc::InvokeBody;
 use serde::Serialize;
 use tauri::State;
 
@@ -19,9 +21,12 @@ pub async fn set_active_org(core: State<'_, Core>, org_id: String) -> Result<App
     core.set_active_org(&org_id).await
 }
 
+/// Reads the raw arguments: Tauri treats `"language": null` like an absent key, but
+/// null means "follow the OS" here.
 #[tauri::command]
-pub async fn set_prefs(core: State<'_, Core>, memory_enabled: Option<bool>, language: Option<Option<String>>) -> Result<AppState> {
-    core.set_prefs(memory_enabled, language).await
+pub async fn set_prefs(core: State<'_, Core>, request: tauri::ipc::Request<'_>) -> Result<AppState> {
+    let InvokeBody::Json(args) = request.body() else { return Err(DesktopError::new("invalid_request", "expected JSON")) };
+    core.set_prefs(PrefsPatch::from_json(args)?).await
 }
 
 #[tauri::command]

@@ -10,7 +10,7 @@ use tokio::sync::RwLock;
 
 use crate::deletes::{DeleteScheduler, Settled, DELETE_DELAY};
 use crate::local::LocalService;
-use crate::prefs::{AccountKind, Prefs, PrefsStore};
+use crate::prefs::{AccountKind, Prefs, PrefsPatch, PrefsStore};
 use crate::secrets::SecretStore;
 use crate::DesktopError;
 
@@ -243,7 +243,8 @@ impl Core {
     }
 
     /// Changes UI preferences. `language: Some(None)` means follow the OS.
-    pub async fn set_prefs(&self, memory_enabled: Option<bool>, language: Option<Option<String>>) -> Result<AppState, DesktopError> {
+    pub async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
+        let PrefsPatch { memory_enabled, language } = patch;
         if let Some(Some(lang)) = &language {
             if !["en", "zh-CN"].contains(&lang.as_str()) {
                 return Err(DesktopError::new("invalid_request", format!("unsupported language {lang:?}; use en or zh-CN")));

@@ -38,6 +38,32 @@ impl Default for Prefs {
     }
 }
 
+/// A change to the UI preferences, as the UI sends it: an absent field is left as it
+/// is; `"language": null` means "follow the OS again".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrefsPatch {
+    /// Show or hide the memory panel.
+    #[serde(default)]
+    pub memory_enabled: Option<bool>,
+    /// `Some(None)` = follow the OS; `Some(Some("zh-CN"))` = that language.
+    #[serde(default, deserialize_with = "present")]
+    pub language: Option<Option<String>>,
+}
+
+/// Tells a field that is present (even as null) from one that is absent.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+impl PrefsPatch {
+    /// Reads a patch from the JSON arguments of a call.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, crate::DesktopError> {
+        serde_json::from_value(value.clone())
+            .map_err(|e| crate::DesktopError::new("invalid_request", format!("invalid preferences: {e}")))
+    }
+}
+
 /// Where preferences persist.
 pub trait PrefsStore: Send + Sync {
     /// The saved preferences, or defaults.

@@ -1,0 +1,119 @@
+// Test harness: a real memory service (the `memory-bank` binary on loopback, SQLite in a
+// temp folder), seeded through the CLI, and the desktop app in a real window driven by
+// tauri-driver + WebKitWebDriver. The app is pointed at the service with the
+// MEMORY_BANK_URL/TOKEN/ORG variables.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { remote } from "webdriverio";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+const cli = process.env.MEMORY_BANK_BIN ?? path.join(root, "target/debug/memory-bank");
+export const appBinary = process.env.MEMORY_BANK_APP ?? path.join(root, "target/debug/memory-bank-app");
+const driverPort = 4444;
+
+export class Harness {
+  async start() {
+    this.dir = mkdtempSync(path.join(tmpdir(), "memory-bank-e2e-"));
+    this.dbEnv = { ...process.env, MEMORY_BANK_DATABASE_URL: `sqlite://${this.dir}/service.db` };
+    const admin = (...args) => execFileSync(cli, ["admin", ...args], { env: this.dbEnv }).toString().trim();
+    const user = admin("user", "add", "e2e@example.com");
+    this.org = admin("org", "add", "E2E");
+    admin("member", "add", this.org, user);
+    this.token = admin("token", "issue", user);
+    this.url = await this.#serve();
+    this.clientEnv = { ...process.env, MEMORY_BANK_URL: this.url, MEMORY_BANK_TOKEN: this.token, MEMORY_BANK_ORG: this.org };
+    // The app's own log (and the drivers') goes to target/e2e/app.log for post-mortems.
+    mkdirSync(path.join(root, "target/e2e"), { recursive: true });
+    const log = openSync(path.join(root, "target/e2e/app.log"), "w");
+    this.driver = spawn("tauri-driver", ["--port", String(driverPort)], {
+      env: {
+        ...this.clientEnv,
+        MEMORY_BANK_DATA_DIR: path.join(this.dir, "app"),
+        MEMORY_BANK_LOG: "info",
+        LANG: "en_US.UTF-8",
+        LANGUAGE: "en",
+      },
+      stdio: ["ignore", log, log],
+    });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${driverPort}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
+  }
+
+  #serve() {
+    this.service = spawn(cli, ["serve", "--listen", "127.0.0.1:0"], { env: this.dbEnv, stdio: ["ignore", "ignore", "pipe"] });
+    return new Promise((resolve, reject) => {
+      let seen = "";
+      this.service.stderr.on("data", (chunk) => {
+        seen += chunk;
+        const match = /serving (http:\/\/[\d.:]+)/.exec(seen);
+        if (match) resolve(match[1]);
+      });
+      this.service.on("exit", (code) => reject(new Error(`memory-bank serve exited ${code}: ${seen}`)));
+    });
+  }
+
+  /** Saves a memory through the CLI (a client of the real service). */
+  save(content, ...flags) {
+    return execFileSync(cli, ["memory", "save", content, ...flags], { env: this.clientEnv }).toString();
+  }
+
+  /** What the server holds now, newest first. */
+  contents() {
+    const out = execFileSync(cli, ["memory", "list", "--all", "--json"], { env: this.clientEnv }).toString();
+    return out.split("\n").filter(Boolean).map((line) => JSON.parse(line).content);
+  }
+
+  async openApp() {
+    return remote({
+      hostname: "127.0.0.1",
+      port: driverPort,
+      logLevel: "error",
+      capabilities: {
+        browserName: "wry",
+        "tauri:options": { application: appBinary },
+        // webdriverio 9 would ask for BiDi, which WebKitWebDriver does not offer.
+        "wdio:enforceWebDriverClassic": true,
+      },
+    });
+  }
+
+  async stop() {
+    this.driver?.kill("SIGTERM"); // SIGTERM lets tauri-driver stop WebKitWebDriver too
+    this.service?.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export async function waitFor(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The row whose title is exactly `content`. */
+export function rowXPath(content) {
+  return `//article[contains(@class,'row')][.//p[contains(@class,'row-title')][normalize-space()=${xpathString(content)}]]`;
+}
+
+function xpathString(text) {
+  if (!text.includes("'")) return `'${text}'`;
+  return `concat('${text.split("'").join(`', "'", '`)}')`;
+}
+
+/** Confirms deleting the row titled `content` in the app. */
+export async function deleteRow(app, content) {
+  const button = await app.$(`${rowXPath(content)}//button[@aria-label='Delete memory']`);
+  await button.waitForClickable({ timeout: 10000 });
+  await button.click();
+  const confirm = await app.$("//*[@role='alertdialog']//button[contains(@class,'button-danger-solid')]");
+  await confirm.waitForClickable({ timeout: 5000 });
+  await confirm.click();
+  await app.$(rowXPath(content)).waitForExist({ reverse: true, timeout: 3000 });
+}
