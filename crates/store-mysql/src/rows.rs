@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use memory_bank_contract::wire::{Citation, Memory, MemoryContext, Org, Origin, Scope, User};
+use memory_bank_contract::wire::{Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
+use memory_bank_store::stored::{parse_citation, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlDatabaseError, MySqlRow};
 use sqlx::{MySqlPool, Row};
@@ -72,20 +73,6 @@ pub(crate) fn user_from_row(row: &MySqlRow) -> Result<User, StoreError> {
     Ok(User { id: get(row, "id")?, email: get(row, "email")?, created_at: timestamp(row, "created_at")? })
 }
 
-/// Tags as stored; anything but an array of strings reads as null / is dropped.
-fn parse_tags(raw: Option<String>) -> Option<Vec<String>> {
-    match serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()? {
-        serde_json::Value::Array(items) => Some(items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()),
-        _ => None,
-    }
-}
-
-/// A citation as stored; anything but an object reads as null.
-fn parse_citation(raw: Option<String>) -> Option<Citation> {
-    let value = serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()?;
-    value.is_object().then(|| serde_json::from_value(value).ok()).flatten()
-}
-
 /// The columns every memory read selects, in the shape [`memory_from_row`] expects.
 /// JSON is cast to text because MySQL 8 sends JSON columns as their own type.
 macro_rules! memory_columns {
@@ -100,7 +87,7 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
     Ok(Memory {
         id: get(row, "id")?,
         content: get(row, "content")?,
-        tags: parse_tags(get(row, "tags")?),
+        tags: parse_tags(get::<Option<String>>(row, "tags")?.as_deref()),
         source: get(row, "source")?,
         scope: if scope == "org" { Scope::Org } else { Scope::User },
         org_id: get(row, "org_id")?,
@@ -134,7 +121,7 @@ pub(crate) async fn attach_contexts(pool: &MySqlPool, mut memories: Vec<Memory>)
         by_memory.entry(get(row, "memory_id")?).or_default().push(MemoryContext {
             id: get(row, "id")?,
             snippet: get(row, "snippet")?,
-            citation: parse_citation(get(row, "citation")?),
+            citation: parse_citation(get::<Option<String>>(row, "citation")?.as_deref()),
             origin: origin.as_deref().and_then(Origin::parse),
             created_at: timestamp(row, "created_at")?,
         });

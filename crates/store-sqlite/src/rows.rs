@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
-use memory_bank_contract::wire::{Citation, Memory, MemoryContext, Org, Origin, Scope, User};
+use memory_bank_contract::wire::{Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
+use memory_bank_store::stored::{parse_citation, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
@@ -34,27 +35,12 @@ pub(crate) fn org_from_row(row: &SqliteRow) -> Result<Org, StoreError> {
     Ok(Org { id: get(row, "id")?, name: get(row, "name")?, created_at: Timestamp::from_unix_ms(get(row, "created_at")?) })
 }
 
-/// Tags as stored; anything but an array of strings reads as null / is dropped.
-fn parse_tags(raw: Option<String>) -> Option<Vec<String>> {
-    match serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()? {
-        serde_json::Value::Array(items) => {
-            Some(items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
-        }
-        _ => None,
-    }
-}
-
-fn parse_citation(raw: Option<String>) -> Option<Citation> {
-    let value = serde_json::from_str::<serde_json::Value>(raw.as_deref()?).ok()?;
-    value.is_object().then(|| serde_json::from_value(value).ok()).flatten()
-}
-
 pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
     let scope: String = get(row, "scope")?;
     Ok(Memory {
         id: get(row, "id")?,
         content: get(row, "content")?,
-        tags: parse_tags(get(row, "tags")?),
+        tags: parse_tags(get::<Option<String>>(row, "tags")?.as_deref()),
         source: get(row, "source")?,
         scope: if scope == "org" { Scope::Org } else { Scope::User },
         org_id: get(row, "org_id")?,
@@ -84,7 +70,7 @@ pub(crate) async fn attach_contexts(pool: &SqlitePool, mut memories: Vec<Memory>
         by_memory.entry(get(row, "memory_id")?).or_default().push(MemoryContext {
             id: get(row, "id")?,
             snippet: get(row, "snippet")?,
-            citation: parse_citation(get(row, "citation")?),
+            citation: parse_citation(get::<Option<String>>(row, "citation")?.as_deref()),
             origin: origin.as_deref().and_then(Origin::parse),
             created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
         });

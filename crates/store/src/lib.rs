@@ -9,6 +9,7 @@ mod bank;
 mod error;
 pub mod rank;
 mod store;
+pub mod stored;
 pub mod terms;
 pub mod tokens;
 
