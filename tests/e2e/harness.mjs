@@ -4,6 +4,7 @@
 // MEMORY_BANK_URL/TOKEN/ORG variables.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { remote } from "webdriverio";
@@ -11,7 +12,6 @@ import { remote } from "webdriverio";
 export const root = path.resolve(import.meta.dirname, "../..");
 const cli = process.env.MEMORY_BANK_BIN ?? path.join(root, "target/debug/memory-bank");
 export const appBinary = process.env.MEMORY_BANK_APP ?? path.join(root, "target/debug/memory-bank-app");
-const driverPort = 4444;
 
 export class Harness {
   async start() {
@@ -27,7 +27,10 @@ export class Harness {
     // The app's own log (and the drivers') goes to target/e2e/app.log for post-mortems.
     mkdirSync(path.join(root, "target/e2e"), { recursive: true });
     const log = openSync(path.join(root, "target/e2e/app.log"), "w");
-    this.driver = spawn("tauri-driver", ["--port", String(driverPort)], {
+    // Free ports of our own, so a stray driver from another run cannot get in the way.
+    this.driverPort = await freePort();
+    const nativePort = await freePort();
+    this.driver = spawn("tauri-driver", ["--port", String(this.driverPort), "--native-port", String(nativePort)], {
       env: {
         ...this.clientEnv,
         MEMORY_BANK_DATA_DIR: path.join(this.dir, "app"),
@@ -37,7 +40,7 @@ export class Harness {
       },
       stdio: ["ignore", log, log],
     });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${driverPort}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${this.driverPort}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
   }
 
   #serve() {
@@ -67,7 +70,7 @@ export class Harness {
   async openApp() {
     return remote({
       hostname: "127.0.0.1",
-      port: driverPort,
+      port: this.driverPort,
       logLevel: "error",
       capabilities: {
         browserName: "wry",
@@ -84,6 +87,17 @@ export class Harness {
     await new Promise((r) => setTimeout(r, 300));
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
 }
 
 export async function waitFor(check, timeoutMs, what) {
