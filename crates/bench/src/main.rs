@@ -3,6 +3,12 @@
 //! and single saves, plus bulk-load throughput and size on disk.
 //!
 //! Run: `cargo run --release -p memory-bank-bench -- --sizes 10000,100000,1000000`
+//!
+//! The store is chosen by `--database-url`: `sqlite` (default; a fresh file per size)
+//! or `mysql://user:password@host:3306/any`, whose server gets a fresh database per
+//! size (created and dropped again; the path's database is not touched). `--mariadb`
+//! starts a throwaway MariaDB instead. Every engine runs the same code through
+//! `Arc<dyn MemoryStore>`; only opening and measuring the size on disk differ.
 
 mod corpus;
 
@@ -16,6 +22,8 @@ use memory_bank_contract::validate::{parse_list, validate_save, Cursor, ValidLis
 use memory_bank_contract::wire::{SaveMemoryRequest, Scope};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{terms, Bank, MemoryStore, NewMemory};
+use memory_bank_store_mysql::testing::{MariaDb, TestDatabase};
+use memory_bank_store_mysql::MySqlStore;
 use memory_bank_store_sqlite::SqliteStore;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -36,9 +44,150 @@ struct Args {
     /// Also measure one user who owns every memory (the candidate cap at work).
     #[arg(long)]
     single_user: bool,
-    /// Folder for the database files (default: a temporary folder).
+    /// Folder for the database files (default: a temporary folder). SQLite only.
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
+    /// `sqlite` (default), or `mysql://user:password@host:3306/db`: each size then runs
+    /// in a fresh database created on that server (needs CREATE/DROP DATABASE) and
+    /// dropped afterwards.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Without `--database-url`: start a throwaway MariaDB (own data folder, loopback
+    /// port, stopped at exit) and measure that.
+    #[arg(long)]
+    mariadb: bool,
+    /// InnoDB buffer pool of the `--mariadb` server.
+    #[arg(long, default_value = "1G")]
+    mariadb_buffer_pool: String,
+    /// Keep each size's database (file, or MySQL database) for inspection, e.g. EXPLAIN;
+    /// its name or path is printed to stderr.
+    #[arg(long)]
+    keep: bool,
+}
+
+/// Where each size's fresh store comes from.
+enum Engine {
+    /// A new SQLite file per size in this folder.
+    Sqlite(std::path::PathBuf),
+    /// A new database per size on this server (URL without a database).
+    MySql {
+        server_url: String,
+        /// The throwaway server, when `--mariadb` started one; stopped on drop.
+        _server: Option<MariaDb>,
+    },
+}
+
+/// One size's store, and what is needed to measure and remove it.
+struct Fresh {
+    store: Arc<dyn MemoryStore>,
+    backing: Backing,
+}
+
+enum Backing {
+    Sqlite { path: std::path::PathBuf, store: SqliteStore },
+    /// The database is dropped when `db` is.
+    MySql { store: MySqlStore, db: TestDatabase },
+}
+
+impl Engine {
+    async fn fresh(&self, size: usize, users: usize) -> anyhow::Result<Fresh> {
+        match self {
+            Engine::Sqlite(dir) => {
+                let path = dir.join(format!("bench-{size}-{users}.db"));
+                remove_sqlite_files(&path);
+                let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.context("open")?;
+                Ok(Fresh { store: Arc::new(store.clone()), backing: Backing::Sqlite { path, store } })
+            }
+            Engine::MySql { server_url, .. } => {
+                let db = TestDatabase::create_on(server_url).await;
+                let store = MySqlStore::open(db.url()).await.with_context(|| format!("open {}", db.name()))?;
+                // The same path as `memory-bank db bootstrap`: migrations, then the index.
+                store.migrate().await.context("bootstrap the schema")?;
+                Ok(Fresh { store: Arc::new(store.clone()), backing: Backing::MySql { store, db } })
+            }
+        }
+    }
+}
+
+impl Fresh {
+    /// Size on disk in MB: the SQLite file after a WAL checkpoint, or the InnoDB
+    /// tablespace files of the database (tables, secondary indexes and the FULLTEXT
+    /// index's auxiliary tables).
+    async fn size_mb(&self) -> anyhow::Result<f64> {
+        match &self.backing {
+            Backing::Sqlite { path, store } => {
+                // Folds the WAL into the main file so the reported size is the database's.
+                let _ = store.ping().await;
+                let _ = memory_bank_store_sqlite::checkpoint(store).await;
+                let bytes: u64 = ["", "-wal"]
+                    .iter()
+                    .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
+                    .map(|m| m.len())
+                    .sum();
+                Ok(bytes as f64 / 1e6)
+            }
+            Backing::MySql { store, .. } => {
+                let files = mysql_tablespaces(store).await?;
+                let (fts, tables): (Vec<_>, Vec<_>) = files.iter().partition(|(name, _)| name.contains("/FTS_"));
+                let mb = |v: &[&(String, i64)]| v.iter().map(|(_, b)| *b as f64).sum::<f64>() / 1e6;
+                eprintln!("  tablespaces: tables and their indexes {:.1} MB, FULLTEXT auxiliary tables ({}) {:.1} MB",
+                    mb(&tables), fts.len(), mb(&fts));
+                Ok(files.iter().map(|(_, b)| *b as f64).sum::<f64>() / 1e6)
+            }
+        }
+    }
+
+    fn remove(self, keep: bool) {
+        if keep {
+            match self.backing {
+                Backing::Sqlite { path, .. } => eprintln!("  kept {}", path.display()),
+                Backing::MySql { db, .. } => {
+                    eprintln!("  kept database {}", db.url());
+                    // Not dropped, so not removed.
+                    std::mem::forget(db);
+                }
+            }
+            return;
+        }
+        match self.backing {
+            Backing::Sqlite { path, store } => {
+                drop(store);
+                drop(self.store);
+                remove_sqlite_files(&path);
+            }
+            // Dropping the database value drops the database.
+            Backing::MySql { .. } => {}
+        }
+    }
+}
+
+fn remove_sqlite_files(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        std::fs::remove_file(format!("{}{suffix}", path.display())).ok();
+    }
+}
+
+/// The InnoDB tablespace files of the store's database with their sizes in bytes.
+/// With file-per-table (the default) each table, and each auxiliary table of a
+/// FULLTEXT index, is one `.ibd` file named `<database>/<table>`.
+async fn mysql_tablespaces(store: &MySqlStore) -> anyhow::Result<Vec<(String, i64)>> {
+    // MariaDB names the view INNODB_SYS_TABLESPACES, MySQL 8 INNODB_TABLESPACES.
+    let mariadb = sqlx::query_as(
+        "SELECT CAST(NAME AS CHAR), CAST(FILE_SIZE AS SIGNED) FROM information_schema.INNODB_SYS_TABLESPACES
+         WHERE LEFT(NAME, CHAR_LENGTH(DATABASE()) + 1) = CONCAT(DATABASE(), '/')",
+    )
+    .fetch_all(store.pool())
+    .await;
+    match mariadb {
+        Ok(files) => Ok(files),
+        Err(_) => Ok(sqlx::query_as(
+            "SELECT CAST(NAME AS CHAR), CAST(FILE_SIZE AS SIGNED) FROM information_schema.INNODB_TABLESPACES
+             WHERE LEFT(NAME, CHAR_LENGTH(DATABASE()) + 1) = CONCAT(DATABASE(), '/')",
+        )
+        .fetch_all(store.pool())
+        .await
+        .context("read the tablespace sizes")?),
+    }
 }
 
 struct Stats {
@@ -61,27 +210,45 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let temp = std::env::temp_dir().join(format!("memory-bank-bench-{}", std::process::id()));
     let dir = args.dir.clone().unwrap_or(temp);
-    std::fs::create_dir_all(&dir)?;
+    let url = args.database_url.as_deref().map(str::trim).unwrap_or("sqlite");
+    let engine = if url.starts_with("mysql:") || url.starts_with("mariadb:") {
+        anyhow::ensure!(!args.mariadb, "--mariadb starts its own server; leave out --database-url");
+        Engine::MySql { server_url: url.to_owned(), _server: None }
+    } else if args.mariadb {
+        anyhow::ensure!(args.database_url.is_none(), "--mariadb starts its own server; leave out --database-url");
+        // A production-sized buffer pool and the server's default redo log (96 MB);
+        // full-text settings stay at their defaults (minimum token size 3, stopwords).
+        let server = MariaDb::start_with(&[
+            format!("--innodb-buffer-pool-size={}", args.mariadb_buffer_pool),
+            "--innodb-log-file-size=96M".to_owned(),
+        ])
+        .map_err(|e| anyhow::anyhow!(e))?;
+        eprintln!("throwaway MariaDB on port {} (buffer pool {})", server.port(), args.mariadb_buffer_pool);
+        Engine::MySql { server_url: server.server_url(), _server: Some(server) }
+    } else if url == "sqlite" {
+        std::fs::create_dir_all(&dir)?;
+        Engine::Sqlite(dir.clone())
+    } else {
+        anyhow::bail!("--database-url must be `sqlite` or mysql://user:password@host:3306/db, not {url:?}");
+    };
     println!("| rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &size in &args.sizes {
-        run(&args, &dir, size, args.users).await?;
+        run(&args, &engine, size, args.users).await?;
         if args.single_user {
-            run(&args, &dir, size, 1).await?;
+            run(&args, &engine, size, 1).await?;
         }
     }
-    if args.dir.is_none() {
+    drop(engine);
+    if args.dir.is_none() && !args.keep && !args.mariadb && args.database_url.as_deref().is_none_or(|u| u.trim() == "sqlite") {
         std::fs::remove_dir_all(&dir).ok();
     }
     Ok(())
 }
 
-async fn run(args: &Args, dir: &std::path::Path, size: usize, users: usize) -> anyhow::Result<()> {
-    let path = dir.join(format!("bench-{size}-{users}.db"));
-    for suffix in ["", "-wal", "-shm"] {
-        std::fs::remove_file(format!("{}{suffix}", path.display())).ok();
-    }
-    let store = Arc::new(SqliteStore::open(&format!("sqlite://{}", path.display())).await.context("open")?);
+async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow::Result<()> {
+    let fresh = engine.fresh(size, users).await?;
+    let store = fresh.store.clone();
     let bank = Bank::new(store.clone());
     let user_ids: Vec<String> = (0..users).map(|i| format!("usr_bench{i:05}")).collect();
     let mut rng = StdRng::seed_from_u64(7);
@@ -113,8 +280,7 @@ async fn run(args: &Args, dir: &std::path::Path, size: usize, users: usize) -> a
         }
     }
     let load_rate = size as f64 / loaded.elapsed().as_secs_f64();
-    sqlx_checkpoint(&store).await;
-    let size_mb = ["", "-wal"].iter().filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok()).map(|m| m.len()).sum::<u64>() as f64 / 1e6;
+    let size_mb = fresh.size_mb().await?;
 
     // Search: one term per query from each frequency class, random user.
     let mut cells = Vec::new();
@@ -131,18 +297,34 @@ async fn run(args: &Args, dir: &std::path::Path, size: usize, users: usize) -> a
         cells.push(stats(samples));
     }
 
+    // BENCH_PHASES=1: where a search's time goes, per term class (stderr). Its own
+    // random numbers, so the table's measurements are the same with or without it.
     if std::env::var_os("BENCH_PHASES").is_some() {
-        let user = &user_ids[0];
-        for class in [(0usize, 20usize), (20, 2000)] {
-            let q = terms::scope_terms(user, &[word(class.0)]);
-            let t = Instant::now();
-            let c = store.search_candidates(user, &q, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
-            let t1 = t.elapsed();
-            let ranked = memory_bank_store::rank::rank(&[word(class.0)], &c, 20);
-            let t2 = t.elapsed();
-            let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
-            store.memories_by_ids(user, &ids).await?;
-            eprintln!("class {class:?}: {} candidates; fetch {:?}, rank {:?}, load {:?}", c.len(), t1, t2 - t1, t.elapsed() - t2);
+        let mut phase_rng = StdRng::seed_from_u64(11);
+        for (name, (low, high)) in [("rare", (2000, VOCABULARY)), ("mid", (20, 2000)), ("common", (0, 20))] {
+            let (mut fetch, mut ranking, mut load, mut counts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..args.queries {
+                let term = vec![word(phase_rng.random_range(low..high))];
+                let user = &user_ids[phase_rng.random_range(0..users)];
+                let scoped = terms::scope_terms(user, &term);
+                let t = Instant::now();
+                let candidates = store.search_candidates(user, &scoped, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
+                let t1 = t.elapsed();
+                let ranked = memory_bank_store::rank::rank(&term, &candidates, 20);
+                let t2 = t.elapsed();
+                let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
+                std::hint::black_box(store.memories_by_ids(user, &ids).await?);
+                load.push(t.elapsed() - t2);
+                ranking.push(t2 - t1);
+                fetch.push(t1);
+                counts.push(candidates.len());
+            }
+            counts.sort_unstable();
+            let cell = |s: Stats| format!("{} / {} ms", ms(s.p50), ms(s.p95));
+            eprintln!(
+                "  phases {name}: candidates p50 {} max {}; candidate query {}, rank {}, load top 20 {}",
+                counts[counts.len() / 2], counts[counts.len() - 1], cell(stats(fetch)), cell(stats(ranking)), cell(stats(load))
+            );
         }
     }
 
@@ -183,14 +365,6 @@ async fn run(args: &Args, dir: &std::path::Path, size: usize, users: usize) -> a
     );
     drop(bank);
     drop(store);
-    for suffix in ["", "-wal", "-shm"] {
-        std::fs::remove_file(format!("{}{suffix}", path.display())).ok();
-    }
+    fresh.remove(args.keep);
     Ok(())
-}
-
-/// Folds the WAL into the main file so the reported size is the database's.
-async fn sqlx_checkpoint(store: &SqliteStore) {
-    let _ = store.ping().await;
-    let _ = memory_bank_store_sqlite::checkpoint(store).await;
 }

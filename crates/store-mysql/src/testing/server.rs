@@ -32,6 +32,8 @@ pub struct MariaDb {
     dir: tempfile::TempDir,
     port: u16,
     child: Option<Child>,
+    /// Options given to [`MariaDb::start_with`], kept for restarts.
+    extra_args: Vec<String>,
 }
 
 impl MariaDb {
@@ -39,6 +41,14 @@ impl MariaDb {
     /// free loopback port. Root connects over TCP with an empty password. The server
     /// runs with default full-text settings (minimum token size 3, stopwords on).
     pub fn start() -> Result<Self, String> {
+        Self::start_with(&[])
+    }
+
+    /// Like [`Self::start`], with `extra_args` passed to `mariadbd` after the test
+    /// settings, so they override them (the server takes the last value of an option).
+    /// The benchmark uses this for a production-sized buffer pool
+    /// (`--innodb-buffer-pool-size=1G`): the tests' 128 MB would measure disk reads.
+    pub fn start_with(extra_args: &[String]) -> Result<Self, String> {
         sweep_stale_dirs();
         let server = find_program(&["mariadbd", "mysqld"]).ok_or_else(|| format!("mariadbd was not found; {INSTALL_HINT}"))?;
         let install = find_program(&["mariadb-install-db", "mysql_install_db"])
@@ -64,7 +74,7 @@ impl MariaDb {
                 String::from_utf8_lossy(&installed.stderr)
             ));
         }
-        let mut db = Self { dir, port: 0, child: None };
+        let mut db = Self { dir, port: 0, child: None, extra_args: extra_args.to_vec() };
         // A port picked free may be taken before the server binds it: try a few.
         let mut last_error = String::new();
         for _ in 0..3 {
@@ -129,6 +139,7 @@ impl MariaDb {
             "--innodb-flush-log-at-trx-commit=2".to_owned(),
             "--innodb-doublewrite=0".to_owned(),
         ]);
+        command.args(&self.extra_args);
         command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
         let mut child = spawn_tied_to_this_process(command).map_err(|e| format!("cannot start {}: {e}", server.display()))?;
         let started = Instant::now();
