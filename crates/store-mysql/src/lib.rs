@@ -12,6 +12,7 @@
 //! Supported servers: MariaDB 10.6+ and MySQL 8.0.4+ (both needed for `JSON_TABLE`).
 
 mod fulltext;
+mod layout;
 mod rows;
 mod schema;
 mod store;

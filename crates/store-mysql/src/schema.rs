@@ -10,7 +10,7 @@ use memory_bank_store::{EnsureOutcome, StoreError};
 use sqlx::MySqlPool;
 
 use crate::rows::db_err;
-use crate::{fulltext, MIGRATOR};
+use crate::{fulltext, layout, MIGRATOR};
 
 /// How long `migrate` waits for another migrating process before giving up.
 const MIGRATION_LOCK_SECONDS: i32 = 600;
@@ -102,6 +102,10 @@ pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreErro
 
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
+    layout::cluster_by_user(pool).await.map_err(|e| match e {
+        StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
+        other => StoreError::Migration(format!("cannot cluster the memory table by user: {other}")),
+    })?;
     fulltext::ensure(pool).await
 }
 

@@ -235,7 +235,7 @@ impl MemoryStore for MySqlStore {
             .bind(user_id)
             .bind(limit),
             // Spelled out rather than a row comparison `(created_at, id) < (?, ?)`, which
-            // MariaDB does not turn into a range on the (user_id, created_at, id) index.
+            // MariaDB does not turn into a range on the (user_id, created_at, id) key.
             Some(cursor) => sqlx::query(concat!(
                 "SELECT ",
                 memory_columns!(),
@@ -290,14 +290,19 @@ impl MemoryStore for MySqlStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        // STRAIGHT_JOIN: the ids first, then one lookup each by the `id` index. Left to
+        // itself the optimizer walks all of the owner's rows (the primary key starts
+        // with user_id), which at 1 000 memories per user reads 50 times the rows.
+        // The ids are distinct (they come from ranking), so the join adds no duplicates.
         let rows = sqlx::query(concat!(
-            "SELECT ",
+            "SELECT STRAIGHT_JOIN ",
             memory_columns!(),
-            " FROM memory WHERE user_id = ? AND scope = 'user'
-              AND id IN (SELECT j.id FROM JSON_TABLE(?, '$[*]' COLUMNS (id VARCHAR(64) PATH '$')) AS j)"
+            " FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
+              JOIN memory ON memory.id = j.wanted
+              WHERE memory.user_id = ? AND memory.scope = 'user'"
         ))
-        .bind(user_id)
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
+        .bind(user_id)
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;

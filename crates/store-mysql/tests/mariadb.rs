@@ -22,6 +22,22 @@ async fn fulltext_indexes(store: &MySqlStore) -> Vec<String> {
     .unwrap()
 }
 
+/// The index names of `memory` other than FULLTEXT, each with its columns in order.
+async fn btree_indexes(store: &MySqlStore) -> Vec<(String, String)> {
+    sqlx::query_as(
+        "SELECT CAST(INDEX_NAME AS CHAR), CAST(GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS CHAR)
+         FROM information_schema.STATISTICS
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'memory' AND INDEX_TYPE = 'BTREE'
+         GROUP BY INDEX_NAME ORDER BY INDEX_NAME",
+    )
+    .fetch_all(store.pool())
+    .await
+    .unwrap()
+}
+
+/// Memories are clustered by owner (search reads few pages) and ids stay unique.
+const CLUSTERED: [(&str, &str); 2] = [("memory_id", "id"), ("PRIMARY", "user_id,created_at,id")];
+
 async fn seeded_bank(store: &MySqlStore) -> (Bank, String, String) {
     let bank = Bank::new(Arc::new(store.clone()));
     let user = bank.add_user("ada@example.com").await.unwrap().id;
@@ -81,6 +97,8 @@ async fn eight_concurrent_bootstraps_of_a_new_database_agree() {
     let store = MySqlStore::open(db.url()).await.unwrap();
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Current);
     assert_eq!(fulltext_indexes(&store).await, ["memory_search_fulltext"]);
+    let indexes = btree_indexes(&store).await;
+    assert_eq!(indexes.iter().map(|(n, c)| (n.as_str(), c.as_str())).collect::<Vec<_>>(), CLUSTERED);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -154,6 +172,8 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     assert!(store.migrate().await.unwrap().created);
 
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Current);
+    let indexes = btree_indexes(&store).await;
+    assert_eq!(indexes.iter().map(|(n, c)| (n.as_str(), c.as_str())).collect::<Vec<_>>(), CLUSTERED, "re-clustered by owner");
     for table in ["memory", "memory_context"] {
         let row = sqlx::query(
             "SELECT CAST(COLUMN_DEFAULT AS CHAR) AS d, CAST(DATA_TYPE AS CHAR) AS t, CAST(IS_NULLABLE AS CHAR) AS n

@@ -1,0 +1,74 @@
+//! The physical order of `memory`: rows clustered by owner, newest last.
+//!
+//! InnoDB stores a table in primary-key order. With `id` (time-ordered) as the key, a
+//! user's rows are spread over the whole table, one page each, so a search whose term
+//! is in most of a user's memories reads ~700 scattered pages at 10⁶ rows (measured
+//! 7 ms p50 / 20–50 ms p95 for the candidate query alone). With the key
+//! `(user_id, created_at, id)` the same rows sit on a few dozen adjacent pages
+//! (1.8–2.4 ms p50 / 7–11 ms p95), and newest-first paging is a primary-key range.
+//! `id` stays unique through its own index, which id lookups and deletes use.
+//!
+//! Done in code rather than in a migration file because what to change depends on the
+//! table: a database adopted from an older release may lack the old owner index or
+//! have a nullable `created_at`, and MySQL 8 has no `DROP INDEX IF EXISTS`.
+
+use memory_bank_store::StoreError;
+use sqlx::MySqlPool;
+
+use crate::rows::db_err;
+
+/// The primary key `memory` should have, in order.
+const CLUSTER_KEY: [&str; 3] = ["user_id", "created_at", "id"];
+
+async fn index_exists(pool: &MySqlPool, name: &str) -> Result<bool, StoreError> {
+    let found: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM information_schema.STATISTICS
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'memory' AND INDEX_NAME = ? LIMIT 1",
+    )
+    .bind(name)
+    .fetch_optional(pool)
+    .await
+    .map_err(db_err)?;
+    Ok(found.is_some())
+}
+
+/// Whether `memory` is clustered by owner already.
+pub(crate) async fn is_clustered(pool: &MySqlPool) -> Result<bool, StoreError> {
+    let key: Vec<String> = sqlx::query_scalar(
+        "SELECT CAST(COLUMN_NAME AS CHAR) FROM information_schema.STATISTICS
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'memory' AND INDEX_NAME = 'PRIMARY'
+         ORDER BY SEQ_IN_INDEX",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    Ok(key.iter().map(String::as_str).eq(CLUSTER_KEY))
+}
+
+/// Gives `memory` the primary key `(user_id, created_at, id)`, a unique index on `id`,
+/// and drops the owner index the new key makes redundant. Does nothing when the key
+/// is already right. Callers hold the migration lock (see `schema::migrate`).
+pub(crate) async fn cluster_by_user(pool: &MySqlPool) -> Result<(), StoreError> {
+    if is_clustered(pool).await? {
+        return Ok(());
+    }
+    let mut alter = String::from(
+        // A key column must be NOT NULL; older schemas had a nullable created_at. The
+        // values (milliseconds included) are kept. ALGORITHM = COPY: the rebuild also
+        // rebuilds an existing FULLTEXT index, which MariaDB 10.11 does not reliably
+        // do in place (see fulltext.rs).
+        "ALTER TABLE memory MODIFY created_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+         DROP PRIMARY KEY, ADD PRIMARY KEY (user_id, created_at, id)",
+    );
+    if !index_exists(pool, "memory_id").await? {
+        alter.push_str(", ADD UNIQUE KEY memory_id (id)");
+    }
+    if index_exists(pool, "memory_user_id").await? {
+        alter.push_str(", DROP KEY memory_user_id");
+    }
+    alter.push_str(", ALGORITHM = COPY");
+    tracing::info!("clustering memory by user");
+    // Built only from the fixed fragments above: no caller input reaches it.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(alter)).execute(pool).await.map_err(db_err)?;
+    Ok(())
+}
