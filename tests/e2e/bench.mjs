@@ -3,6 +3,7 @@
 // Run under Xvfb after scripts/test.sh built everything:
 //   xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench.mjs
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { Harness, sleep } from "./harness.mjs";
 
 const ROWS = Number(process.env.ROWS ?? 10000);
@@ -113,7 +114,17 @@ const tree = (pid) => {
 const pids = tree(appPid);
 const rows = execFileSync("ps", ["-o", "pid=,rss=,comm=", "-p", pids.join(",")]).toString().trim().split("\n");
 const total = rows.reduce((sum, row) => sum + Number(row.trim().split(/\s+/)[1]), 0);
-console.log(`idle RSS with ${ROWS} memories loaded: ${(total / 1024).toFixed(0)} MB total`);
+// RSS counts shared libraries once per process; PSS splits shared pages fairly, so
+// the PSS sum is what the app really costs the machine.
+const pss = pids.reduce((sum, pid) => {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    return sum + Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+  } catch {
+    return sum;
+  }
+}, 0);
+console.log(`idle memory with ${ROWS} memories loaded: RSS sum ${(total / 1024).toFixed(0)} MB, PSS sum ${(pss / 1024).toFixed(0)} MB`);
 for (const row of rows) console.log(`  ${row.trim()}`);
 await app.deleteSession();
 } finally {
