@@ -213,7 +213,12 @@ async fn main() -> anyhow::Result<()> {
     let url = args.database_url.as_deref().map(str::trim).unwrap_or("sqlite");
     let engine = if url.starts_with("mysql:") || url.starts_with("mariadb:") {
         anyhow::ensure!(!args.mariadb, "--mariadb starts its own server; leave out --database-url");
-        Engine::MySql { server_url: url.to_owned(), _server: None }
+        // The harness's database helpers speak sqlx's scheme only.
+        let server_url = match url.strip_prefix("mariadb:") {
+            Some(rest) => format!("mysql:{rest}"),
+            None => url.to_owned(),
+        };
+        Engine::MySql { server_url, _server: None }
     } else if args.mariadb {
         anyhow::ensure!(args.database_url.is_none(), "--mariadb starts its own server; leave out --database-url");
         // A production-sized buffer pool and the server's default redo log (96 MB);
