@@ -1,11 +1,13 @@
 //! The `memory-bank` binary end to end: admin commands on a real SQLite file, a real
 //! `memory-bank serve` process on loopback, and the `memory` client commands.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
+#[path = "support/serve_process.rs"]
+mod serve_process;
+
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+
 
 use serde_json::Value;
 
@@ -69,31 +71,7 @@ impl Served {
 
 /// Starts `memory-bank serve` on a free port; Err(stderr) if it exits instead.
 fn serve(dir: &Path, env: &[(&str, &str)]) -> Result<(Child, String, mpsc::Receiver<String>), String> {
-    let mut child = Command::new(BIN).args(["--database-url", &db_url(dir), "serve", "--listen", "127.0.0.1:0"])
-        .envs(env.iter().copied()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut seen = Vec::new();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(line) => {
-                if let Some(rest) = line.split("serving http://").nth(1) {
-                    let url = format!("http://{}", rest.split_whitespace().next().unwrap());
-                    return Ok((child, url, rx));
-                }
-                seen.push(line);
-            }
-            Err(_) => {
-                let status = child.wait().unwrap();
-                return Err(format!("exit {status}: {}", seen.join("\n")));
-            }
-        }
-    }
+    serve_process::start(BIN, &db_url(dir), env).map(|s| (s.child, s.url, s.stderr))
 }
 
 #[test]

@@ -3,10 +3,10 @@
 //! commands through a real `memory-bank serve`. The database server is
 //! `MEMORY_BANK_TEST_MYSQL_URL` or a throwaway MariaDB (see memory_bank_store_mysql::testing).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+#[path = "support/serve_process.rs"]
+mod serve_process;
+
+use std::process::{Child, Command, Output};
 
 use memory_bank_store_mysql::testing::TestDatabase;
 use serde_json::Value;
@@ -34,30 +34,7 @@ fn fails(url: &str, args: &[&str]) -> String {
 
 /// Starts `memory-bank serve` on a free port; Err(exit status + stderr) if it exits instead.
 fn serve(url: &str) -> Result<(Child, String), String> {
-    let mut child = Command::new(BIN).args(["--database-url", url, "serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut seen = Vec::new();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(line) => {
-                if let Some(rest) = line.split("serving http://").nth(1) {
-                    return Ok((child, format!("http://{}", rest.split_whitespace().next().unwrap())));
-                }
-                seen.push(line);
-            }
-            Err(_) => {
-                let status = child.wait().unwrap();
-                return Err(format!("exit {status}: {}", seen.join("\n")));
-            }
-        }
-    }
+    serve_process::start(BIN, url, &[]).map(|s| (s.child, s.url))
 }
 
 fn stop(mut child: Child) -> bool {
