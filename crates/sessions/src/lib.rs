@@ -1,0 +1,19 @@
+//! The agent sessions already on the user's disk: readers for Claude Code, Codex, opencode
+//! and Gemini CLI, a persistent incremental index, and the lookup actions that the desktop
+//! app, the CLI and (later) the MCP server all call.
+//!
+//! Source files are opened read-only and never locked or modified. They are live and
+//! untrusted: half-written lines, invalid UTF-8 and unknown records are skipped, never
+//! fatal, and a file that cannot be read is reported as a [`Problem`].
+
+#![warn(missing_docs)]
+
+pub mod jsonl;
+pub mod model;
+pub mod replay;
+pub mod source;
+pub mod sources;
+pub mod text;
+
+pub use model::*;
+pub use source::{Env, Problem, SourceReader, Unit, UnitKind};

@@ -1,0 +1,297 @@
+//! The shapes the lookup actions answer with (camelCase on the wire), and the events a
+//! source parser emits while reading a file.
+
+use serde::{Deserialize, Serialize};
+
+/// The agent tool a session was recorded by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// Claude Code (`~/.claude/projects`).
+    ClaudeCode,
+    /// OpenAI Codex CLI (`~/.codex/sessions`).
+    Codex,
+    /// opencode and OpenWork (`~/.local/share/opencode`).
+    Opencode,
+    /// Gemini CLI (`~/.gemini/tmp`).
+    Gemini,
+}
+
+impl Source {
+    /// Every source, in display order.
+    pub const ALL: [Source; 4] = [Source::ClaudeCode, Source::Codex, Source::Opencode, Source::Gemini];
+
+    /// The stable name used on the wire, in the CLI and in the index.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::ClaudeCode => "claude-code",
+            Source::Codex => "codex",
+            Source::Opencode => "opencode",
+            Source::Gemini => "gemini",
+        }
+    }
+
+    /// Parses a wire name; also accepts the short forms people type (`claude`).
+    pub fn parse(name: &str) -> Option<Source> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude-code" | "claude" | "claude_code" | "claudecode" => Some(Source::ClaudeCode),
+            "codex" => Some(Source::Codex),
+            "opencode" | "openwork" => Some(Source::Opencode),
+            "gemini" | "gemini-cli" => Some(Source::Gemini),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The person.
+    User,
+    /// The agent.
+    Assistant,
+}
+
+impl Role {
+    /// `user` or `assistant`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+
+    /// The inverse of [`Role::as_str`].
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            _ => None,
+        }
+    }
+}
+
+/// One session in a listing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    /// The tool's own session id.
+    pub session_id: String,
+    /// Which tool recorded it.
+    pub source: Source,
+    /// The tool's title, else the first user message in full.
+    pub title: String,
+    /// The directory the agent worked in, when known.
+    pub workspace: Option<String>,
+    /// RFC 3339 UTC with milliseconds.
+    pub created_at: Option<String>,
+    /// RFC 3339 UTC with milliseconds.
+    pub updated_at: Option<String>,
+    /// User and assistant messages with text.
+    pub message_count: u64,
+}
+
+/// The answer of `list_sessions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionList {
+    /// How many sessions matched before the limit, so a cap is never silent.
+    pub total: u64,
+    /// Newest first.
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// One message of a transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptMessage {
+    /// Absolute position in the session, from 0.
+    pub index: u64,
+    /// The id to cite: the tool's own message id, or `L<line>` where it stores none.
+    pub message_id: String,
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// The message text.
+    pub text: String,
+    /// RFC 3339 UTC with milliseconds, when the tool recorded one.
+    pub timestamp: Option<String>,
+}
+
+/// The answer of `read_transcript`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transcript {
+    /// The session read.
+    pub session_id: String,
+    /// Its title.
+    pub title: String,
+    /// Messages in the whole session.
+    pub message_count: u64,
+    /// Messages in this answer.
+    pub returned: u64,
+    /// Oldest first.
+    pub messages: Vec<TranscriptMessage>,
+}
+
+/// The answer of `latest_message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LatestMessage {
+    /// The session read.
+    pub session_id: String,
+    /// Absolute position of the message.
+    pub index: u64,
+    /// The id to cite.
+    pub message_id: String,
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// The message text.
+    pub text: String,
+    /// RFC 3339 UTC with milliseconds.
+    pub timestamp: Option<String>,
+}
+
+/// One hit of `search_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The session the message belongs to.
+    pub session_id: String,
+    /// Its tool.
+    pub source: Source,
+    /// Its title.
+    pub title: String,
+    /// The id to cite.
+    pub message_id: String,
+    /// Absolute position of the message.
+    pub index: u64,
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// The text around the first match.
+    pub snippet: String,
+}
+
+/// The answer of `search_messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// Newest first.
+    pub hits: Vec<SearchHit>,
+}
+
+/// How sure a parser is about a title; a higher rank replaces a lower one, and an equal
+/// rank replaces an earlier one (the tools append renames).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TitleRank {
+    /// Claude's old `summary` record.
+    Summary = 2,
+    /// A title the tool generated (Claude `ai-title`, opencode, Gemini `summary`).
+    Generated = 3,
+    /// A title the person chose (Claude `/rename`, Codex thread name).
+    Custom = 4,
+}
+
+/// Session-level facts. Each field merges by its own rule, so parsers can emit them as
+/// they meet them, line by line, and an incremental pass over appended bytes is correct.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetaEvent {
+    /// The tool's session id; the first one seen wins.
+    pub session_id: Option<String>,
+    /// A title candidate (see [`TitleRank`]).
+    pub title: Option<(TitleRank, String)>,
+    /// The workspace; the first one seen wins.
+    pub workspace: Option<String>,
+    /// A creation time (ms since epoch); the earliest wins.
+    pub created: Option<i64>,
+    /// An activity time (ms since epoch); the latest wins.
+    pub updated: Option<i64>,
+    /// Marks a sub-agent or child session, which is not listed on its own.
+    pub hidden: bool,
+}
+
+/// How a message event combines with an earlier one that has the same key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Merge {
+    /// Replace role, text and time; keep the position (Gemini appends the same id again).
+    Replace,
+    /// Append the text after a blank line (Claude writes one record per content block).
+    Append,
+}
+
+/// A user or assistant message with text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageEvent {
+    /// Identifies the message within its session for merging (e.g. Claude's `message.id`).
+    pub key: String,
+    /// The id to cite.
+    pub message_id: String,
+    /// `user` or `assistant`.
+    pub role: Role,
+    /// Non-empty text.
+    pub text: String,
+    /// Ms since epoch.
+    pub timestamp: Option<i64>,
+    /// What to do when the key was seen before.
+    pub merge: Merge,
+}
+
+/// What a parser learned from one line or one whole file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Session-level facts.
+    Meta(MetaEvent),
+    /// A message (new, or merged into an earlier one with the same key).
+    Message(MessageEvent),
+    /// Delete the message with this key and every later one (Gemini `$rewindTo`).
+    Rewind {
+        /// The key of the first message to delete.
+        key: String,
+    },
+    /// A title kept outside the session file (Codex `session_index.jsonl`); the latest wins.
+    ExternalTitle {
+        /// The session it names.
+        session_id: String,
+        /// The title; empty clears it.
+        title: String,
+    },
+}
+
+impl Event {
+    /// Shorthand for a message event.
+    pub fn message(
+        key: impl Into<String>,
+        message_id: impl Into<String>,
+        role: Role,
+        text: impl Into<String>,
+        timestamp: Option<i64>,
+        merge: Merge,
+    ) -> Event {
+        Event::Message(MessageEvent {
+            key: key.into(),
+            message_id: message_id.into(),
+            role,
+            text: text.into(),
+            timestamp,
+            merge,
+        })
+    }
+}
+
+/// Formats ms since epoch as RFC 3339 UTC with milliseconds (`2026-11-30T01:02:03.004Z`).
+pub fn format_ms(ms: i64) -> Option<String> {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+}
+
+/// Parses an RFC 3339 / ISO-8601 timestamp into ms since epoch; `None` when it is not one.
+pub fn parse_time(s: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|t| t.timestamp_millis())
+}

@@ -1,0 +1,166 @@
+//! Applies events in memory, with exactly the merge rules the index uses. Used to read a
+//! unit without an index (tests, one-off reads) and to check the index against.
+
+use std::fs::File;
+
+use crate::jsonl::read_complete_lines;
+use crate::model::{Event, Merge, Role, TitleRank};
+use crate::source::{LinePos, SourceReader, Unit, UnitKind};
+
+/// A message after merging.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedMessage {
+    /// The merge key.
+    pub key: String,
+    /// The id to cite.
+    pub message_id: String,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text.
+    pub text: String,
+    /// Ms since epoch.
+    pub timestamp: Option<i64>,
+}
+
+/// A session after applying all its events.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedSession {
+    /// The key inside its unit (`""` for one-session units).
+    pub key: String,
+    /// The tool's session id.
+    pub session_id: Option<String>,
+    /// The best title candidate, if any (see [`ParsedSession::title`]).
+    pub title_candidate: Option<(TitleRank, String)>,
+    /// The workspace.
+    pub workspace: Option<String>,
+    /// Earliest time seen (ms).
+    pub created: Option<i64>,
+    /// Latest time seen (ms).
+    pub updated: Option<i64>,
+    /// A sub-agent or child session.
+    pub hidden: bool,
+    /// Messages in order.
+    pub messages: Vec<ParsedMessage>,
+    /// Titles kept outside session files, `(session_id, title)`, in order.
+    pub external_titles: Vec<(String, String)>,
+}
+
+impl ParsedSession {
+    /// The title rule: the tool's title, else the first user message in full, else "".
+    pub fn title(&self) -> String {
+        if let Some((_, t)) = &self.title_candidate {
+            return t.clone();
+        }
+        self.messages
+            .iter()
+            .find(|m| m.role == Role::User)
+            .map(|m| m.text.clone())
+            .unwrap_or_default()
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: Event) {
+        match event {
+            Event::Meta(meta) => {
+                if self.session_id.is_none() {
+                    self.session_id = meta.session_id;
+                }
+                if let Some((rank, title)) = meta.title {
+                    let replace = self.title_candidate.as_ref().is_none_or(|(r, _)| rank >= *r);
+                    if replace && !title.trim().is_empty() {
+                        self.title_candidate = Some((rank, title));
+                    }
+                }
+                if self.workspace.is_none() {
+                    self.workspace = meta.workspace.filter(|w| !w.is_empty());
+                }
+                self.fold_time(meta.created, meta.updated);
+                self.hidden |= meta.hidden;
+            }
+            Event::Message(m) => {
+                self.fold_time(m.timestamp, m.timestamp);
+                if let Some(existing) = self.messages.iter_mut().find(|e| e.key == m.key) {
+                    match m.merge {
+                        Merge::Append => {
+                            existing.text.push_str("\n\n");
+                            existing.text.push_str(&m.text);
+                        }
+                        Merge::Replace => {
+                            existing.role = m.role;
+                            existing.text = m.text;
+                            existing.timestamp = m.timestamp.or(existing.timestamp);
+                        }
+                    }
+                } else {
+                    self.messages.push(ParsedMessage {
+                        key: m.key,
+                        message_id: m.message_id,
+                        role: m.role,
+                        text: m.text,
+                        timestamp: m.timestamp,
+                    });
+                }
+            }
+            Event::Rewind { key } => {
+                if let Some(at) = self.messages.iter().position(|m| m.key == key) {
+                    self.messages.truncate(at);
+                }
+            }
+            Event::ExternalTitle { session_id, title } => {
+                self.external_titles.push((session_id, title));
+            }
+        }
+    }
+
+    fn fold_time(&mut self, created: Option<i64>, updated: Option<i64>) {
+        if let Some(c) = created {
+            self.created = Some(self.created.map_or(c, |x| x.min(c)));
+        }
+        if let Some(u) = updated {
+            self.updated = Some(self.updated.map_or(u, |x| x.max(u)));
+        }
+    }
+}
+
+/// Reads a whole unit without an index. One session for a JSONL unit.
+pub fn read_unit(reader: &dyn SourceReader, unit: &Unit) -> std::io::Result<Vec<ParsedSession>> {
+    match unit.kind {
+        UnitKind::Jsonl => {
+            let mut file = File::open(&unit.path)?;
+            let mut parser = reader.line_parser(unit);
+            let mut events = Vec::new();
+            let mut line_no = 0;
+            read_complete_lines(&mut file, 0, |line| {
+                line_no += 1;
+                parser.line(&line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
+            })?;
+            let mut session = ParsedSession::default();
+            for e in events {
+                session.apply(e);
+            }
+            finish(&mut session, unit);
+            Ok(vec![session])
+        }
+        UnitKind::Whole => Ok(reader
+            .parse_whole(unit)?
+            .into_iter()
+            .map(|whole| {
+                let mut session = ParsedSession { key: whole.key, ..Default::default() };
+                for e in whole.events {
+                    session.apply(e);
+                }
+                finish(&mut session, unit);
+                session
+            })
+            .collect()),
+    }
+}
+
+fn finish(session: &mut ParsedSession, unit: &Unit) {
+    if session.session_id.is_none() {
+        session.session_id = unit.session_hint.clone();
+    }
+    if session.workspace.is_none() {
+        session.workspace = unit.workspace_hint.clone();
+    }
+}

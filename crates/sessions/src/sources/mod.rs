@@ -1,0 +1,24 @@
+//! One reader per tool. `session-formats.md` (shared reference) documents each format.
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod opencode;
+
+use crate::model::Source;
+use crate::source::SourceReader;
+
+/// The reader for `source`.
+pub fn reader(source: Source) -> &'static dyn SourceReader {
+    match source {
+        Source::ClaudeCode => &claude::ClaudeCode,
+        Source::Codex => &codex::Codex,
+        Source::Opencode => &opencode::Opencode,
+        Source::Gemini => &gemini::Gemini,
+    }
+}
+
+/// Every reader.
+pub fn all() -> [&'static dyn SourceReader; 4] {
+    Source::ALL.map(reader)
+}
