@@ -82,7 +82,14 @@ export type IpcErrorCode =
   | "service_unavailable"
   | "keyring"
   | "no_account"
-  | "internal";
+  | "internal"
+  // Sessions (agent history on this machine).
+  | "session_not_found"
+  | "no_messages"
+  | "invalid_argument"
+  | "no_open_session"
+  | "index"
+  | "looks_like_secret";
 
 /** The shape of a rejected `invoke`. */
 export interface IpcError {
@@ -139,4 +146,113 @@ export const DELETE_SETTLED_EVENT = "memory-delete-settled";
 
 export function onDeleteSettled(handler: (event: DeleteSettled) => void): Promise<UnlistenFn> {
   return listen<DeleteSettled>(DELETE_SETTLED_EVENT, (event) => handler(event.payload));
+}
+
+// Sessions: the agent history on this machine (docs/desktop-ipc.md, "Sessions").
+
+export type Source = "claude-code" | "codex" | "opencode" | "gemini";
+
+export type Role = "user" | "assistant";
+
+export interface SessionInfo {
+  sessionId: string;
+  source: Source;
+  /** The tool's title, else the full first user message. */
+  title: string;
+  workspace: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  messageCount: number;
+}
+
+/** Newest first; `total` counts every match, `sessions` is capped by `limit`. */
+export interface SessionList {
+  total: number;
+  sessions: SessionInfo[];
+}
+
+export interface TranscriptMessage {
+  index: number;
+  messageId: string;
+  role: Role;
+  text: string;
+  timestamp: string | null;
+}
+
+/** Oldest first. */
+export interface Transcript {
+  sessionId: string;
+  title: string;
+  messageCount: number;
+  returned: number;
+  messages: TranscriptMessage[];
+}
+
+export interface LatestMessage {
+  sessionId: string;
+  index: number;
+  messageId: string;
+  role: Role;
+  text: string;
+  timestamp: string | null;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  source: Source;
+  title: string;
+  messageId: string;
+  index: number;
+  role: Role;
+  snippet: string;
+}
+
+/** Most sessions first. */
+export interface Facets {
+  sources: { source: Source; count: number }[];
+  workspaces: { workspace: string; count: number }[];
+}
+
+export interface SaveContext {
+  snippet: string;
+  conversationId: string;
+  messageId: string;
+  origin: "active_conversation" | "searched_conversation";
+}
+
+export const listSessions = (args: {
+  limit?: number;
+  workspace?: string;
+  source?: Source;
+  query?: string;
+}) => invoke<SessionList>("list_sessions", args);
+
+export const sessionFacets = () => invoke<Facets>("session_facets");
+
+/** Also makes it the open session on the Rust side. */
+export const openSession = (args: { sessionId: string; source?: Source }) =>
+  invoke<SessionInfo>("open_session", args);
+
+/** Pages backwards: no `before` = the last `count` messages. */
+export const readTranscript = (args: { sessionId?: string; count?: number; before?: number }) =>
+  invoke<Transcript>("read_transcript", args);
+
+export const latestMessage = (args: { sessionId?: string } = {}) =>
+  invoke<LatestMessage>("latest_message", args);
+
+export const searchMessages = (args: { query: string; limit?: number }) =>
+  invoke<{ hits: SearchHit[] }>("search_messages", args);
+
+/** `orgId` is the org active when the person pressed Save. */
+export const saveMemory = (args: {
+  orgId: string;
+  content: string;
+  tags?: string[];
+  contexts?: SaveContext[];
+}) => invoke<Memory>("save_memory", args);
+
+export const SESSIONS_CHANGED_EVENT = "sessions-changed";
+
+export function onSessionsChanged(handler: () => void): Promise<UnlistenFn> {
+  return listen<null>(SESSIONS_CHANGED_EVENT, () => handler());
 }
