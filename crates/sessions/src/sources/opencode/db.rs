@@ -1,0 +1,306 @@
+//! The SQLite store of opencode 1.2+ (`opencode.db`, `opencode-<channel>.db`).
+//!
+//! The database is opened read-only (`SQLITE_OPEN_READ_ONLY`, `query_only`), never written,
+//! and read inside one read transaction so every table comes from the same snapshot. It is
+//! live and in WAL mode: recent rows may sit only in `-wal`, which SQLite reads through the
+//! `-shm` index that opencode keeps; the unit's fingerprint follows the `-wal` file because
+//! the main file does not change until a checkpoint.
+//!
+//! One query per table, never one per session or message:
+//!
+//! * sessions: `session` (1.x columns `id, parent_id, directory, title, time_created,
+//!   time_updated, …`);
+//! * 1.x messages: `message(id, session_id, time_created, time_updated, data)` with the
+//!   message JSON (minus `id`/`sessionID`) in `data`, and `part(id, message_id, session_id,
+//!   time_created, time_updated, data)` with the part JSON in `data`; only parts that can be
+//!   text or compaction markers are fetched.
+//!
+//! **2.x (best effort, not source-verified).** opencode 2.x is reported to add event-sourced
+//! tables `session_v2` and `session_message(id, session_id, type, [seq,] [time_created,]
+//! data)` while the 1.x tables are frozen and may hold migrated copies. Assumptions:
+//! sessions come from `session_v2` when it exists and has rows (columns named as in
+//! `session`, or the same fields in a `data` JSON column), else from `session`; a session
+//! with any `session_message` row is read only from `session_message` (never also from
+//! `message`/`part`, so a migrated copy is never read twice), and a session without one from
+//! `message`/`part`. A `session_message` row's type is its `type` column or `data.type`:
+//! `user` carries `data.text`; `assistant` carries `data.content[]` whose non-synthetic,
+//! non-ignored `{type:"text"}` items are its text; every other type (synthetic, shell,
+//! compaction, agent/model switches) is not a message. Time is `data.time.created`, else
+//! the `time_created` column; ties break on `seq`, then id.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, Row};
+use serde::Deserialize;
+
+use crate::jsonl::parse_line_as;
+use crate::model::Role;
+use crate::source::WholeSession;
+use crate::text::{join_text, time_value};
+
+use super::{mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary, SessionFacts};
+
+/// The `-wal` companion of a database.
+fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// Follows the `-wal` file (size and mtime): writes land there, not in the main file.
+pub(super) fn fingerprint(db: &Path) -> u64 {
+    let mut fp = Fingerprint::new();
+    match std::fs::metadata(wal_path(db)) {
+        Ok(meta) => {
+            fp.mix(1);
+            fp.mix(meta.len());
+            fp.mix(mtime_ns(&meta));
+        }
+        Err(_) => fp.mix(0),
+    }
+    fp.0
+}
+
+fn io_err(e: rusqlite::Error) -> std::io::Error {
+    std::io::Error::other(e)
+}
+
+/// Opens strictly read-only: no write, no schema change, no checkpoint.
+fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "query_only", true)?;
+    Ok(conn)
+}
+
+/// Reads every session of one database.
+pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
+    read_db(path).map_err(io_err)
+}
+
+fn read_db(path: &Path) -> rusqlite::Result<Vec<WholeSession>> {
+    let conn = open(path)?;
+    // One snapshot for all queries; dropped (rolled back) at the end, nothing was written.
+    let _snapshot = conn.unchecked_transaction()?;
+    let tables: HashSet<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let has_rows = |table: &str| -> rusqlite::Result<bool> {
+        if !tables.contains(table) {
+            return Ok(false);
+        }
+        conn.query_row(&format!("SELECT EXISTS (SELECT 1 FROM \"{table}\")"), [], |r| r.get(0))
+    };
+    let session_table = if has_rows("session_v2")? {
+        "session_v2"
+    } else if tables.contains("session") {
+        "session"
+    } else {
+        return Ok(Vec::new());
+    };
+    let sessions = read_sessions(&conn, session_table)?;
+
+    let mut messages: HashMap<String, Vec<Msg>> = HashMap::new();
+    let mut v2_sessions: HashSet<String> = HashSet::new();
+    if has_rows("session_message")? {
+        read_v2_messages(&conn, &mut messages, &mut v2_sessions)?;
+    }
+    if tables.contains("message")
+        && tables.contains("part")
+        && sessions.iter().any(|s| !v2_sessions.contains(&s.id))
+    {
+        read_v1_messages(&conn, &v2_sessions, &mut messages)?;
+    }
+
+    Ok(sessions
+        .into_iter()
+        .map(|facts| {
+            let msgs = messages.remove(&facts.id).unwrap_or_default();
+            session_events(facts, msgs)
+        })
+        .collect())
+}
+
+/// Column positions by name.
+struct Columns(HashMap<String, usize>);
+
+impl Columns {
+    fn of(stmt: &rusqlite::Statement<'_>) -> Columns {
+        Columns(stmt.column_names().iter().enumerate().map(|(i, n)| (n.to_ascii_lowercase(), i)).collect())
+    }
+
+    fn find(&self, names: &[&str]) -> Option<usize> {
+        names.iter().find_map(|n| self.0.get(*n).copied())
+    }
+}
+
+fn bytes_at<'r>(row: &'r Row<'_>, i: Option<usize>) -> Option<&'r [u8]> {
+    match row.get_ref(i?).ok()? {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
+        _ => None,
+    }
+}
+
+fn text_at(row: &Row<'_>, i: Option<usize>) -> Option<String> {
+    match row.get_ref(i?).ok()? {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        ValueRef::Integer(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn int_at(row: &Row<'_>, i: Option<usize>) -> Option<i64> {
+    match row.get_ref(i?).ok()? {
+        ValueRef::Integer(n) => Some(n),
+        ValueRef::Real(f) => Some(f as i64),
+        ValueRef::Text(b) => time_value(&serde_json::Value::String(String::from_utf8_lossy(b).into_owned())),
+        _ => None,
+    }
+}
+
+fn json_at<T: serde::de::DeserializeOwned>(row: &Row<'_>, i: Option<usize>) -> Option<T> {
+    parse_line_as(bytes_at(row, i)?)
+}
+
+/// Reads sessions from `session` (or `session_v2`), by column name, falling back to a
+/// `data` JSON column for fields that have no column.
+fn read_sessions(conn: &Connection, table: &str) -> rusqlite::Result<Vec<SessionFacts>> {
+    let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\""))?;
+    let cols = Columns::of(&stmt);
+    let id = cols.find(&["id"]);
+    let title = cols.find(&["title"]);
+    let directory = cols.find(&["directory"]);
+    let parent = cols.find(&["parent_id", "parentid"]);
+    let created = cols.find(&["time_created"]);
+    let updated = cols.find(&["time_updated"]);
+    let data = cols.find(&["data"]);
+    let mut rows = stmt.query([])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let json: Option<serde_json::Value> = json_at(row, data);
+        let j_str = |k: &str| json.as_ref().and_then(|j| j.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
+        let j_time = |k: &str| json.as_ref().and_then(|j| j.get("time")).and_then(|t| t.get(k)).and_then(time_value);
+        let Some(session_id) = text_at(row, id).or_else(|| j_str("id")).filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        out.push(SessionFacts {
+            id: session_id,
+            title: text_at(row, title).or_else(|| j_str("title")),
+            directory: text_at(row, directory).or_else(|| j_str("directory")),
+            parent_id: text_at(row, parent).or_else(|| j_str("parentID")),
+            created: j_time("created").or_else(|| int_at(row, created)),
+            updated: j_time("updated").or_else(|| int_at(row, updated)),
+        });
+    }
+    Ok(out)
+}
+
+/// 1.x: one query for messages, one for the parts that may hold text.
+fn read_v1_messages(
+    conn: &Connection,
+    skip_sessions: &HashSet<String>,
+    out: &mut HashMap<String, Vec<Msg>>,
+) -> rusqlite::Result<()> {
+    // `"text"` occurs in every text part (key and type), `"compaction"` in every compaction
+    // part; the JSON decides, this only spares fetching tool output and file contents.
+    let mut parts: HashMap<String, PartsSummary> = HashMap::new();
+    let mut stmt = conn.prepare(
+        "SELECT message_id, data FROM part \
+         WHERE instr(data, '\"text\"') > 0 OR instr(data, '\"compaction\"') > 0 \
+         ORDER BY message_id, id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (Some(message_id), Some(part)) = (text_at(row, Some(0)), json_at::<PartData>(row, Some(1))) else {
+            continue;
+        };
+        parts.entry(message_id).or_default().add(&part);
+    }
+
+    let mut stmt = conn.prepare("SELECT id, session_id, time_created, data FROM message")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (Some(id), Some(session_id)) = (text_at(row, Some(0)), text_at(row, Some(1))) else {
+            continue;
+        };
+        if skip_sessions.contains(&session_id) {
+            continue;
+        }
+        let Some(data) = json_at::<MessageData>(row, Some(3)) else { continue };
+        if let Some(msg) = v1_message(id.clone(), &data, int_at(row, Some(2)), parts.get(&id)) {
+            out.entry(session_id).or_default().push(msg);
+        }
+    }
+    Ok(())
+}
+
+/// The fields of a 2.x `session_message.data` that matter here.
+#[derive(Debug, Default, Deserialize)]
+struct V2Data {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    text: Option<serde_json::Value>,
+    #[serde(default)]
+    content: Option<Vec<PartData>>,
+    #[serde(default)]
+    time: Option<super::Times>,
+    #[serde(default)]
+    seq: Option<serde_json::Value>,
+}
+
+/// 2.x (best effort): one query over `session_message`.
+fn read_v2_messages(
+    conn: &Connection,
+    out: &mut HashMap<String, Vec<Msg>>,
+    v2_sessions: &mut HashSet<String>,
+) -> rusqlite::Result<()> {
+    let mut stmt = conn.prepare("SELECT * FROM session_message")?;
+    let cols = Columns::of(&stmt);
+    let (id, session, kind, seq, created, data) = (
+        cols.find(&["id"]),
+        cols.find(&["session_id", "sessionid"]),
+        cols.find(&["type"]),
+        cols.find(&["seq"]),
+        cols.find(&["time_created"]),
+        cols.find(&["data"]),
+    );
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let (Some(id), Some(session_id)) = (text_at(row, id), text_at(row, session)) else {
+            continue;
+        };
+        v2_sessions.insert(session_id.clone());
+        let data: V2Data = json_at(row, data).unwrap_or_default();
+        let role = match text_at(row, kind).or(data.kind.clone()).as_deref() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => continue,
+        };
+        let text = match role {
+            Role::User => match &data.text {
+                Some(serde_json::Value::String(t)) => join_text([t.as_str()]),
+                _ => None,
+            },
+            Role::Assistant => {
+                let mut parts = PartsSummary::default();
+                for item in data.content.iter().flatten() {
+                    parts.add(item);
+                }
+                join_text(parts.texts.iter().map(String::as_str))
+            }
+        };
+        let Some(text) = text else { continue };
+        let msg_created = data.time.as_ref().and_then(|t| t.created.as_ref()).and_then(time_value).or_else(|| int_at(row, created));
+        let msg_seq = int_at(row, seq).or_else(|| data.seq.as_ref().and_then(time_value)).unwrap_or(0);
+        out.entry(session_id).or_default().push(Msg { id, role, created: msg_created, seq: msg_seq, text });
+    }
+    Ok(())
+}

@@ -1,0 +1,279 @@
+//! opencode (and OpenWork, which drives an opencode server and shares its store).
+//!
+//! The data folder is `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode` on every OS
+//! (`%USERPROFILE%\.local\share\opencode` on Windows). It holds one of two generations:
+//!
+//! * **SQLite (1.2+)**: `opencode.db` and the channel databases `opencode-<channel>.db`.
+//!   Each database is one [`UnitKind::Whole`] unit that yields one [`WholeSession`] per
+//!   session (key = session id); see [`db`].
+//! * **JSON tree (≤ 1.1)**: `storage/session/<projectID>/<sessionID>.json` with
+//!   `storage/message/<sessionID>/*.json` and `storage/part/<messageID>/*.json`. One unit per
+//!   session file; see [`tree`]. When a database sits in the same folder the tree is the
+//!   stale leftover of opencode's one-time import and is not read.
+//!
+//! Both generations become the same events: one [`MetaEvent`] per session (id, generated
+//! title unless it is opencode's placeholder, directory, times, `hidden` for child sessions
+//! of task sub-agents) followed by one message event per user or assistant message with
+//! text, ordered by creation time, then id.
+
+mod db;
+mod tree;
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use serde::Deserialize;
+
+use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
+use crate::source::{
+    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
+};
+use crate::text::{join_text, time_value};
+
+/// Reads opencode sessions.
+pub struct Opencode;
+
+/// opencode has no JSON Lines files; every unit is read whole.
+struct NoLines;
+
+impl LineParser for NoLines {
+    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
+}
+
+impl SourceReader for Opencode {
+    fn source(&self) -> Source {
+        Source::Opencode
+    }
+
+    fn default_roots(&self, env: &Env) -> Vec<PathBuf> {
+        // xdg-basedir: `$XDG_DATA_HOME`, else `~/.local/share`, on Windows as well.
+        let data = match env.var("XDG_DATA_HOME") {
+            Some(xdg) => Some(PathBuf::from(xdg)),
+            None => env.home.as_ref().map(|h| h.join(".local").join("share")),
+        };
+        data.map(|d| vec![d.join("opencode")]).unwrap_or_default()
+    }
+
+    fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+        let mut dbs: Vec<PathBuf> = read_dir_entries(root, problems)
+            .into_iter()
+            .filter(|e| e.file_name().to_str().is_some_and(is_db_name))
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
+            .map(|e| e.path())
+            .collect();
+        if dbs.is_empty() {
+            tree::discover(&root.join("storage"), units, problems);
+            return;
+        }
+        dbs.sort();
+        for path in dbs {
+            let mut unit = Unit::new(Source::Opencode, path.clone(), UnitKind::Whole);
+            unit.fingerprint = db::fingerprint(&path);
+            units.push(unit);
+        }
+    }
+
+    fn line_parser(&self, _unit: &Unit) -> Box<dyn LineParser> {
+        Box::new(NoLines)
+    }
+
+    fn parse_whole(&self, unit: &Unit) -> std::io::Result<Vec<WholeSession>> {
+        if unit.path.extension().is_some_and(|e| e == "db") {
+            db::read(&unit.path)
+        } else {
+            tree::read(&unit.path)
+        }
+    }
+}
+
+/// `opencode.db` or `opencode-<channel>.db` (not their `-wal`/`-shm` companions).
+fn is_db_name(name: &str) -> bool {
+    name == "opencode.db"
+        || name
+            .strip_prefix("opencode-")
+            .and_then(|rest| rest.strip_suffix(".db"))
+            .is_some_and(|channel| !channel.is_empty())
+}
+
+/// Session-level facts, from a `session` row or a session JSON file.
+#[derive(Debug, Default)]
+struct SessionFacts {
+    id: String,
+    title: Option<String>,
+    directory: Option<String>,
+    parent_id: Option<String>,
+    created: Option<i64>,
+    updated: Option<i64>,
+}
+
+/// One user or assistant message, before ordering.
+#[derive(Debug)]
+struct Msg {
+    id: String,
+    role: Role,
+    created: Option<i64>,
+    /// A tie-breaker between equal times before the id (2.x `seq`); 0 when unknown.
+    seq: i64,
+    text: String,
+}
+
+/// The fields of a 1.x message (`message.data` or a message JSON file) that matter here.
+#[derive(Debug, Default, Deserialize)]
+struct MessageData {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    time: Option<Times>,
+    /// `true` on the assistant summary of a compaction (an object on user messages).
+    #[serde(default)]
+    summary: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Times {
+    #[serde(default)]
+    created: Option<serde_json::Value>,
+}
+
+/// The fields of a part (`part.data` or a part JSON file) that matter here; everything else
+/// (tool input and output, file contents) is skipped without being built.
+#[derive(Debug, Default, Deserialize)]
+struct PartData {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    text: Option<serde_json::Value>,
+    #[serde(default)]
+    synthetic: Option<serde_json::Value>,
+    #[serde(default)]
+    ignored: Option<serde_json::Value>,
+}
+
+/// What a part contributes to its message.
+#[derive(Debug, Default)]
+struct PartsSummary {
+    texts: Vec<String>,
+    compaction: bool,
+}
+
+impl PartsSummary {
+    fn add(&mut self, part: &PartData) {
+        match part.kind.as_deref() {
+            Some("text") => {
+                let flagged = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_bool()) == Some(true);
+                if flagged(&part.synthetic) || flagged(&part.ignored) {
+                    return;
+                }
+                if let Some(serde_json::Value::String(t)) = &part.text {
+                    self.texts.push(t.clone());
+                }
+            }
+            Some("compaction") => self.compaction = true,
+            _ => {}
+        }
+    }
+}
+
+/// Turns a 1.x message and its parts into a [`Msg`], or `None` when it is not a message:
+/// no text, a compaction request (user message with a `compaction` part) or the summary
+/// answering it (assistant with `summary: true`).
+fn v1_message(id: String, data: &MessageData, fallback_created: Option<i64>, parts: Option<&PartsSummary>) -> Option<Msg> {
+    let role = Role::parse(data.role.as_deref()?)?;
+    let parts = parts?;
+    if parts.compaction || data.summary.as_ref().and_then(|s| s.as_bool()) == Some(true) {
+        return None;
+    }
+    let text = join_text(parts.texts.iter().map(String::as_str))?;
+    let created = data.time.as_ref().and_then(|t| t.created.as_ref()).and_then(time_value).or(fallback_created);
+    Some(Msg { id, role, created, seq: 0, text })
+}
+
+/// `None` for an empty title and for opencode's placeholders `New session - <ISO>` and
+/// `Child session - <ISO>`, which stand until the title agent has run.
+fn real_title(title: Option<String>) -> Option<String> {
+    let title = title?;
+    let trimmed = title.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    for prefix in ["New session - ", "Child session - "] {
+        if trimmed.strip_prefix(prefix).is_some_and(|iso| crate::model::parse_time(iso).is_some()) {
+            return None;
+        }
+    }
+    Some(title)
+}
+
+fn non_empty(s: Option<String>) -> Option<String> {
+    s.filter(|s| !s.trim().is_empty())
+}
+
+/// The events of one session: its facts, then its messages oldest first.
+fn session_events(facts: SessionFacts, mut messages: Vec<Msg>) -> WholeSession {
+    messages.sort_by(|a, b| (a.created, a.seq, &a.id).cmp(&(b.created, b.seq, &b.id)));
+    let mut events = Vec::with_capacity(messages.len() + 1);
+    events.push(Event::Meta(MetaEvent {
+        session_id: Some(facts.id.clone()),
+        title: real_title(facts.title).map(|t| (TitleRank::Generated, t)),
+        workspace: non_empty(facts.directory),
+        created: facts.created,
+        updated: facts.updated,
+        hidden: non_empty(facts.parent_id).is_some(),
+    }));
+    for m in messages {
+        events.push(Event::message(m.id.clone(), m.id, m.role, m.text, m.created, Merge::Replace));
+    }
+    WholeSession { key: facts.id, events }
+}
+
+/// Mixes numbers into a stable 64-bit fingerprint (FNV-1a over their bytes), so an index
+/// written by one build agrees with the next.
+#[derive(Debug, Clone, Copy)]
+struct Fingerprint(u64);
+
+impl Fingerprint {
+    fn new() -> Fingerprint {
+        Fingerprint(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn mix(&mut self, n: u64) {
+        for b in n.to_le_bytes() {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// Nanoseconds since the epoch of a file's mtime (0 when unknown).
+fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholder_titles_are_no_titles() {
+        assert_eq!(real_title(Some("New session - 2026-03-01T10:00:00.000Z".into())), None);
+        assert_eq!(real_title(Some("Child session - 2026-03-01T10:00:00.000Z".into())), None);
+        assert_eq!(real_title(Some("  ".into())), None);
+        assert_eq!(real_title(Some("New session - ideas".into())).as_deref(), Some("New session - ideas"));
+        assert_eq!(real_title(Some("Fix the parser".into())).as_deref(), Some("Fix the parser"));
+    }
+
+    #[test]
+    fn database_names() {
+        assert!(is_db_name("opencode.db"));
+        assert!(is_db_name("opencode-beta.db"));
+        assert!(!is_db_name("opencode.db-wal"));
+        assert!(!is_db_name("opencode-beta.db-shm"));
+        assert!(!is_db_name("opencode-.db"));
+        assert!(!is_db_name("other.db"));
+    }
+}
