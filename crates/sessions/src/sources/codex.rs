@@ -1,35 +1,830 @@
-//! Codex reader (stub: to be written).
+//! OpenAI Codex CLI: `$CODEX_HOME` (default `~/.codex`).
+//!
+//! Units:
+//! * `sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` and
+//!   `archived_sessions/rollout-….jsonl`: one rollout per file, JSON Lines. Two generations
+//!   are read by the same parser: the envelope era (`{timestamp, type, payload}` lines) and
+//!   the earlier Rust "bare" era (line 1 `{id, timestamp, instructions, git}`, then bare
+//!   `{"type":"message",…}` items and `{"record_type":"state"}` lines, no per-line times,
+//!   the cwd only inside `<environment_context><cwd>…</cwd>`).
+//! * `sessions/rollout-<date>-<uuid>.json`: the TypeScript CLI (spring 2025), one JSON
+//!   document `{session:{timestamp,id,instructions}, items:[…]}`, read whole.
+//! * `session_index.jsonl`: thread names (`{id, thread_name, updated_at}`, latest wins),
+//!   turned into [`Event::ExternalTitle`] only.
+//!
+//! Messages are the `response_item` messages with role `user`/`assistant` (the `event_msg`
+//! copies of the same text are ignored). Injected context (`<environment_context>`,
+//! `# AGENTS.md instructions…`, `<user_instructions>`, …), developer/system messages,
+//! reasoning, tool calls and outputs and `compacted` replacement history are not messages.
+//! Codex stores no message ids: a JSONL message is cited as `L<line>` (1-based line in the
+//! file) and a TypeScript-era message as `I<n>` (1-based position in `items`, which the CLI
+//! only ever appends to).
 
 use std::path::{Path, PathBuf};
 
-use crate::model::{Event, Source};
-use crate::source::{Env, LineParser, LinePos, Problem, SourceReader, Unit, WholeSession};
+use serde::Deserialize;
+
+use crate::jsonl;
+use crate::model::{Event, Merge, MetaEvent, Role, Source};
+use crate::source::{
+    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
+};
+
+use self::lenient::{Obj, Parts, Scalar};
 
 /// Reads Codex sessions.
 pub struct Codex;
 
-struct Parser;
-
-impl LineParser for Parser {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
-}
+const INDEX_FILE: &str = "session_index.jsonl";
 
 impl SourceReader for Codex {
     fn source(&self) -> Source {
         Source::Codex
     }
 
-    fn default_roots(&self, _env: &Env) -> Vec<PathBuf> {
-        Vec::new()
+    fn default_roots(&self, env: &Env) -> Vec<PathBuf> {
+        env.path_or_home("CODEX_HOME", &[".codex"]).into_iter().collect()
     }
 
-    fn discover(&self, _root: &Path, _units: &mut Vec<Unit>, _problems: &mut Vec<Problem>) {}
-
-    fn line_parser(&self, _unit: &Unit) -> Box<dyn LineParser> {
-        Box::new(Parser)
+    fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+        let mut found = Vec::new();
+        walk_rollouts(&root.join("sessions"), 0, &mut found, problems);
+        walk_rollouts(&root.join("archived_sessions"), 0, &mut found, problems);
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        units.extend(found);
+        let index = root.join(INDEX_FILE);
+        if index.is_file() {
+            units.push(Unit::new(Source::Codex, index, UnitKind::Jsonl));
+        }
     }
 
-    fn parse_whole(&self, _unit: &Unit) -> std::io::Result<Vec<WholeSession>> {
-        Ok(Vec::new())
+    fn line_parser(&self, unit: &Unit) -> Box<dyn LineParser> {
+        if unit.path.file_name().is_some_and(|n| n == INDEX_FILE) {
+            Box::new(IndexParser)
+        } else {
+            Box::new(RolloutParser::default())
+        }
+    }
+
+    fn parse_whole(&self, unit: &Unit) -> std::io::Result<Vec<WholeSession>> {
+        let bytes = std::fs::read(&unit.path)?;
+        let doc: LegacyDoc = jsonl::parse_line_as(&bytes).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not a Codex session document")
+        })?;
+        let mut events = Vec::new();
+        if let Some(session) = doc.session.0 {
+            let time = session.timestamp.time();
+            events.push(Event::Meta(MetaEvent {
+                session_id: session.id.string(),
+                created: time,
+                updated: time,
+                ..Default::default()
+            }));
+        }
+        for (i, item) in doc.items.0.into_iter().enumerate() {
+            let Some(item) = item.0 else { continue };
+            if item.ty.as_str().is_some_and(|t| t != "message") {
+                continue;
+            }
+            let id = format!("I{}", i + 1);
+            message_events(item.role.as_str(), item.content, &id, None, &mut events);
+        }
+        Ok(vec![WholeSession { key: String::new(), events }])
+    }
+}
+
+/// Collects `rollout-*.jsonl` (any depth up to `YYYY/MM/DD`) and the TypeScript-era
+/// `rollout-*.json` files under `dir`.
+fn walk_rollouts(dir: &Path, depth: usize, out: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+    for entry in read_dir_entries(dir, problems) {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        let is_dir = kind.is_dir() || (kind.is_symlink() && path.is_dir());
+        if is_dir {
+            if depth < 3 {
+                walk_rollouts(&path, depth + 1, out, problems);
+            }
+            continue;
+        }
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.starts_with("rollout-") {
+            continue;
+        }
+        let kind = if name.ends_with(".jsonl") {
+            UnitKind::Jsonl
+        } else if name.ends_with(".json") {
+            UnitKind::Whole
+        } else {
+            continue;
+        };
+        let mut unit = Unit::new(Source::Codex, path.clone(), kind);
+        unit.session_hint = uuid_in_name(name);
+        out.push(unit);
+    }
+}
+
+/// The uuid at the end of a rollout file name (`rollout-…-<uuid>.jsonl`).
+fn uuid_in_name(name: &str) -> Option<String> {
+    let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json"))?;
+    let tail = stem.get(stem.len().checked_sub(36)?..)?;
+    let ok = tail.char_indices().all(|(i, c)| match i {
+        8 | 13 | 18 | 23 => c == '-',
+        _ => c.is_ascii_hexdigit(),
+    });
+    ok.then(|| tail.to_ascii_lowercase())
+}
+
+// ---------------------------------------------------------------------------------------
+// Record shapes. Every field is lenient (a value of an unexpected type is ignored, never an
+// error) and everything not named here is skipped without being built.
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Line {
+    timestamp: Scalar,
+    #[serde(rename = "type")]
+    ty: Scalar,
+    payload: Obj<Payload>,
+    // Bare era: the first line `{id, timestamp, instructions, git}` and bare items.
+    id: Scalar,
+    role: Scalar,
+    content: Parts,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Payload {
+    #[serde(rename = "type")]
+    ty: Scalar,
+    role: Scalar,
+    content: Parts,
+    id: Scalar,
+    timestamp: Scalar,
+    cwd: Scalar,
+    source: lenient::SubagentFlag,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct IndexLine {
+    id: Scalar,
+    thread_name: Scalar,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct LegacyDoc {
+    session: Obj<LegacySession>,
+    items: lenient::List<Item>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct LegacySession {
+    id: Scalar,
+    timestamp: Scalar,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Item {
+    #[serde(rename = "type")]
+    ty: Scalar,
+    role: Scalar,
+    content: Parts,
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// `session_index.jsonl`: every line names a thread.
+struct IndexParser;
+
+impl LineParser for IndexParser {
+    fn line(&mut self, line: &[u8], _pos: LinePos, out: &mut Vec<Event>) {
+        let Some(rec) = jsonl::parse_line_as::<IndexLine>(line) else { return };
+        let Some(session_id) = rec.id.string().filter(|s| !s.is_empty()) else { return };
+        let title = rec.thread_name.string().unwrap_or_default();
+        out.push(Event::ExternalTitle { session_id, title });
+    }
+}
+
+/// A rollout file. Its state is a cache: the latest time already emitted, and whether a
+/// `session_meta` was met (a fork copies its parent's meta after its own; that second one
+/// says nothing about this session).
+#[derive(Default)]
+struct RolloutParser {
+    last_time: Option<i64>,
+    seen_meta: bool,
+}
+
+impl RolloutParser {
+    fn touch(&mut self, time: Option<i64>, out: &mut Vec<Event>) {
+        if let Some(t) = time {
+            if self.last_time.is_none_or(|last| t > last) {
+                self.last_time = Some(t);
+                out.push(Event::Meta(MetaEvent { updated: Some(t), ..Default::default() }));
+            }
+        }
+    }
+}
+
+impl LineParser for RolloutParser {
+    fn line(&mut self, line: &[u8], pos: LinePos, out: &mut Vec<Event>) {
+        let Some(rec) = jsonl::parse_line_as::<Line>(line) else { return };
+        let time = rec.timestamp.time();
+        let id = || format!("L{}", pos.line_no);
+        match (rec.ty.as_str(), rec.payload.0) {
+            (Some("session_meta"), Some(p)) => {
+                if std::mem::replace(&mut self.seen_meta, true) {
+                    self.touch(time, out);
+                    return;
+                }
+                let created = p.timestamp.time().or(time);
+                out.push(Event::Meta(MetaEvent {
+                    session_id: p.id.string(),
+                    workspace: p.cwd.string(),
+                    created,
+                    updated: created,
+                    hidden: p.source.0,
+                    ..Default::default()
+                }));
+                self.touch(time, out);
+            }
+            (Some("response_item"), Some(p)) => {
+                if p.ty.as_str() == Some("message") {
+                    message_events(p.role.as_str(), p.content, &id(), time, out);
+                }
+                self.touch(time, out);
+            }
+            (Some("turn_context"), Some(p)) => {
+                if let Some(cwd) = p.cwd.string() {
+                    out.push(Event::Meta(MetaEvent { workspace: Some(cwd), ..Default::default() }));
+                }
+                self.touch(time, out);
+            }
+            (Some(_), Some(_)) => self.touch(time, out),
+            // Bare era.
+            (Some("message"), None) => message_events(rec.role.as_str(), rec.content, &id(), None, out),
+            (None, None) => {
+                // The bare-era first line; `{"record_type":"state"}` has neither field.
+                if let Some(session_id) = rec.id.string() {
+                    self.seen_meta = true;
+                    out.push(Event::Meta(MetaEvent {
+                        session_id: Some(session_id),
+                        created: time,
+                        updated: time,
+                        ..Default::default()
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Turns one Responses-API message into events: a user or assistant message with its
+/// visible text, and the workspace named by an injected `<environment_context>`.
+fn message_events(role: Option<&str>, content: Parts, id: &str, time: Option<i64>, out: &mut Vec<Event>) {
+    let role = match role {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        _ => return, // developer, system
+    };
+    let mut pieces: Vec<&str> = Vec::new();
+    for part in &content.0 {
+        let Some(text) = part.text.as_deref() else { continue };
+        if !matches!(part.ty.as_deref(), None | Some("input_text" | "output_text" | "text")) {
+            continue;
+        }
+        if role == Role::User && is_injected(text) {
+            if let Some(cwd) = tag_value(text, "cwd") {
+                out.push(Event::Meta(MetaEvent { workspace: Some(cwd), ..Default::default() }));
+            }
+            continue;
+        }
+        pieces.push(text);
+    }
+    if let Some(text) = crate::text::join_text(pieces) {
+        out.push(Event::message(id, id, role, text, time, Merge::Replace));
+    }
+}
+
+/// Prefixes of the context Codex injects as "user" input (case-insensitive, after leading
+/// whitespace).
+const INJECTED_PREFIXES: &[&str] = &[
+    "<environment_context>",
+    "<user_instructions>",
+    "# agents.md instructions",
+    "<instructions>",
+    "<permissions instructions>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<skill>",
+    "<collaboration_mode>",
+    "<model_switch>",
+    "<personality_spec>",
+    "<token_budget>",
+    "<hook_prompt",
+    "<external_",
+    "<image name=",
+    "</image>",
+    "<local_image",
+    "</local_image>",
+];
+
+/// True for text Codex injected rather than the person typed: a known prefix, or a block
+/// wrapped whole in one `snake_case` tag (`<foo_bar>…</foo_bar>`), Codex's convention for
+/// context fragments.
+fn is_injected(text: &str) -> bool {
+    let t = text.trim();
+    let mut end = t.len().min(40);
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    let lower = t[..end].to_ascii_lowercase();
+    if INJECTED_PREFIXES.iter().any(|p| lower.starts_with(p)) {
+        return true;
+    }
+    let Some(rest) = t.strip_prefix('<') else { return false };
+    let Some(end) = rest.find('>') else { return false };
+    let tag = &rest[..end];
+    let snake = tag.contains('_') && tag.bytes().all(|b| b.is_ascii_lowercase() || b == b'_');
+    snake && t.ends_with(&format!("</{tag}>"))
+}
+
+/// The trimmed text inside `<tag>…</tag>`, if non-empty.
+fn tag_value(text: &str, tag: &str) -> Option<String> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = text.find(&open)? + open.len();
+    let end = text[start..].find(&close)? + start;
+    let value = text[start..end].trim();
+    (!value.is_empty()).then(|| value.to_string())
+}
+
+/// Zero-copy-ish, never-failing field types shared by the Codex and Gemini readers: a
+/// value of an unexpected JSON type deserializes to "nothing" instead of failing the
+/// record, and values nobody asked for are skipped with [`IgnoredAny`], so a line holding
+/// megabytes of tool output costs one scan and no allocation.
+pub(crate) mod lenient {
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::de::{self, value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::Deserialize;
+
+    /// A string or number (anything else is `None`).
+    #[derive(Debug, Default, Clone, PartialEq)]
+    pub(crate) enum Scalar {
+        /// Absent, null, or not a scalar.
+        #[default]
+        None,
+        /// A string.
+        Str(String),
+        /// A number.
+        Num(f64),
+        /// A boolean.
+        Bool(bool),
+    }
+
+    impl Scalar {
+        pub(crate) fn as_str(&self) -> Option<&str> {
+            match self {
+                Scalar::Str(s) => Some(s),
+                _ => None,
+            }
+        }
+
+        /// The string, owned.
+        pub(crate) fn string(self) -> Option<String> {
+            match self {
+                Scalar::Str(s) => Some(s),
+                _ => None,
+            }
+        }
+
+        /// Ms since epoch from an RFC 3339 string or a number of ms.
+        pub(crate) fn time(&self) -> Option<i64> {
+            match self {
+                Scalar::Str(s) => crate::model::parse_time(s).or_else(|| s.trim().parse().ok()),
+                Scalar::Num(n) if n.is_finite() => Some(*n as i64),
+                _ => None,
+            }
+        }
+
+        pub(crate) fn is_true(&self) -> bool {
+            matches!(self, Scalar::Bool(true))
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Scalar {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Scalar;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                    Ok(Scalar::Str(v.to_owned()))
+                }
+                fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
+                    Ok(Scalar::Str(v))
+                }
+                fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                    Ok(Scalar::Num(v as f64))
+                }
+                fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                    Ok(Scalar::Num(v as f64))
+                }
+                fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                    Ok(Scalar::Num(v))
+                }
+                fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+                    Ok(Scalar::Bool(v))
+                }
+                fn visit_unit<E>(self) -> Result<Scalar, E> {
+                    Ok(Scalar::None)
+                }
+                fn visit_none<E>(self) -> Result<Scalar, E> {
+                    Ok(Scalar::None)
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scalar, D::Error> {
+                    Scalar::deserialize(d)
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Scalar::None)
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Scalar::None)
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// An object deserialized as `T`; anything else is `None`.
+    #[derive(Debug)]
+    pub(crate) struct Obj<T>(pub(crate) Option<T>);
+
+    impl<T> Default for Obj<T> {
+        fn default() -> Self {
+            Obj(None)
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+                type Value = Obj<T>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                    T::deserialize(MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Obj<T>, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Obj(None))
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Obj<T>, D::Error> {
+                    Obj::deserialize(d)
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_unit<E>(self) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+                fn visit_none<E>(self) -> Result<Obj<T>, E> {
+                    Ok(Obj(None))
+                }
+            }
+            d.deserialize_any(V(PhantomData))
+        }
+    }
+
+    /// An array of objects deserialized as `T` (elements that are not objects are dropped);
+    /// anything else is empty.
+    #[derive(Debug)]
+    pub(crate) struct List<T>(pub(crate) Vec<Obj<T>>);
+
+    impl<T> Default for List<T> {
+        fn default() -> Self {
+            List(Vec::new())
+        }
+    }
+
+    impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<T>(PhantomData<T>);
+            impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+                type Value = List<T>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<List<T>, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(item) = seq.next_element::<Obj<T>>()? {
+                        out.push(item);
+                    }
+                    Ok(List(out))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<List<T>, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(List(Vec::new()))
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<List<T>, D::Error> {
+                    List::deserialize(d)
+                }
+                fn visit_str<E>(self, _: &str) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_unit<E>(self) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+                fn visit_none<E>(self) -> Result<List<T>, E> {
+                    Ok(List(Vec::new()))
+                }
+            }
+            d.deserialize_any(V(PhantomData))
+        }
+    }
+
+    /// One content part: Codex `{type, text}` items and Gemini `Part`s (`{text, thought}`;
+    /// a bare string is a text part).
+    #[derive(Debug, Default, Clone, PartialEq)]
+    pub(crate) struct Part {
+        /// `type`, when a string.
+        pub(crate) ty: Option<String>,
+        /// `text`, when a string.
+        pub(crate) text: Option<String>,
+        /// Gemini `thought: true` (model thinking, not the reply).
+        pub(crate) thought: bool,
+    }
+
+    /// Message content: a string, one part object, or an array of parts and strings.
+    #[derive(Debug, Default, Clone, PartialEq)]
+    pub(crate) struct Parts(pub(crate) Vec<Part>);
+
+    impl Parts {
+        /// The visible text pieces (not thoughts).
+        pub(crate) fn texts(&self) -> impl Iterator<Item = &str> {
+            self.0.iter().filter(|p| !p.thought).filter_map(|p| p.text.as_deref())
+        }
+    }
+
+    enum PartKey {
+        Type,
+        Text,
+        Thought,
+        Other,
+    }
+
+    impl<'de> Deserialize<'de> for PartKey {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = PartKey;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a key")
+                }
+                fn visit_str<E>(self, v: &str) -> Result<PartKey, E> {
+                    Ok(match v {
+                        "type" => PartKey::Type,
+                        "text" => PartKey::Text,
+                        "thought" => PartKey::Thought,
+                        _ => PartKey::Other,
+                    })
+                }
+            }
+            d.deserialize_identifier(V)
+        }
+    }
+
+    fn part_from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Part, A::Error> {
+        let mut part = Part::default();
+        while let Some(key) = map.next_key::<PartKey>()? {
+            match key {
+                PartKey::Type => part.ty = map.next_value::<Scalar>()?.string(),
+                PartKey::Text => part.text = map.next_value::<Scalar>()?.string(),
+                PartKey::Thought => part.thought = map.next_value::<Scalar>()?.is_true(),
+                PartKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(part)
+    }
+
+    struct PartOrSkip(Option<Part>);
+
+    impl<'de> Deserialize<'de> for PartOrSkip {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = PartOrSkip;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a part")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PartOrSkip, A::Error> {
+                    part_from_map(map).map(|p| PartOrSkip(Some(p)))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(Some(Part { text: Some(v.to_owned()), ..Default::default() })))
+                }
+                fn visit_string<E>(self, v: String) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(Some(Part { text: Some(v), ..Default::default() })))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PartOrSkip, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<PartOrSkip, D::Error> {
+                    PartOrSkip::deserialize(d)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_unit<E>(self) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+                fn visit_none<E>(self) -> Result<PartOrSkip, E> {
+                    Ok(PartOrSkip(None))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Parts {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Parts;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("message content")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Parts, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(PartOrSkip(part)) = seq.next_element::<PartOrSkip>()? {
+                        out.extend(part);
+                    }
+                    Ok(Parts(out))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Parts, A::Error> {
+                    part_from_map(map).map(|p| Parts(vec![p]))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Parts, E> {
+                    Ok(Parts(vec![Part { text: Some(v.to_owned()), ..Default::default() }]))
+                }
+                fn visit_string<E>(self, v: String) -> Result<Parts, E> {
+                    Ok(Parts(vec![Part { text: Some(v), ..Default::default() }]))
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parts, D::Error> {
+                    Parts::deserialize(d)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+                fn visit_unit<E>(self) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+                fn visit_none<E>(self) -> Result<Parts, E> {
+                    Ok(Parts::default())
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// Codex `session_meta.source`: true for `{"subagent": …}` (or the string `subagent`).
+    #[derive(Debug, Default, Clone, Copy, PartialEq)]
+    pub(crate) struct SubagentFlag(pub(crate) bool);
+
+    fn is_subagent_name(s: &str) -> bool {
+        let s = s.to_ascii_lowercase();
+        s.starts_with("subagent") || s.starts_with("sub_agent")
+    }
+
+    impl<'de> Deserialize<'de> for SubagentFlag {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = SubagentFlag;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a session source")
+                }
+                fn visit_str<E: de::Error>(self, v: &str) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(is_subagent_name(v)))
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SubagentFlag, A::Error> {
+                    let mut found = false;
+                    while let Some(key) = map.next_key::<Scalar>()? {
+                        found |= key.as_str().is_some_and(is_subagent_name);
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    Ok(SubagentFlag(found))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SubagentFlag, A::Error> {
+                    while seq.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<SubagentFlag, D::Error> {
+                    SubagentFlag::deserialize(d)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_unit<E>(self) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+                fn visit_none<E>(self) -> Result<SubagentFlag, E> {
+                    Ok(SubagentFlag(false))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn injected_context_is_recognised() {
+        assert!(is_injected("<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"));
+        assert!(is_injected("# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>"));
+        assert!(is_injected("  <user_instructions>\nbe brief\n</user_instructions>"));
+        assert!(is_injected("<some_new_context>\nx\n</some_new_context>"));
+        assert!(!is_injected("<div>hello</div>"));
+        assert!(!is_injected("please fix <cwd> handling"));
+        assert!(!is_injected("ééééééééééééééééééééééééééééééééééééééééééé"));
+    }
+
+    #[test]
+    fn uuid_is_taken_from_the_file_name() {
+        assert_eq!(
+            uuid_in_name("rollout-2025-10-01T09-30-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl").as_deref(),
+            Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+        );
+        assert_eq!(uuid_in_name("rollout-2025-10-01.jsonl"), None);
     }
 }
