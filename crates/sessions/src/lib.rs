@@ -8,7 +8,9 @@
 
 #![warn(missing_docs)]
 
+pub mod index;
 pub mod jsonl;
+pub mod library;
 pub mod model;
 pub mod replay;
 pub mod source;
@@ -16,4 +18,6 @@ pub mod sources;
 pub mod text;
 
 pub use model::*;
+pub use index::{Facets, Index, IndexError, RefreshReport};
+pub use library::{ActionError, ErrorCode, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs};
 pub use source::{Env, Problem, SourceReader, Unit, UnitKind};

@@ -1,17 +1,178 @@
-//! ClaudeCode reader (stub: to be written).
+//! Claude Code: `~/.claude/projects/<encoded cwd>/<sessionId>.jsonl` (`CLAUDE_CONFIG_DIR`
+//! moves `~/.claude`). One record per line; an assistant reply is written as one record per
+//! content block sharing `message.id`, so blocks are merged by that id.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::model::{Event, Source};
-use crate::source::{Env, LineParser, LinePos, Problem, SourceReader, Unit, WholeSession};
+use serde::Deserialize;
 
-/// Reads ClaudeCode sessions.
+use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
+use crate::source::{
+    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
+};
+use crate::text::join_text;
+
+/// Reads Claude Code sessions.
 pub struct ClaudeCode;
 
-struct Parser;
+/// The fields of a record this reader uses; everything else (tool results, usage,
+/// snapshots) is skipped by serde without building values.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct Record {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    uuid: Option<String>,
+    timestamp: Option<String>,
+    cwd: Option<String>,
+    is_sidechain: Option<bool>,
+    is_meta: Option<bool>,
+    is_compact_summary: Option<bool>,
+    is_visible_in_transcript_only: Option<bool>,
+    message: Option<Message>,
+    custom_title: Option<String>,
+    ai_title: Option<String>,
+    summary: Option<String>,
+    leaf_uuid: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Message {
+    id: Option<String>,
+    content: Option<Content>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Blocks(Vec<Block>),
+    Other(serde::de::IgnoredAny),
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Block {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+}
+
+/// Older versions wrote slash commands and their output as user text.
+const COMMAND_WRAPPERS: [&str; 5] = [
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+];
+
+#[derive(Default)]
+struct Parser {
+    /// Record ids seen in this pass, to accept a `summary` only for a leaf of this file.
+    uuids: HashSet<String>,
+    /// Summaries whose leaf has not been seen yet in this pass.
+    pending_summaries: HashMap<String, String>,
+    workspace_sent: bool,
+}
+
+impl Parser {
+    fn meta(&mut self, record: &Record, ts: Option<i64>, out: &mut Vec<Event>) {
+        let workspace = match (&record.cwd, self.workspace_sent) {
+            (Some(cwd), false) if !cwd.is_empty() => {
+                self.workspace_sent = true;
+                Some(cwd.clone())
+            }
+            _ => None,
+        };
+        if workspace.is_some() || ts.is_some() {
+            out.push(Event::Meta(MetaEvent { workspace, created: ts, updated: ts, ..Default::default() }));
+        }
+    }
+}
 
 impl LineParser for Parser {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
+    fn line(&mut self, line: &[u8], _pos: LinePos, out: &mut Vec<Event>) {
+        let Some(record) = crate::jsonl::parse_line_as::<Record>(line) else { return };
+        let ts = record.timestamp.as_deref().and_then(crate::model::parse_time);
+        if let Some(uuid) = &record.uuid {
+            self.uuids.insert(uuid.clone());
+            if let Some(summary) = self.pending_summaries.remove(uuid) {
+                out.push(title(TitleRank::Summary, summary));
+            }
+        }
+        match record.kind.as_deref() {
+            Some("user") | Some("assistant") => {
+                if record.is_sidechain == Some(true) {
+                    return; // a sub-agent's record: belongs to its own transcript
+                }
+                self.meta(&record, ts, out);
+                if let Some(event) = message_event(&record, ts) {
+                    out.push(event);
+                }
+            }
+            Some("custom-title") => {
+                if let Some(t) = record.custom_title.filter(|t| !t.trim().is_empty()) {
+                    out.push(title(TitleRank::Custom, t));
+                }
+            }
+            Some("ai-title") => {
+                if let Some(t) = record.ai_title.filter(|t| !t.trim().is_empty()) {
+                    out.push(title(TitleRank::Generated, t));
+                }
+            }
+            Some("summary") => {
+                if let (Some(summary), Some(leaf)) = (record.summary, record.leaf_uuid) {
+                    if self.uuids.contains(&leaf) {
+                        out.push(title(TitleRank::Summary, summary));
+                    } else {
+                        self.pending_summaries.insert(leaf, summary);
+                    }
+                }
+            }
+            _ => self.meta(&record, ts, out),
+        }
+    }
+}
+
+fn title(rank: TitleRank, text: String) -> Event {
+    Event::Meta(MetaEvent { title: Some((rank, text.trim().to_string())), ..Default::default() })
+}
+
+fn message_event(record: &Record, ts: Option<i64>) -> Option<Event> {
+    if record.is_meta == Some(true)
+        || record.is_compact_summary == Some(true)
+        || record.is_visible_in_transcript_only == Some(true)
+    {
+        return None;
+    }
+    let role = Role::parse(record.kind.as_deref()?)?;
+    let message = record.message.as_ref()?;
+    let text = match message.content.as_ref()? {
+        Content::Text(text) => join_text([text.as_str()]),
+        Content::Blocks(blocks) => join_text(
+            blocks
+                .iter()
+                .filter(|b| b.kind.as_deref() == Some("text"))
+                .filter_map(|b| b.text.as_deref()),
+        ),
+        Content::Other(_) => None,
+    }?;
+    if role == Role::User && COMMAND_WRAPPERS.iter().any(|w| text.starts_with(w)) {
+        return None;
+    }
+    let uuid = record.uuid.clone().unwrap_or_default();
+    // Assistant blocks of one API response share `message.id`; user records are unique.
+    let key = match role {
+        Role::Assistant => message.id.clone().unwrap_or_else(|| uuid.clone()),
+        Role::User => uuid.clone(),
+    };
+    if key.is_empty() {
+        return None;
+    }
+    Some(Event::message(key, uuid, role, text, ts, Merge::Append))
 }
 
 impl SourceReader for ClaudeCode {
@@ -19,14 +180,36 @@ impl SourceReader for ClaudeCode {
         Source::ClaudeCode
     }
 
-    fn default_roots(&self, _env: &Env) -> Vec<PathBuf> {
-        Vec::new()
+    fn default_roots(&self, env: &Env) -> Vec<PathBuf> {
+        env.path_or_home("CLAUDE_CONFIG_DIR", &[".claude"]).into_iter().collect()
     }
 
-    fn discover(&self, _root: &Path, _units: &mut Vec<Unit>, _problems: &mut Vec<Problem>) {}
+    fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+        // A root is the config dir (`~/.claude`) or, when added by hand, its `projects`.
+        let projects = root.join("projects");
+        let projects = if projects.is_dir() { projects } else { root.to_path_buf() };
+        for project in read_dir_entries(&projects, problems) {
+            if !project.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            for entry in read_dir_entries(&project.path(), problems) {
+                let path = entry.path();
+                let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
+                let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
+                // `agent-<id>.jsonl` beside sessions are sub-agents (≤ 2.0); newer ones live
+                // in `<sessionId>/subagents/`, which is never walked.
+                if !is_jsonl || stem.starts_with("agent-") || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                    continue;
+                }
+                let mut unit = Unit::new(Source::ClaudeCode, path.clone(), UnitKind::Jsonl);
+                unit.session_hint = Some(stem.to_string());
+                units.push(unit);
+            }
+        }
+    }
 
     fn line_parser(&self, _unit: &Unit) -> Box<dyn LineParser> {
-        Box::new(Parser)
+        Box::new(Parser::default())
     }
 
     fn parse_whole(&self, _unit: &Unit) -> std::io::Result<Vec<WholeSession>> {

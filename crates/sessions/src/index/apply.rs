@@ -1,0 +1,311 @@
+//! Writes the events of one pass over a unit into the index, with the merge rules of
+//! [`crate::replay::ParsedSession`] (the tests check that both agree).
+
+use std::collections::HashMap;
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use crate::model::{Event, Merge, MetaEvent, Role, TitleRank};
+use crate::source::Unit;
+
+/// The session row as read from, and written back to, the index.
+#[derive(Debug, Default)]
+struct SessionRow {
+    id: Option<i64>,
+    session_id: Option<String>,
+    title: Option<String>,
+    title_rank: i64,
+    workspace: Option<String>,
+    created: Option<i64>,
+    updated: Option<i64>,
+    hidden: bool,
+    message_count: i64,
+    first_user: Option<String>,
+}
+
+impl SessionRow {
+    fn load(tx: &Transaction, unit_id: i64, key: &str) -> rusqlite::Result<Option<SessionRow>> {
+        tx.query_row(
+            "SELECT id, session_id, title, title_rank, workspace, created, updated, hidden,
+                    message_count, first_user
+             FROM session WHERE unit_id = ?1 AND key = ?2",
+            params![unit_id, key],
+            |r| {
+                Ok(SessionRow {
+                    id: Some(r.get(0)?),
+                    session_id: Some(r.get(1)?),
+                    title: r.get(2)?,
+                    title_rank: r.get(3)?,
+                    workspace: r.get(4)?,
+                    created: r.get(5)?,
+                    updated: r.get(6)?,
+                    hidden: r.get(7)?,
+                    message_count: r.get(8)?,
+                    first_user: r.get(9)?,
+                })
+            },
+        )
+        .optional()
+    }
+
+    fn apply_meta(&mut self, meta: MetaEvent) {
+        if self.session_id.is_none() {
+            self.session_id = meta.session_id.filter(|s| !s.is_empty());
+        }
+        if let Some((rank, title)) = meta.title {
+            if rank as i64 >= self.title_rank && !title.trim().is_empty() {
+                self.title_rank = rank as i64;
+                self.title = Some(title);
+            }
+        }
+        if self.workspace.is_none() {
+            self.workspace = meta.workspace.filter(|w| !w.is_empty());
+        }
+        self.fold_time(meta.created, meta.updated);
+        self.hidden |= meta.hidden;
+    }
+
+    fn fold_time(&mut self, created: Option<i64>, updated: Option<i64>) {
+        if let Some(c) = created {
+            self.created = Some(self.created.map_or(c, |x| x.min(c)));
+        }
+        if let Some(u) = updated {
+            self.updated = Some(self.updated.map_or(u, |x| x.max(u)));
+        }
+    }
+}
+
+struct NewMessage {
+    key: String,
+    message_id: String,
+    role: Role,
+    text: String,
+    ts: Option<i64>,
+}
+
+/// Applies one pass of events to the session `key` of `unit_id`. `fresh` means the
+/// session has no rows yet (a first or full read), which skips lookups.
+pub(super) fn apply_session(
+    tx: &Transaction,
+    unit_id: i64,
+    unit: &Unit,
+    key: &str,
+    events: Vec<Event>,
+    fresh: bool,
+    file_mtime_ms: i64,
+) -> rusqlite::Result<()> {
+    let mut row = if fresh { None } else { SessionRow::load(tx, unit_id, key)? };
+    let had_row = row.is_some();
+    let mut new: Vec<NewMessage> = Vec::new();
+    let mut new_at: HashMap<String, usize> = HashMap::new();
+    let mut touched_stored = false;
+    let mut touches_session = had_row;
+
+    for event in events {
+        match event {
+            Event::ExternalTitle { session_id, title } => {
+                tx.execute(
+                    "INSERT INTO external_title (source, session_id, title) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (source, session_id) DO UPDATE SET title = excluded.title",
+                    params![unit.source.as_str(), session_id, title.trim()],
+                )?;
+            }
+            Event::Meta(meta) => {
+                touches_session = true;
+                row.get_or_insert_with(SessionRow::default).apply_meta(meta);
+            }
+            Event::Message(m) => {
+                touches_session = true;
+                let session = row.get_or_insert_with(SessionRow::default);
+                session.fold_time(m.timestamp, m.timestamp);
+                if let Some(&i) = new_at.get(&m.key) {
+                    let existing = &mut new[i];
+                    match m.merge {
+                        Merge::Append => {
+                            existing.text.push_str("\n\n");
+                            existing.text.push_str(&m.text);
+                        }
+                        Merge::Replace => {
+                            existing.role = m.role;
+                            existing.text = m.text;
+                            existing.ts = m.timestamp.or(existing.ts);
+                        }
+                    }
+                    continue;
+                }
+                if let Some(id) = session.id.filter(|_| !fresh) {
+                    let stored: Option<(i64, String)> = tx
+                        .query_row(
+                            "SELECT id, text FROM message WHERE session = ?1 AND key = ?2",
+                            params![id, m.key],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .optional()?;
+                    if let Some((message_row, text)) = stored {
+                        touched_stored = true;
+                        match m.merge {
+                            Merge::Append => tx.execute(
+                                "UPDATE message SET text = ?2 WHERE id = ?1",
+                                params![message_row, format!("{text}\n\n{}", m.text)],
+                            )?,
+                            Merge::Replace => tx.execute(
+                                "UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts) WHERE id = ?1",
+                                params![message_row, m.role.as_str(), m.text, m.timestamp],
+                            )?,
+                        };
+                        continue;
+                    }
+                }
+                new_at.insert(m.key.clone(), new.len());
+                new.push(NewMessage {
+                    key: m.key,
+                    message_id: m.message_id,
+                    role: m.role,
+                    text: m.text,
+                    ts: m.timestamp,
+                });
+            }
+            Event::Rewind { key } => {
+                touches_session = true;
+                if let Some(&i) = new_at.get(&key) {
+                    new.truncate(i);
+                    new_at.retain(|_, at| *at < i);
+                    continue;
+                }
+                let Some(session) = row.as_mut() else { continue };
+                let Some(id) = session.id.filter(|_| !fresh) else { continue };
+                let position: Option<i64> = tx
+                    .query_row(
+                        "SELECT idx FROM message WHERE session = ?1 AND key = ?2",
+                        params![id, key],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(position) = position {
+                    tx.execute("DELETE FROM message WHERE session = ?1 AND idx >= ?2", params![id, position])?;
+                    session.message_count = position;
+                    new.clear();
+                    new_at.clear();
+                    touched_stored = true;
+                }
+            }
+        }
+    }
+
+    if !touches_session {
+        return Ok(());
+    }
+    let mut session = row.unwrap_or_default();
+    if session.session_id.is_none() {
+        session.session_id = unit
+            .session_hint
+            .clone()
+            .or_else(|| (!key.is_empty()).then(|| key.to_string()))
+            .or_else(|| unit.path.file_stem().map(|s| s.to_string_lossy().into_owned()));
+    }
+    if session.workspace.is_none() {
+        session.workspace = unit.workspace_hint.clone();
+    }
+    if session.updated.is_none() {
+        session.updated = Some(file_mtime_ms);
+    }
+    if session.first_user.is_none() {
+        session.first_user = new.iter().find(|m| m.role == Role::User).map(|m| m.text.clone());
+    }
+
+    let session_row = upsert_session(tx, unit_id, unit, key, &session)?;
+    let base = session.message_count;
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO message (session, idx, key, message_id, role, text, ts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for (i, m) in new.iter().enumerate() {
+            insert.execute(params![
+                session_row,
+                base + i as i64,
+                m.key,
+                m.message_id,
+                m.role.as_str(),
+                m.text,
+                m.ts
+            ])?;
+        }
+    }
+    let count = base + new.len() as i64;
+    if touched_stored {
+        // A merge or rewind may have changed the first user message.
+        tx.execute(
+            "UPDATE session SET message_count = ?2, first_user = (
+                 SELECT text FROM message WHERE session = ?1 AND role = 'user' ORDER BY idx LIMIT 1)
+             WHERE id = ?1",
+            params![session_row, count],
+        )?;
+    } else {
+        tx.execute("UPDATE session SET message_count = ?2 WHERE id = ?1", params![session_row, count])?;
+    }
+    Ok(())
+}
+
+fn upsert_session(
+    tx: &Transaction,
+    unit_id: i64,
+    unit: &Unit,
+    key: &str,
+    s: &SessionRow,
+) -> rusqlite::Result<i64> {
+    let title_rank = if s.title.is_some() { s.title_rank } else { 0 };
+    debug_assert!(title_rank <= TitleRank::Custom as i64);
+    match s.id {
+        Some(id) => {
+            tx.execute(
+                "UPDATE session SET session_id = ?2, title = ?3, title_rank = ?4, workspace = ?5,
+                     created = ?6, updated = ?7, hidden = ?8, first_user = ?9
+                 WHERE id = ?1",
+                params![
+                    id,
+                    s.session_id,
+                    s.title,
+                    title_rank,
+                    s.workspace,
+                    s.created,
+                    s.updated,
+                    s.hidden,
+                    s.first_user
+                ],
+            )?;
+            Ok(id)
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO session (unit_id, key, source, session_id, title, title_rank, workspace,
+                     created, updated, hidden, first_user)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                params![
+                    unit_id,
+                    key,
+                    unit.source.as_str(),
+                    s.session_id,
+                    s.title,
+                    title_rank,
+                    s.workspace,
+                    s.created,
+                    s.updated,
+                    s.hidden,
+                    s.first_user
+                ],
+            )?;
+            Ok(tx.last_insert_rowid())
+        }
+    }
+}
+
+/// Removes a unit's sessions and messages (before a full read, or when the file is gone).
+pub(super) fn clear_unit(tx: &Transaction, unit_id: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM message WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)",
+        [unit_id],
+    )?;
+    tx.execute("DELETE FROM session WHERE unit_id = ?1", [unit_id])?;
+    Ok(())
+}

@@ -1,0 +1,289 @@
+//! Reading the index: listings, one session, transcript pages and message search. Every
+//! query takes the roots in effect, so an index shared between homes answers only for
+//! the folders the caller reads.
+
+use rusqlite::{params_from_iter, types::Value as Sql, OptionalExtension, Row};
+
+use super::{Index, IndexError};
+use crate::model::{format_ms, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage};
+
+/// The filters of `list_sessions`.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// At most this many sessions.
+    pub limit: u32,
+    /// A workspace path, or its last component (`memory-bank` matches `/src/memory-bank`).
+    pub workspace: Option<String>,
+    /// Only this tool.
+    pub source: Option<Source>,
+    /// Text the title, workspace or id contains (case-insensitive).
+    pub query: Option<String>,
+}
+
+/// A session found by id, with its row for follow-up reads.
+#[derive(Debug, Clone)]
+pub struct FoundSession {
+    /// The index row.
+    pub row: i64,
+    /// What listings show.
+    pub info: SessionInfo,
+}
+
+/// Sessions per source and per workspace, most first.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Facets {
+    /// `{source, count}`.
+    pub sources: Vec<SourceCount>,
+    /// `{workspace, count}`.
+    pub workspaces: Vec<WorkspaceCount>,
+}
+
+/// A facet entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SourceCount {
+    /// The tool.
+    pub source: Source,
+    /// Its listed sessions.
+    pub count: u64,
+}
+
+/// A facet entry.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WorkspaceCount {
+    /// The workspace path.
+    pub workspace: String,
+    /// Its listed sessions.
+    pub count: u64,
+}
+
+const TITLE: &str = "coalesce(nullif(et.title, ''), s.title, s.first_user, '')";
+const FROM: &str = "FROM session s JOIN unit u ON u.id = s.unit_id
+     LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id";
+const INFO_COLUMNS: &str =
+    "s.id, s.session_id, s.source, s.workspace, s.created, s.updated, s.message_count";
+
+fn info(row: &Row, title: String) -> rusqlite::Result<FoundSession> {
+    let source: String = row.get(2)?;
+    Ok(FoundSession {
+        row: row.get(0)?,
+        info: SessionInfo {
+            session_id: row.get(1)?,
+            source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
+            title,
+            workspace: row.get(3)?,
+            created_at: row.get::<_, Option<i64>>(4)?.and_then(format_ms),
+            updated_at: row.get::<_, Option<i64>>(5)?.and_then(format_ms),
+            message_count: row.get::<_, i64>(6)?.max(0) as u64,
+        },
+    })
+}
+
+/// `u.root IN (?, ?, …)` for the roots, appended to `args`.
+fn roots_clause(roots: &[String], args: &mut Vec<Sql>) -> String {
+    if roots.is_empty() {
+        return "0".into();
+    }
+    args.extend(roots.iter().map(|r| Sql::Text(r.clone())));
+    format!("u.root IN ({})", vec!["?"; roots.len()].join(", "))
+}
+
+fn like_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
+impl Index {
+    /// Sessions matching `filter`, newest first, and how many matched in all.
+    pub fn list(&self, roots: &[String], filter: &ListFilter) -> Result<SessionList, IndexError> {
+        let mut args = Vec::new();
+        let mut conditions = vec!["s.hidden = 0".to_string(), roots_clause(roots, &mut args)];
+        if let Some(source) = filter.source {
+            conditions.push("s.source = ?".into());
+            args.push(Sql::Text(source.as_str().into()));
+        }
+        if let Some(workspace) = filter.workspace.as_deref() {
+            let w = workspace.trim().trim_end_matches(['/', '\\']);
+            conditions.push(
+                "(s.workspace = ? COLLATE NOCASE OR s.workspace LIKE ? ESCAPE '\\'
+                  OR s.workspace LIKE ? ESCAPE '\\')"
+                    .into(),
+            );
+            args.push(Sql::Text(w.into()));
+            args.push(Sql::Text(format!("%/{}", like_escape(w))));
+            args.push(Sql::Text(format!("%\\\\{}", like_escape(w))));
+        }
+        if let Some(query) = filter.query.as_deref() {
+            conditions.push(format!(
+                "(instr(lower({TITLE}), lower(?)) > 0 OR instr(lower(coalesce(s.workspace, '')), lower(?)) > 0
+                  OR s.session_id = ?)"
+            ));
+            for _ in 0..3 {
+                args.push(Sql::Text(query.trim().into()));
+            }
+        }
+        let filter_sql = conditions.join(" AND ");
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT count(*) {FROM} WHERE {filter_sql}"),
+            params_from_iter(args.iter()),
+            |r| r.get(0),
+        )?;
+        args.push(Sql::Integer(i64::from(filter.limit)));
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {INFO_COLUMNS}, {TITLE} {FROM} WHERE {filter_sql}
+             ORDER BY s.updated DESC, s.created DESC, s.id DESC LIMIT ?"
+        ))?;
+        let sessions = stmt
+            .query_map(params_from_iter(args.iter()), |r| info(r, r.get(7)?))?
+            .map(|r| r.map(|f| f.info))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(SessionList { total: total as u64, sessions })
+    }
+
+    /// The listed session with this id (the most recently active one if a tool reused an id).
+    pub fn find(
+        &self,
+        roots: &[String],
+        session_id: &str,
+        source: Option<Source>,
+    ) -> Result<Option<FoundSession>, IndexError> {
+        let mut args = vec![Sql::Text(session_id.into())];
+        let mut sql = format!("SELECT {INFO_COLUMNS}, {TITLE} {FROM} WHERE s.session_id = ? AND ");
+        sql.push_str(&roots_clause(roots, &mut args));
+        if let Some(source) = source {
+            sql.push_str(" AND s.source = ?");
+            args.push(Sql::Text(source.as_str().into()));
+        }
+        sql.push_str(" ORDER BY s.hidden, s.updated DESC LIMIT 1");
+        Ok(self
+            .conn
+            .query_row(&sql, params_from_iter(args.iter()), |r| info(r, r.get(7)?))
+            .optional()?)
+    }
+
+    /// Up to `count` messages with index below `before`, oldest first.
+    pub fn messages_before(
+        &self,
+        session_row: i64,
+        before: u64,
+        count: u64,
+    ) -> Result<Vec<TranscriptMessage>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT idx, message_id, role, text, ts FROM message
+             WHERE session = ?1 AND idx < ?2 ORDER BY idx DESC LIMIT ?3",
+        )?;
+        let mut messages = stmt
+            .query_map(rusqlite::params![session_row, before as i64, count as i64], |r| {
+                Ok(TranscriptMessage {
+                    index: r.get::<_, i64>(0)? as u64,
+                    message_id: r.get(1)?,
+                    role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
+                    text: r.get(3)?,
+                    timestamp: r.get::<_, Option<i64>>(4)?.and_then(format_ms),
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        messages.reverse();
+        Ok(messages)
+    }
+
+    /// Messages whose text contains `query` case-insensitively, newest first.
+    pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
+        let needle = query.to_lowercase();
+        let mut args = Vec::new();
+        // Trigrams need three characters; shorter queries scan the stored texts instead.
+        let matcher = if query.chars().count() >= 3 {
+            args.push(Sql::Text(format!("\"{}\"", query.replace('"', "\"\""))));
+            "m.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)"
+        } else {
+            args.push(Sql::Text(query.into()));
+            args.push(Sql::Text(query.into()));
+            "(instr(m.text, ?) > 0 OR instr(lower(m.text), lower(?)) > 0)"
+        };
+        let roots_sql = roots_clause(roots, &mut args);
+        // Fetch a little more than asked: exact containment is re-checked below.
+        args.push(Sql::Integer(i64::from(limit) * 2 + 10));
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}
+             FROM message m JOIN session s ON s.id = m.session JOIN unit u ON u.id = s.unit_id
+             LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
+             WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
+             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC LIMIT ?"
+        ))?;
+        let mut hits = Vec::new();
+        let mut rows = stmt.query(params_from_iter(args.iter()))?;
+        while let Some(r) = rows.next()? {
+            let text: String = r.get(3)?;
+            let Some(snippet) = snippet(&text, &needle) else { continue };
+            let source: String = r.get(5)?;
+            hits.push(SearchHit {
+                session_id: r.get(4)?,
+                source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
+                title: r.get(6)?,
+                message_id: r.get(1)?,
+                index: r.get::<_, i64>(0)? as u64,
+                role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
+                snippet,
+            });
+            if hits.len() as u32 >= limit {
+                break;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// Listed sessions per source and per workspace.
+    pub fn facets(&self, roots: &[String]) -> Result<Facets, IndexError> {
+        let mut args = Vec::new();
+        let roots_sql = roots_clause(roots, &mut args);
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT s.source, count(*) {FROM} WHERE s.hidden = 0 AND {roots_sql}
+             GROUP BY s.source ORDER BY count(*) DESC"
+        ))?;
+        let sources = stmt
+            .query_map(params_from_iter(args.iter()), |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+            .filter_map(|r| r.ok())
+            .filter_map(|(s, n)| Source::parse(&s).map(|source| SourceCount { source, count: n as u64 }))
+            .collect();
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT s.workspace, count(*) {FROM} WHERE s.hidden = 0 AND s.workspace IS NOT NULL
+             AND {roots_sql} GROUP BY s.workspace ORDER BY count(*) DESC, s.workspace LIMIT 200"
+        ))?;
+        let workspaces = stmt
+            .query_map(params_from_iter(args.iter()), |r| {
+                Ok(WorkspaceCount { workspace: r.get(0)?, count: r.get::<_, i64>(1)? as u64 })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Facets { sources, workspaces })
+    }
+}
+
+/// About 160 characters of `text` around the first case-insensitive match of `needle`
+/// (already lower-cased), on one line; `None` when `text` does not contain it.
+pub fn snippet(text: &str, needle: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let at = lower.find(needle)?;
+    // Map the match back to a char position of the original text.
+    let char_at = lower[..at].chars().count();
+    let chars: Vec<char> = text.chars().collect();
+    let start = char_at.saturating_sub(60);
+    let end = (char_at + needle.chars().count() + 100).min(chars.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    let mut last_space = false;
+    for &c in &chars[start..end] {
+        if c.is_whitespace() {
+            if !last_space {
+                out.push(' ');
+            }
+            last_space = true;
+        } else {
+            out.push(c);
+            last_space = false;
+        }
+    }
+    if end < chars.len() {
+        out.push('…');
+    }
+    Some(out.trim().to_string())
+}

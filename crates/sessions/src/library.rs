@@ -1,0 +1,371 @@
+//! The lookup actions. The desktop app's commands, the CLI and (later) the MCP server
+//! call exactly these functions, so they answer identically.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::index::{Facets, Index, IndexError, ListFilter, RefreshReport};
+use crate::model::{LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
+use crate::source::Env;
+use crate::sources;
+
+/// Why an action failed; serialised as `{"error": code, "message": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[error("{message}")]
+pub struct ActionError {
+    /// Stable code.
+    #[serde(rename = "error")]
+    pub code: ErrorCode,
+    /// What happened and what to do, in plain English.
+    pub message: String,
+}
+
+/// The stable error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// No listed session has that id.
+    SessionNotFound,
+    /// The session has no messages.
+    NoMessages,
+    /// An argument is missing or out of range.
+    InvalidArgument,
+    /// No session id was given and no session is open.
+    NoOpenSession,
+    /// The index itself failed.
+    Index,
+}
+
+impl ActionError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ActionError { code, message: message.into() }
+    }
+
+    fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgument, message)
+    }
+}
+
+impl From<IndexError> for ActionError {
+    fn from(e: IndexError) -> Self {
+        ActionError::new(ErrorCode::Index, format!("{e}. Deleting the index file makes it rebuild."))
+    }
+}
+
+/// Arguments of `list_sessions`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListArgs {
+    /// 1–200, default 30.
+    pub limit: Option<Value>,
+    /// A workspace path or its last folder name.
+    pub workspace: Option<String>,
+    /// `claude-code`, `codex`, `opencode` or `gemini`.
+    pub source: Option<String>,
+    /// Text in the title, workspace or id.
+    pub query: Option<String>,
+}
+
+/// Arguments of `open`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenArgs {
+    /// Required.
+    pub session_id: Option<String>,
+    /// Narrows the lookup to one tool.
+    pub source: Option<String>,
+}
+
+/// Arguments of `read_transcript`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadArgs {
+    /// Default: the open session.
+    pub session_id: Option<String>,
+    /// Clamped to 1–30; anything that is not a number means 10.
+    pub count: Option<Value>,
+    /// Read messages with a smaller index; default: the end.
+    pub before: Option<Value>,
+}
+
+/// Arguments of `latest_message`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LatestArgs {
+    /// Default: the open session.
+    pub session_id: Option<String>,
+}
+
+/// Arguments of `search_messages`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchArgs {
+    /// Required: text a message must contain (case-insensitive).
+    pub query: Option<String>,
+    /// 1–200, default 20.
+    pub limit: Option<Value>,
+}
+
+/// The longest accepted search query, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Where the readers look: each tool's default folders in an [`Env`], plus extra folders.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Roots(pub Vec<(Source, PathBuf)>);
+
+impl Roots {
+    /// Every tool's default folders in `env`, then `extra` (folders added in settings).
+    pub fn new(env: &Env, extra: &[(Source, PathBuf)]) -> Roots {
+        let mut roots: Vec<(Source, PathBuf)> = Vec::new();
+        for reader in sources::all() {
+            for root in reader.default_roots(env) {
+                roots.push((reader.source(), root));
+            }
+        }
+        for root in extra {
+            if !roots.contains(root) {
+                roots.push(root.clone());
+            }
+        }
+        Roots(roots)
+    }
+
+    fn keys(&self) -> Vec<String> {
+        self.0.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect()
+    }
+}
+
+/// The sessions on this machine: an index plus the folders it mirrors.
+pub struct Library {
+    writer: Mutex<Index>,
+    /// A second connection so lookups are not blocked while a refresh writes (WAL).
+    reader: Option<Mutex<Index>>,
+    roots: Roots,
+    root_keys: Vec<String>,
+    open: Mutex<Option<(Source, String)>>,
+}
+
+impl Library {
+    /// Opens the index at `index_path` (in memory when `None`) for `roots`. Call
+    /// [`Library::refresh`] before the first lookup.
+    pub fn open(index_path: Option<&Path>, roots: Roots) -> Result<Library, ActionError> {
+        let (writer, reader) = match index_path {
+            Some(path) => (Index::open(path)?, Some(Mutex::new(Index::open(path)?))),
+            None => (Index::in_memory()?, None),
+        };
+        let root_keys = roots.keys();
+        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open: Mutex::new(None) })
+    }
+
+    /// The folders read.
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    /// Reads what changed in the source folders since the last refresh.
+    pub fn refresh(&self) -> Result<RefreshReport, ActionError> {
+        Ok(lock(&self.writer).refresh(&self.roots.0)?)
+    }
+
+    fn with_reader<T>(&self, f: impl FnOnce(&Index) -> Result<T, IndexError>) -> Result<T, ActionError> {
+        match &self.reader {
+            Some(reader) => Ok(f(&lock(reader))?),
+            None => Ok(f(&lock(&self.writer))?),
+        }
+    }
+
+    /// `list_sessions`: newest first, with the total that matched.
+    pub fn list_sessions(&self, args: ListArgs) -> Result<SessionList, ActionError> {
+        let limit = parse_limit(args.limit.as_ref(), 30, "limit")?;
+        let source = parse_source(args.source.as_deref())?;
+        let filter = ListFilter {
+            limit,
+            workspace: non_empty(args.workspace),
+            source,
+            query: non_empty(args.query),
+        };
+        self.with_reader(|index| index.list(&self.root_keys, &filter))
+    }
+
+    /// Sessions per tool and per workspace (for filters).
+    pub fn facets(&self) -> Result<Facets, ActionError> {
+        self.with_reader(|index| index.facets(&self.root_keys))
+    }
+
+    /// `open`: the session's metadata; it becomes the open session.
+    pub fn open_session(&self, args: OpenArgs) -> Result<SessionInfo, ActionError> {
+        let Some(id) = non_empty(args.session_id) else {
+            return Err(ActionError::invalid("sessionId is required."));
+        };
+        let source = parse_source(args.source.as_deref())?;
+        let found = self.find(&id, source)?;
+        *lock(&self.open) = Some((found.info.source, found.info.session_id.clone()));
+        Ok(found.info)
+    }
+
+    /// `read_transcript`: the last `count` messages before `before`, oldest first.
+    pub fn read_transcript(&self, args: ReadArgs) -> Result<Transcript, ActionError> {
+        let count = clamp_count(args.count.as_ref());
+        let found = self.session_or_open(args.session_id)?;
+        let total = found.info.message_count;
+        if total == 0 {
+            return Err(no_messages(&found.info));
+        }
+        let before = match args.before.as_ref() {
+            None | Some(Value::Null) => total,
+            Some(v) => v
+                .as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                .ok_or_else(|| ActionError::invalid("before must be a message index (a whole number ≥ 0)."))?
+                .min(total),
+        };
+        let messages = self.with_reader(|index| index.messages_before(found.row, before, count))?;
+        Ok(Transcript {
+            session_id: found.info.session_id,
+            title: found.info.title,
+            message_count: total,
+            returned: messages.len() as u64,
+            messages,
+        })
+    }
+
+    /// `latest_message`: the last message of the session.
+    pub fn latest_message(&self, args: LatestArgs) -> Result<LatestMessage, ActionError> {
+        let found = self.session_or_open(args.session_id)?;
+        let total = found.info.message_count;
+        let last = self
+            .with_reader(|index| index.messages_before(found.row, total, 1))?
+            .pop()
+            .ok_or_else(|| no_messages(&found.info))?;
+        Ok(LatestMessage {
+            session_id: found.info.session_id,
+            index: last.index,
+            message_id: last.message_id,
+            role: last.role,
+            text: last.text,
+            timestamp: last.timestamp,
+        })
+    }
+
+    /// `search_messages`: messages containing the query, newest first.
+    pub fn search_messages(&self, args: SearchArgs) -> Result<SearchResult, ActionError> {
+        let limit = parse_limit(args.limit.as_ref(), 20, "limit")?;
+        let query = args.query.unwrap_or_default();
+        let query = query.trim();
+        if query.is_empty() {
+            return Err(ActionError::invalid("query is required: the text a message must contain."));
+        }
+        if query.chars().count() > MAX_QUERY_CHARS {
+            return Err(ActionError::invalid(format!("query is longer than {MAX_QUERY_CHARS} characters.")));
+        }
+        let hits = self.with_reader(|index| index.search(&self.root_keys, query, limit))?;
+        Ok(SearchResult { hits })
+    }
+
+    fn find(&self, id: &str, source: Option<Source>) -> Result<crate::index::FoundSession, ActionError> {
+        let found = self.with_reader(|index| index.find(&self.root_keys, id, source))?;
+        let found = found.ok_or_else(|| {
+            ActionError::new(
+                ErrorCode::SessionNotFound,
+                format!("No session with id {id:?} was found on this machine. `list_sessions` shows the ids."),
+            )
+        })?;
+        // Catch up on messages appended since the last refresh.
+        lock(&self.writer).refresh_unit_of(found.row)?;
+        let fresh = self.with_reader(|index| index.find(&self.root_keys, id, source))?;
+        Ok(fresh.unwrap_or(found))
+    }
+
+    fn session_or_open(&self, id: Option<String>) -> Result<crate::index::FoundSession, ActionError> {
+        match non_empty(id) {
+            Some(id) => self.find(&id, None),
+            None => {
+                let open = lock(&self.open).clone();
+                let (source, id) = open.ok_or_else(|| {
+                    ActionError::new(
+                        ErrorCode::NoOpenSession,
+                        "No session is open. Pass a sessionId (list_sessions shows them) or open one first.",
+                    )
+                })?;
+                self.find(&id, Some(source))
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn non_empty(s: Option<String>) -> Option<String> {
+    s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn no_messages(info: &SessionInfo) -> ActionError {
+    ActionError::new(
+        ErrorCode::NoMessages,
+        format!("Session {} has no messages yet.", info.session_id),
+    )
+}
+
+fn parse_source(source: Option<&str>) -> Result<Option<Source>, ActionError> {
+    match source.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(name) => Source::parse(name).map(Some).ok_or_else(|| {
+            ActionError::invalid(format!(
+                "Unknown source {name:?}. Use one of: claude-code, codex, opencode, gemini."
+            ))
+        }),
+    }
+}
+
+/// A whole number from 1 to 200 (a numeric string is accepted), else a clear error.
+fn parse_limit(v: Option<&Value>, default: u32, name: &str) -> Result<u32, ActionError> {
+    let n = match v {
+        None | Some(Value::Null) => return Ok(default),
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n @ 1..=200) => Ok(n as u32),
+        _ => Err(ActionError::invalid(format!("{name} must be a whole number from 1 to 200."))),
+    }
+}
+
+/// The transcript count rule: a number is clamped to 1–30; anything else means 10.
+fn clamp_count(v: Option<&Value>) -> u64 {
+    match v.and_then(Value::as_f64) {
+        Some(n) if n.is_finite() => n.floor().clamp(1.0, 30.0) as u64,
+        _ => 10,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn count_is_clamped_and_non_numbers_mean_ten() {
+        assert_eq!(clamp_count(None), 10);
+        assert_eq!(clamp_count(Some(&json!("5"))), 10);
+        assert_eq!(clamp_count(Some(&json!(0))), 1);
+        assert_eq!(clamp_count(Some(&json!(-3))), 1);
+        assert_eq!(clamp_count(Some(&json!(99))), 30);
+        assert_eq!(clamp_count(Some(&json!(7.9))), 7);
+    }
+
+    #[test]
+    fn limits_outside_the_range_are_errors() {
+        assert_eq!(parse_limit(None, 30, "limit").unwrap(), 30);
+        assert_eq!(parse_limit(Some(&json!(200)), 30, "limit").unwrap(), 200);
+        assert_eq!(parse_limit(Some(&json!("15")), 30, "limit").unwrap(), 15);
+        for bad in [json!(0), json!(201), json!(-1), json!(1.5), json!("many"), json!(true)] {
+            assert_eq!(parse_limit(Some(&bad), 30, "limit").unwrap_err().code, ErrorCode::InvalidArgument);
+        }
+    }
+}
