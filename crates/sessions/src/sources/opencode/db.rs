@@ -1,10 +1,11 @@
 //! The SQLite store of opencode 1.2+ (`opencode.db`, `opencode-<channel>.db`).
 //!
-//! The database is opened read-only (`SQLITE_OPEN_READ_ONLY`, `query_only`), never written,
-//! and read inside one read transaction so every table comes from the same snapshot. It is
-//! live and in WAL mode: recent rows may sit only in `-wal`, which SQLite reads through the
-//! `-shm` index that opencode keeps; the unit's fingerprint follows the `-wal` file because
-//! the main file does not change until a checkpoint.
+//! The database is opened read-only (`mode=ro`, `query_only`; `immutable=1` when no `-wal`
+//! exists, see [`open`]), never written, and read inside one read transaction so every
+//! table comes from the same snapshot. It is live and in WAL mode: recent rows may sit only
+//! in `-wal`, which SQLite reads through the `-shm` index that opencode keeps; the unit's
+//! fingerprint follows the `-wal` file because the main file does not change until a
+//! checkpoint.
 //!
 //! One query per table, never one per session or message:
 //!
@@ -41,7 +42,10 @@ use crate::model::Role;
 use crate::source::WholeSession;
 use crate::text::{join_text, time_value};
 
-use super::{mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary, SessionFacts};
+use super::{
+    mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary,
+    SessionFacts,
+};
 
 /// The `-wal` companion of a database.
 fn wal_path(db: &Path) -> PathBuf {
@@ -68,15 +72,60 @@ fn io_err(e: rusqlite::Error) -> std::io::Error {
     std::io::Error::other(e)
 }
 
-/// Opens strictly read-only: no write, no schema change, no checkpoint.
+/// Opens strictly read-only: no write, no schema change, no checkpoint, no new files.
+///
+/// While opencode runs, its `-wal` and `-shm` exist and `mode=ro` reads through them (the
+/// latest rows may live only in the `-wal`). When it has exited cleanly they are gone, and
+/// a read-only connection would create both; `immutable=1` reads the main file alone
+/// instead, without creating or locking anything. Should opencode start writing during that
+/// read, the `-wal` it creates changes the fingerprint and the unit is read again.
 fn open(path: &Path) -> rusqlite::Result<Connection> {
+    let query = if wal_path(path).exists() {
+        "mode=ro"
+    } else {
+        "mode=ro&immutable=1"
+    };
     let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        uri(path, query),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "query_only", true)?;
     Ok(conn)
+}
+
+/// A SQLite `file:` URI for `path`, percent-encoding everything but unreserved characters,
+/// `/` and `:` (Windows: backslashes become `/`, a drive letter gets a leading `/`).
+fn uri(path: &Path, query: &str) -> String {
+    #[cfg(unix)]
+    let bytes: Vec<u8> = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes: Vec<u8> = {
+        let s = path.to_string_lossy().replace('\\', "/");
+        let drive = s.as_bytes().get(1) == Some(&b':');
+        let s = if drive {
+            format!("/{s}")
+        } else if s.starts_with("//") {
+            format!("//{s}")
+        } else {
+            s
+        };
+        s.into_bytes()
+    };
+    let mut out = String::with_capacity(bytes.len() + 16);
+    out.push_str("file:");
+    for b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out.push('?');
+    out.push_str(query);
+    out
 }
 
 /// Reads every session of one database.
@@ -96,7 +145,11 @@ fn read_db(path: &Path) -> rusqlite::Result<Vec<WholeSession>> {
         if !tables.contains(table) {
             return Ok(false);
         }
-        conn.query_row(&format!("SELECT EXISTS (SELECT 1 FROM \"{table}\")"), [], |r| r.get(0))
+        conn.query_row(
+            &format!("SELECT EXISTS (SELECT 1 FROM \"{table}\")"),
+            [],
+            |r| r.get(0),
+        )
     };
     let session_table = if has_rows("session_v2")? {
         "session_v2"
@@ -133,7 +186,13 @@ struct Columns(HashMap<String, usize>);
 
 impl Columns {
     fn of(stmt: &rusqlite::Statement<'_>) -> Columns {
-        Columns(stmt.column_names().iter().enumerate().map(|(i, n)| (n.to_ascii_lowercase(), i)).collect())
+        Columns(
+            stmt.column_names()
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.to_ascii_lowercase(), i))
+                .collect(),
+        )
     }
 
     fn find(&self, names: &[&str]) -> Option<usize> {
@@ -160,7 +219,9 @@ fn int_at(row: &Row<'_>, i: Option<usize>) -> Option<i64> {
     match row.get_ref(i?).ok()? {
         ValueRef::Integer(n) => Some(n),
         ValueRef::Real(f) => Some(f as i64),
-        ValueRef::Text(b) => time_value(&serde_json::Value::String(String::from_utf8_lossy(b).into_owned())),
+        ValueRef::Text(b) => time_value(&serde_json::Value::String(
+            String::from_utf8_lossy(b).into_owned(),
+        )),
         _ => None,
     }
 }
@@ -185,9 +246,22 @@ fn read_sessions(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Session
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         let json: Option<serde_json::Value> = json_at(row, data);
-        let j_str = |k: &str| json.as_ref().and_then(|j| j.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-        let j_time = |k: &str| json.as_ref().and_then(|j| j.get("time")).and_then(|t| t.get(k)).and_then(time_value);
-        let Some(session_id) = text_at(row, id).or_else(|| j_str("id")).filter(|s| !s.is_empty()) else {
+        let j_str = |k: &str| {
+            json.as_ref()
+                .and_then(|j| j.get(k))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned)
+        };
+        let j_time = |k: &str| {
+            json.as_ref()
+                .and_then(|j| j.get("time"))
+                .and_then(|t| t.get(k))
+                .and_then(time_value)
+        };
+        let Some(session_id) = text_at(row, id)
+            .or_else(|| j_str("id"))
+            .filter(|s| !s.is_empty())
+        else {
             continue;
         };
         out.push(SessionFacts {
@@ -218,7 +292,9 @@ fn read_v1_messages(
     )?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
-        let (Some(message_id), Some(part)) = (text_at(row, Some(0)), json_at::<PartData>(row, Some(1))) else {
+        let (Some(message_id), Some(part)) =
+            (text_at(row, Some(0)), json_at::<PartData>(row, Some(1)))
+        else {
             continue;
         };
         parts.entry(message_id).or_default().add(&part);
@@ -233,7 +309,9 @@ fn read_v1_messages(
         if skip_sessions.contains(&session_id) {
             continue;
         }
-        let Some(data) = json_at::<MessageData>(row, Some(3)) else { continue };
+        let Some(data) = json_at::<MessageData>(row, Some(3)) else {
+            continue;
+        };
         if let Some(msg) = v1_message(id.clone(), &data, int_at(row, Some(2)), parts.get(&id)) {
             out.entry(session_id).or_default().push(msg);
         }
@@ -298,9 +376,42 @@ fn read_v2_messages(
             }
         };
         let Some(text) = text else { continue };
-        let msg_created = data.time.as_ref().and_then(|t| t.created.as_ref()).and_then(time_value).or_else(|| int_at(row, created));
-        let msg_seq = int_at(row, seq).or_else(|| data.seq.as_ref().and_then(time_value)).unwrap_or(0);
-        out.entry(session_id).or_default().push(Msg { id, role, created: msg_created, seq: msg_seq, text });
+        let msg_created = data
+            .time
+            .as_ref()
+            .and_then(|t| t.created.as_ref())
+            .and_then(time_value)
+            .or_else(|| int_at(row, created));
+        let msg_seq = int_at(row, seq)
+            .or_else(|| data.seq.as_ref().and_then(time_value))
+            .unwrap_or(0);
+        out.entry(session_id).or_default().push(Msg {
+            id,
+            role,
+            created: msg_created,
+            seq: msg_seq,
+            text,
+        });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn uri_escapes_what_sqlite_would_misread() {
+        assert_eq!(
+            uri(Path::new("/home/a b/x?y#z%/opencode.db"), "mode=ro"),
+            "file:/home/a%20b/x%3Fy%23z%25/opencode.db?mode=ro"
+        );
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::ffi::OsStr::from_bytes(b"/h/caf\xe9/opencode.db");
+        assert_eq!(
+            uri(Path::new(odd), "mode=ro"),
+            "file:/h/caf%E9/opencode.db?mode=ro"
+        );
+    }
 }

@@ -162,7 +162,9 @@ impl PartsSummary {
     fn add(&mut self, part: &PartData) {
         match part.kind.as_deref() {
             Some("text") => {
-                let flagged = |v: &Option<serde_json::Value>| v.as_ref().and_then(|v| v.as_bool()) == Some(true);
+                let flagged = |v: &Option<serde_json::Value>| {
+                    v.as_ref().and_then(|v| v.as_bool()) == Some(true)
+                };
                 if flagged(&part.synthetic) || flagged(&part.ignored) {
                     return;
                 }
@@ -179,15 +181,31 @@ impl PartsSummary {
 /// Turns a 1.x message and its parts into a [`Msg`], or `None` when it is not a message:
 /// no text, a compaction request (user message with a `compaction` part) or the summary
 /// answering it (assistant with `summary: true`).
-fn v1_message(id: String, data: &MessageData, fallback_created: Option<i64>, parts: Option<&PartsSummary>) -> Option<Msg> {
+fn v1_message(
+    id: String,
+    data: &MessageData,
+    fallback_created: Option<i64>,
+    parts: Option<&PartsSummary>,
+) -> Option<Msg> {
     let role = Role::parse(data.role.as_deref()?)?;
     let parts = parts?;
     if parts.compaction || data.summary.as_ref().and_then(|s| s.as_bool()) == Some(true) {
         return None;
     }
     let text = join_text(parts.texts.iter().map(String::as_str))?;
-    let created = data.time.as_ref().and_then(|t| t.created.as_ref()).and_then(time_value).or(fallback_created);
-    Some(Msg { id, role, created, seq: 0, text })
+    let created = data
+        .time
+        .as_ref()
+        .and_then(|t| t.created.as_ref())
+        .and_then(time_value)
+        .or(fallback_created);
+    Some(Msg {
+        id,
+        role,
+        created,
+        seq: 0,
+        text,
+    })
 }
 
 /// `None` for an empty title and for opencode's placeholders `New session - <ISO>` and
@@ -199,7 +217,10 @@ fn real_title(title: Option<String>) -> Option<String> {
         return None;
     }
     for prefix in ["New session - ", "Child session - "] {
-        if trimmed.strip_prefix(prefix).is_some_and(|iso| crate::model::parse_time(iso).is_some()) {
+        if trimmed
+            .strip_prefix(prefix)
+            .is_some_and(|iso| crate::model::parse_time(iso).is_some())
+        {
             return None;
         }
     }
@@ -223,9 +244,19 @@ fn session_events(facts: SessionFacts, mut messages: Vec<Msg>) -> WholeSession {
         hidden: non_empty(facts.parent_id).is_some(),
     }));
     for m in messages {
-        events.push(Event::message(m.id.clone(), m.id, m.role, m.text, m.created, Merge::Replace));
+        events.push(Event::message(
+            m.id.clone(),
+            m.id,
+            m.role,
+            m.text,
+            m.created,
+            Merge::Replace,
+        ));
     }
-    WholeSession { key: facts.id, events }
+    WholeSession {
+        key: facts.id,
+        events,
+    }
 }
 
 /// Mixes numbers into a stable 64-bit fingerprint (FNV-1a over their bytes), so an index
@@ -260,11 +291,23 @@ mod tests {
 
     #[test]
     fn placeholder_titles_are_no_titles() {
-        assert_eq!(real_title(Some("New session - 2026-03-01T10:00:00.000Z".into())), None);
-        assert_eq!(real_title(Some("Child session - 2026-03-01T10:00:00.000Z".into())), None);
+        assert_eq!(
+            real_title(Some("New session - 2026-03-01T10:00:00.000Z".into())),
+            None
+        );
+        assert_eq!(
+            real_title(Some("Child session - 2026-03-01T10:00:00.000Z".into())),
+            None
+        );
         assert_eq!(real_title(Some("  ".into())), None);
-        assert_eq!(real_title(Some("New session - ideas".into())).as_deref(), Some("New session - ideas"));
-        assert_eq!(real_title(Some("Fix the parser".into())).as_deref(), Some("Fix the parser"));
+        assert_eq!(
+            real_title(Some("New session - ideas".into())).as_deref(),
+            Some("New session - ideas")
+        );
+        assert_eq!(
+            real_title(Some("Fix the parser".into())).as_deref(),
+            Some("Fix the parser")
+        );
     }
 
     #[test]

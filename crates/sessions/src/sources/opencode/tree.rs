@@ -9,11 +9,14 @@
 use std::path::Path;
 
 use crate::jsonl::parse_line_as;
+use crate::model::Source;
 use crate::source::{read_dir_entries, Problem, Unit, UnitKind, WholeSession};
 use crate::text::time_value;
-use crate::model::Source;
 
-use super::{mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary, SessionFacts};
+use super::{
+    mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary,
+    SessionFacts,
+};
 
 /// Finds the session files under `storage`.
 pub(super) fn discover(storage: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
@@ -31,7 +34,8 @@ pub(super) fn discover(storage: &Path, units: &mut Vec<Unit>, problems: &mut Vec
             .collect();
         files.sort();
         for path in files {
-            let Some(session_id) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else {
+            let Some(session_id) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned)
+            else {
                 continue;
             };
             let mut unit = Unit::new(Source::Opencode, path, UnitKind::Whole);
@@ -94,11 +98,17 @@ pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
     let Some(session) = parse_line_as::<serde_json::Value>(&bytes).filter(|v| v.is_object()) else {
         return Ok(Vec::new());
     };
-    let str_field = |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
-    let file_stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let str_field =
+        |v: &serde_json::Value, k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+    let file_stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let time = session.get("time");
     let facts = SessionFacts {
-        id: str_field(&session, "id").filter(|s| !s.is_empty()).unwrap_or(file_stem),
+        id: str_field(&session, "id")
+            .filter(|s| !s.is_empty())
+            .unwrap_or(file_stem),
         title: str_field(&session, "title"),
         directory: str_field(&session, "directory"),
         parent_id: str_field(&session, "parentID"),
@@ -111,12 +121,22 @@ pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
 
     let mut messages: Vec<Msg> = Vec::new();
     for file in json_files(&storage.join("message").join(&facts.id)) {
-        let Ok(bytes) = std::fs::read(file.path()) else { continue };
-        let Some(data) = parse_line_as::<MessageData>(&bytes) else { continue };
-        let id = data.id.clone().filter(|s| !s.is_empty()).unwrap_or_else(|| stem(&file));
+        let Ok(bytes) = std::fs::read(file.path()) else {
+            continue;
+        };
+        let Some(data) = parse_line_as::<MessageData>(&bytes) else {
+            continue;
+        };
+        let id = data
+            .id
+            .clone()
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| stem(&file));
         let mut parts = PartsSummary::default();
         for part_file in json_files(&storage.join("part").join(&id)) {
-            let Ok(bytes) = std::fs::read(part_file.path()) else { continue };
+            let Ok(bytes) = std::fs::read(part_file.path()) else {
+                continue;
+            };
             if let Some(part) = parse_line_as::<PartData>(&bytes) {
                 parts.add(&part);
             }
