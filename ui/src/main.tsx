@@ -6,6 +6,7 @@ import { createI18n } from "./i18n";
 import "./styles/base.css";
 import "./styles/panel.css";
 import "./styles/toasts.css";
+import "./styles/sessions.css";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

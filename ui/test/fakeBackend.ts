@@ -12,6 +12,7 @@ import type {
   ListResponse,
   Memory,
 } from "../src/ipc";
+import { sessionHandlers, type SessionData } from "./fakeSessions";
 
 export const COMMIT_MS = 6000;
 
@@ -23,6 +24,7 @@ export interface Call {
 interface Options {
   state?: Partial<AppState>;
   memories?: Memory[];
+  sessions?: SessionData;
 }
 
 export type FakeBackend = ReturnType<typeof installFakeBackend>;
@@ -79,6 +81,13 @@ export function installFakeBackend(options: Options = {}) {
     scheduleGate: null as Promise<void> | null,
     /** When set, list_memories waits for this promise first (to hold the loading state). */
     listGate: null as Promise<void> | null,
+    /** Sessions on "this machine" (see fakeSessions.ts). */
+    sessionData: options.sessions ?? ({ sessions: [], transcripts: {} } as SessionData),
+    /** When set, list_sessions rejects with it / waits for it. */
+    sessionsError: null as IpcError | null,
+    sessionsGate: null as Promise<void> | null,
+    /** When set, save_memory rejects with it. */
+    saveError: null as IpcError | null,
     callsOf(cmd: string) {
       return this.calls.filter((call) => call.cmd === cmd).map((call) => call.args);
     },
@@ -137,6 +146,7 @@ export function installFakeBackend(options: Options = {}) {
       backend.pending.delete(args.id as string);
       return { undone: true };
     },
+    ...sessionHandlers(backend),
     flush_deletes: async () => {
       await Promise.all([...backend.pending.keys()].map((id) => backend.commit(id)));
       return null;

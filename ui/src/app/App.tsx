@@ -1,9 +1,18 @@
-// The shell: header, then the memory panel or account settings.
-import { useEffect, useState } from "react";
+// The shell: header, then the memory panel, the sessions view or account settings.
+// The Sessions view's state lives here so it is kept while another view is shown.
+import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { applyLanguage } from "../i18n";
 import { errorMessage, setActiveOrg, type AppState } from "../ipc";
 import { MemoryPanel } from "../memory/MemoryPanel";
+import {
+  initialSessionsNav,
+  OpenSessionProvider,
+  type JumpTarget,
+  type SessionsNav,
+} from "../sessions/navigation";
+import { SessionsView } from "../sessions/SessionsView";
+import { useSessionsChangedRefetch } from "../sessions/useSessions";
 import { SettingsView } from "../settings/SettingsView";
 import { useToasts } from "../toasts/Toasts";
 import { Header, type View } from "./Header";
@@ -14,6 +23,14 @@ export function App() {
   const [view, setView] = useState<View>("memories");
   const state = useAppState();
   const language = state.data?.prefs.language;
+  const [sessionsNav, setSessionsNav] = useState<SessionsNav>(initialSessionsNav);
+  const nonce = useRef(0);
+  const openSession = useCallback((sessionId: string, target: JumpTarget | null) => {
+    nonce.current += 1;
+    setSessionsNav((prev) => ({ ...prev, open: { sessionId, target, nonce: nonce.current } }));
+    setView("sessions");
+  }, []);
+  useSessionsChangedRefetch();
 
   useEffect(() => {
     if (language !== undefined) applyLanguage(i18n, language);
@@ -26,20 +43,29 @@ export function App() {
     <div className="app">
       <Header view={view} onNavigate={setView} />
       <main className="main">
-        {state.isPending ? (
-          <p role="status">{t("app.loading")}</p>
-        ) : state.isError ? (
-          <section className="state state-error" role="alert">
-            <p>{t("app.stateError", { message: errorMessage(state.error) })}</p>
-            <button type="button" className="button" onClick={() => void state.refetch()}>
-              {t("app.retry")}
-            </button>
-          </section>
-        ) : view === "settings" ? (
-          <SettingsView state={state.data} />
-        ) : (
-          <Memories state={state.data} onOpenSettings={() => setView("settings")} />
-        )}
+        <OpenSessionProvider value={openSession}>
+          {state.isPending ? (
+            <p role="status">{t("app.loading")}</p>
+          ) : state.isError ? (
+            <section className="state state-error" role="alert">
+              <p>{t("app.stateError", { message: errorMessage(state.error) })}</p>
+              <button type="button" className="button" onClick={() => void state.refetch()}>
+                {t("app.retry")}
+              </button>
+            </section>
+          ) : view === "settings" ? (
+            <SettingsView state={state.data} />
+          ) : view === "sessions" ? (
+            <SessionsView
+              state={state.data}
+              nav={sessionsNav}
+              setNav={setSessionsNav}
+              onOpen={openSession}
+            />
+          ) : (
+            <Memories state={state.data} onOpenSettings={() => setView("settings")} />
+          )}
+        </OpenSessionProvider>
       </main>
     </div>
   );

@@ -2,11 +2,11 @@
 // navigation, not a tablist, so no arrow-key pattern is implied.
 import { useTranslation } from "react-i18next";
 
-export type View = "memories" | "settings";
+export type View = "memories" | "sessions" | "settings";
 
-// "Sessions" joins this list when cross-chat lookup lands.
-const SECTIONS: { view: View; labelKey: "app.memories" | "app.settings" }[] = [
+const SECTIONS: { view: View; labelKey: "app.memories" | "app.sessions" | "app.settings" }[] = [
   { view: "memories", labelKey: "app.memories" },
+  { view: "sessions", labelKey: "app.sessions" },
   { view: "settings", labelKey: "app.settings" },
 ];
 

@@ -4,6 +4,7 @@ import type { TFunction } from "i18next";
 import { useId } from "react";
 import { useTranslation } from "react-i18next";
 import type { Memory, MemoryContext } from "../ipc";
+import { CitationLink } from "./CitationLink";
 import { TrashIcon } from "./icons";
 
 const SEPARATOR = " · ";
@@ -25,7 +26,9 @@ export function MemoryRow({ memory, onDelete }: Props) {
   const { t, i18n } = useTranslation();
   const titleId = useId();
   const snippets = memory.contexts.map((context) => context.snippet);
-  const citations = memory.contexts.map((context) => citationText(context, t)).filter(Boolean);
+  const citations = memory.contexts
+    .map((context) => ({ context, text: citationText(context, t) }))
+    .filter((citation) => citation.text !== "");
   const created = new Date(memory.createdAt);
   const createdText = Number.isNaN(created.getTime())
     ? memory.createdAt
@@ -46,7 +49,22 @@ export function MemoryRow({ memory, onDelete }: Props) {
             {citations.length > 0 && (
               <span className="row-citations">
                 {" "}
-                ({t("row.cites")}: {citations.join(SEPARATOR)})
+                ({t("row.cites")}:{" "}
+                {citations.map(({ context, text }, index) => (
+                  <span key={index}>
+                    {index > 0 && SEPARATOR}
+                    {context.citation?.conversationId && context.citation.messageId ? (
+                      <CitationLink
+                        conversationId={context.citation.conversationId}
+                        messageId={context.citation.messageId}
+                        text={text}
+                      />
+                    ) : (
+                      text
+                    )}
+                  </span>
+                ))}
+                )
               </span>
             )}
           </p>

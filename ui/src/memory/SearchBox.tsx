@@ -7,10 +7,19 @@ import { SearchIcon } from "./icons";
 
 export const SEARCH_DEBOUNCE_MS = 250;
 
-export function SearchBox({ onQuery }: { onQuery: (query: string) => void }) {
+interface Props {
+  onQuery: (query: string) => void;
+  /** Defaults to the memory search's label and placeholder. */
+  label?: string;
+  placeholder?: string;
+  /** The text to start with (a view coming back keeps its search). */
+  initialText?: string;
+}
+
+export function SearchBox({ onQuery, label, placeholder, initialText = "" }: Props) {
   const { t } = useTranslation();
   const id = useId();
-  const [text, setText] = useState("");
+  const [text, setText] = useState(initialText);
   const [composing, setComposing] = useState(false);
 
   useEffect(() => {
@@ -22,14 +31,14 @@ export function SearchBox({ onQuery }: { onQuery: (query: string) => void }) {
   return (
     <div className="search">
       <label htmlFor={id} className="visually-hidden">
-        {t("memory.searchLabel")}
+        {label ?? t("memory.searchLabel")}
       </label>
       <SearchIcon />
       <input
         id={id}
         type="search"
         className="input"
-        placeholder={t("memory.searchPlaceholder")}
+        placeholder={placeholder ?? t("memory.searchPlaceholder")}
         value={text}
         autoComplete="off"
         spellCheck={false}

@@ -1,0 +1,18 @@
+// Query keys of the Sessions view. Everything under ["sessions"] is a list that the
+// `sessions-changed` event refetches; a transcript and a session's info are keyed apart
+// so a background change never moves the transcript being read.
+import type { Source } from "../ipc";
+
+export const sessionsRoot = ["sessions"] as const;
+
+export const sessionListKey = (source: Source | "", workspace: string) =>
+  ["sessions", "list", source, workspace] as const;
+
+export const facetsKey = ["sessions", "facets"] as const;
+
+export const messageSearchKey = (query: string) => ["sessions", "search", query] as const;
+
+/** open_session for one id: the transcript header and the memory panel's citation check. */
+export const sessionInfoKey = (sessionId: string) => ["session-info", sessionId] as const;
+
+export const transcriptKey = (sessionId: string) => ["session-transcript", sessionId] as const;
