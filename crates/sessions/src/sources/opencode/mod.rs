@@ -127,8 +127,8 @@ struct MessageData {
     #[serde(default)]
     time: Option<Times>,
     /// `true` on the assistant summary of a compaction (an object on user messages).
-    #[serde(default)]
-    summary: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "is_true")]
+    summary: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -145,10 +145,53 @@ struct PartData {
     kind: Option<String>,
     #[serde(default)]
     text: Option<serde_json::Value>,
-    #[serde(default)]
-    synthetic: Option<serde_json::Value>,
-    #[serde(default)]
-    ignored: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "is_true")]
+    synthetic: bool,
+    #[serde(default, deserialize_with = "is_true")]
+    ignored: bool,
+}
+
+/// `true` only for a JSON `true`; any other value (a user message's `summary` object with
+/// its file diffs, say) is skipped without being built.
+fn is_true<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct TrueVisitor;
+    impl<'de> Visitor<'de> for TrueVisitor {
+        type Value = bool;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<bool, E> {
+            Ok(v)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_none<E>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(false)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(false)
+        }
+    }
+    d.deserialize_any(TrueVisitor)
 }
 
 /// What a part contributes to its message.
@@ -162,10 +205,7 @@ impl PartsSummary {
     fn add(&mut self, part: &PartData) {
         match part.kind.as_deref() {
             Some("text") => {
-                let flagged = |v: &Option<serde_json::Value>| {
-                    v.as_ref().and_then(|v| v.as_bool()) == Some(true)
-                };
-                if flagged(&part.synthetic) || flagged(&part.ignored) {
+                if part.synthetic || part.ignored {
                     return;
                 }
                 if let Some(serde_json::Value::String(t)) = &part.text {
@@ -189,7 +229,7 @@ fn v1_message(
 ) -> Option<Msg> {
     let role = Role::parse(data.role.as_deref()?)?;
     let parts = parts?;
-    if parts.compaction || data.summary.as_ref().and_then(|s| s.as_bool()) == Some(true) {
+    if parts.compaction || data.summary {
         return None;
     }
     let text = join_text(parts.texts.iter().map(String::as_str))?;
@@ -308,6 +348,25 @@ mod tests {
             real_title(Some("Fix the parser".into())).as_deref(),
             Some("Fix the parser")
         );
+    }
+
+    #[test]
+    fn flags_are_true_only_for_json_true() {
+        let m: MessageData = serde_json::from_str(
+            r#"{"role":"user","summary":{"title":"t","diffs":[{"before":"x"}]}}"#,
+        )
+        .unwrap();
+        assert!(!m.summary);
+        let m: MessageData =
+            serde_json::from_str(r#"{"role":"assistant","summary":true}"#).unwrap();
+        assert!(m.summary);
+        let p: PartData =
+            serde_json::from_str(r#"{"type":"text","text":"a","synthetic":"yes","ignored":null}"#)
+                .unwrap();
+        assert!(!p.synthetic && !p.ignored);
+        let p: PartData =
+            serde_json::from_str(r#"{"type":"text","text":"a","ignored":true}"#).unwrap();
+        assert!(p.ignored);
     }
 
     #[test]
