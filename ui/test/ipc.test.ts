@@ -40,6 +40,41 @@ it("maps every wrapper to its command and arguments", async () => {
   ]);
 });
 
+it("maps every sessions wrapper to its command and arguments", async () => {
+  const calls: [string, unknown][] = [];
+  mockIPC((cmd, args) => {
+    calls.push([cmd, args ?? {}]);
+    return null;
+  });
+  await ipc.listSessions({ limit: 200, source: "codex", workspace: "/w", query: "t" });
+  await ipc.sessionFacets();
+  await ipc.openSession({ sessionId: "s1" });
+  await ipc.readTranscript({ sessionId: "s1", count: 30, before: 70 });
+  await ipc.latestMessage({ sessionId: "s1" });
+  await ipc.searchMessages({ query: "tea", limit: 50 });
+  const contexts = [{ snippet: "x", conversationId: "s1", messageId: "m1", origin: "searched_conversation" as const }];
+  await ipc.saveMemory({ orgId: "org_1", content: "c", tags: ["a"], contexts });
+  expect(calls).toEqual([
+    ["list_sessions", { limit: 200, source: "codex", workspace: "/w", query: "t" }],
+    ["session_facets", {}],
+    ["open_session", { sessionId: "s1" }],
+    ["read_transcript", { sessionId: "s1", count: 30, before: 70 }],
+    ["latest_message", { sessionId: "s1" }],
+    ["search_messages", { query: "tea", limit: 50 }],
+    ["save_memory", { orgId: "org_1", content: "c", tags: ["a"], contexts }],
+  ]);
+});
+
+it("calls the sessions-changed handler on the event", async () => {
+  mockIPC(() => null, { shouldMockEvents: true });
+  let seen = 0;
+  const unlisten = await ipc.onSessionsChanged(() => seen++);
+  await emit("sessions-changed");
+  unlisten();
+  await emit("sessions-changed");
+  expect(seen).toBe(1);
+});
+
 it("passes the memory-delete-settled payload to the handler", async () => {
   mockIPC(() => null, { shouldMockEvents: true });
   const seen: ipc.DeleteSettled[] = [];

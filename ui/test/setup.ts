@@ -27,6 +27,12 @@ function sized(property: string, size: (element: HTMLElement) => number) {
 }
 sized("clientHeight", (el) => (el.classList.contains("list-scroll") ? VIEWPORT_PX : 0));
 sized("clientWidth", (el) => (el.classList.contains("list-scroll") ? 800 : 0));
+// The scroll area is as tall as its content (the virtual list sets that height).
+sized("scrollHeight", (el) =>
+  el.classList.contains("list-scroll")
+    ? parseFloat((el.firstElementChild as HTMLElement | null)?.style.height ?? "") || 0
+    : 0,
+);
 sized("offsetHeight", (el) => (el.classList.contains("list-item") ? ROW_PX : 0));
 sized("offsetWidth", (el) => (el.classList.contains("list-item") ? 800 : 0));
 
@@ -45,6 +51,16 @@ Object.assign(Element.prototype, {
   hasPointerCapture: () => false,
   setPointerCapture: () => {},
   releasePointerCapture: () => {},
+});
+
+// jsdom has no Element.scrollTo; the virtualiser scrolls with it (scrollToIndex). Set
+// the offset and report the scroll, as a browser would.
+Object.assign(Element.prototype, {
+  scrollTo(this: Element, options?: ScrollToOptions | number, y?: number) {
+    const top = typeof options === "number" ? y : options?.top;
+    if (top !== undefined) this.scrollTop = Math.max(0, top);
+    this.dispatchEvent(new Event("scroll"));
+  },
 });
 
 // Clipboard exists only in secure browser contexts; tests replace writeText per case.

@@ -53,6 +53,9 @@ export function MessageList(props: Props) {
   const [highlighted, setHighlighted] = useState<number | null>(null);
   const [selection, setSelection] = useState<{ index: number; text: string } | null>(null);
   const focusRequest = useRef<number | null>(null);
+  // Older pages load only once the person has scrolled (the first position is set on
+  // the next frame; until then the range looks like the top and would fetch at once).
+  const [armed, setArmed] = useState(false);
 
   useLayoutEffect(() => {
     if (pending === null || messages.length === 0) return;
@@ -89,10 +92,11 @@ export function MessageList(props: Props) {
 
   const items = virtualizer.getVirtualItems();
   const firstRow = items.length > 0 ? items[0].index : -1;
+  const fits = virtualizer.getTotalSize() <= (scrollRef.current?.clientHeight ?? 0);
   useEffect(() => {
-    if (pending === null && hasOlder && !isFetchingOlder && firstRow >= 0 && firstRow <= PREFETCH_ROWS)
-      fetchOlder();
-  }, [pending, hasOlder, isFetchingOlder, firstRow, fetchOlder]);
+    if (pending !== null || !hasOlder || isFetchingOlder || !(armed || fits)) return;
+    if (firstRow >= 0 && firstRow <= PREFETCH_ROWS) fetchOlder();
+  }, [pending, hasOlder, isFetchingOlder, armed, fits, firstRow, fetchOlder]);
 
   const moveFocus = (delta: number) => {
     const current = focused === null ? messages.length - 1 : messages.findIndex((m) => m.index === focused);
@@ -127,6 +131,9 @@ export function MessageList(props: Props) {
       aria-label={props.label}
       aria-describedby={props.describedBy}
       onKeyDown={onKeyDown}
+      onScroll={() => {
+        if (pending === null && (scrollRef.current?.scrollTop ?? 0) > 0) setArmed(true);
+      }}
     >
       <ul className="list" style={{ height: virtualizer.getTotalSize() }}>
         {items.map((item) => {

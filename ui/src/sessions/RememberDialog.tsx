@@ -162,7 +162,7 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
         <input id={ids.tags} className="input" value={tags} autoComplete="off" onChange={(event) => setTags(event.currentTarget.value)} />
       </div>
       <section className="citation" aria-label={t("remember.citation")}>
-        <h3 className="citation-title">{t("remember.citation")}</h3>
+        <p className="citation-title">{t("remember.citation")}</p>
         <dl>
           <dt>{t("remember.session")}</dt>
           <dd title={source.sessionTitle}>{shorten(source.sessionTitle, 80)}</dd>

@@ -23,8 +23,8 @@ export function SessionRows({ sessions, total, onOpen, focusSessionId }: ListPro
 
   useEffect(() => {
     if (!focusSessionId) return;
-    const row = listRef.current?.querySelector<HTMLElement>(`[data-session-id="${CSS.escape(focusSessionId)}"]`);
-    row?.focus();
+    const rows = listRef.current?.querySelectorAll<HTMLElement>("[data-session-id]") ?? [];
+    Array.from(rows).find((row) => row.dataset.sessionId === focusSessionId)?.focus();
   }, [focusSessionId]);
 
   return (
