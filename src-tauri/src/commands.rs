@@ -1,6 +1,6 @@
 //! Tauri commands: each one adapts a call on [`Core`] and nothing more.
 
-use memory_bank_contract::wire::{ListResponse, SearchResponse};
+use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
 use memory_bank_desktop::prefs::PrefsPatch;
 use memory_bank_desktop::{AppState, DesktopError};
 use tauri::ipc::InvokeBody;
@@ -8,6 +8,8 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::CoreState as Core;
+use crate::HistoryState as History;
+use memory_bank_sessions::{Facets, LatestMessage, SearchResult, SessionInfo, SessionList, Transcript};
 
 type Result<T> = std::result::Result<T, DesktopError>;
 
@@ -73,4 +75,61 @@ pub async fn undo_delete(core: State<'_, Core>, id: String) -> Result<Undone> {
 pub async fn flush_deletes(core: State<'_, Core>) -> Result<()> {
     core.flush_deletes().await;
     Ok(())
+}
+
+// Session history: the arguments are read as raw JSON, so the lookup actions apply their
+// own lenient rules (e.g. a `count` that is not a number means 10), exactly as for the CLI.
+
+fn args<T: serde::de::DeserializeOwned>(request: &tauri::ipc::Request<'_>) -> Result<T> {
+    let value = match request.body() {
+        InvokeBody::Json(value) => value.clone(),
+        InvokeBody::Raw(_) => return Err(DesktopError::new("invalid_argument", "expected JSON arguments")),
+    };
+    let value = if value.is_null() { serde_json::json!({}) } else { value };
+    serde_json::from_value(value).map_err(|e| DesktopError::new("invalid_argument", format!("bad arguments: {e}")))
+}
+
+#[tauri::command]
+pub async fn list_sessions(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<SessionList> {
+    history.list_sessions(args(&request)?).await
+}
+
+#[tauri::command]
+pub async fn session_facets(history: State<'_, History>) -> Result<Facets> {
+    history.facets().await
+}
+
+#[tauri::command]
+pub async fn open_session(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<SessionInfo> {
+    history.open_session(args(&request)?).await
+}
+
+#[tauri::command]
+pub async fn read_transcript(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<Transcript> {
+    history.read_transcript(args(&request)?).await
+}
+
+#[tauri::command]
+pub async fn latest_message(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<LatestMessage> {
+    history.latest_message(args(&request)?).await
+}
+
+#[tauri::command]
+pub async fn search_messages(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<SearchResult> {
+    history.search_messages(args(&request)?).await
+}
+
+/// `{ orgId, content, tags?, contexts? }`: the org active when the person pressed Save.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveArgs {
+    org_id: String,
+    #[serde(flatten)]
+    memory: SaveMemoryRequest,
+}
+
+#[tauri::command]
+pub async fn save_memory(core: State<'_, Core>, request: tauri::ipc::Request<'_>) -> Result<Memory> {
+    let SaveArgs { org_id, memory } = args(&request)?;
+    core.save(&org_id, memory).await
 }

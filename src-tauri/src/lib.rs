@@ -9,12 +9,19 @@ pub mod prefs_store;
 use std::sync::Arc;
 use std::time::Duration;
 
+use memory_bank_desktop::history::History;
 use memory_bank_desktop::secrets::Keyring;
 use memory_bank_desktop::{Core, CoreConfig};
 use tauri::{AppHandle, Builder, Emitter, Manager, RunEvent, Runtime};
 
 /// The managed state every command receives.
 pub type CoreState = Arc<Core>;
+
+/// The session history every session command receives.
+pub type HistoryState = Arc<History>;
+
+/// Event emitted when the session index picked up new or changed sessions.
+pub const SESSIONS_CHANGED_EVENT: &str = "sessions-changed";
 
 /// Event emitted when a deferred delete settles.
 pub const SETTLED_EVENT: &str = "memory-delete-settled";
@@ -41,6 +48,13 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::schedule_delete,
             commands::undo_delete,
             commands::flush_deletes,
+            commands::list_sessions,
+            commands::session_facets,
+            commands::open_session,
+            commands::read_transcript,
+            commands::latest_message,
+            commands::search_messages,
+            commands::save_memory,
         ])
         .setup(|app| {
             start_core(app.handle())?;
@@ -53,6 +67,13 @@ fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::
     let config = CoreConfig::from_env(app.path().app_data_dir()?);
     std::fs::create_dir_all(&config.data_dir)?;
     let prefs = prefs_store::TauriPrefs::open(app, &config.data_dir)?;
+    let notifier = app.clone();
+    let history = History::start(&config.data_dir, &[], move || {
+        if let Err(err) = notifier.emit(SESSIONS_CHANGED_EVENT, ()) {
+            tracing::warn!(error = %err, "could not report changed sessions");
+        }
+    })?;
+    app.manage::<HistoryState>(Arc::new(history));
     let emitter = app.clone();
     let core = tauri::async_runtime::block_on(Core::start(
         config,

@@ -3,6 +3,7 @@
 mod admin;
 mod database;
 mod memory;
+mod sessions;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -43,6 +44,8 @@ enum Command {
     },
     /// Save, search, list and delete memories through a running service.
     Memory(memory::MemoryArgs),
+    /// Look up the agent sessions on this machine (Claude Code, Codex, opencode, Gemini CLI).
+    Sessions(sessions::SessionsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,6 +66,9 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    if let Command::Sessions(args) = cli.command {
+        return sessions::run(args);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -98,6 +104,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin { command } => admin::run(&database::open(&url()?).await?, command).await,
         Command::Memory(args) => memory::run(args).await,
+        Command::Sessions(_) => unreachable!("answered before the runtime starts"),
     }
 }
 

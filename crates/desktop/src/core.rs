@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use memory_bank_client::Client;
-use memory_bank_contract::wire::{ListResponse, SearchResponse};
+use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
 
@@ -313,6 +313,29 @@ impl Core {
     /// Searches memories in `org_id`.
     pub async fn search(&self, org_id: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, DesktopError> {
         Ok(self.client().await?.search(org_id, query, limit).await?)
+    }
+
+    /// Saves a memory in `org_id` (the org active when the person pressed Save). Refuses
+    /// content or snippets that look like a secret, even if the UI let them through.
+    pub async fn save(&self, org_id: &str, request: SaveMemoryRequest) -> Result<Memory, DesktopError> {
+        let mut kinds = crate::secret_scan::find_secrets(&request.content);
+        for context in request.contexts.iter().flatten() {
+            for kind in crate::secret_scan::find_secrets(&context.snippet) {
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+        }
+        if !kinds.is_empty() {
+            return Err(DesktopError::new(
+                "looks_like_secret",
+                format!(
+                    "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
+                    kinds.join(", ")
+                ),
+            ));
+        }
+        Ok(self.client().await?.save(org_id, &request).await?.memory)
     }
 
     /// Schedules a delete with the client and org of this moment.

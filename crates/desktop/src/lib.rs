@@ -9,8 +9,10 @@
 mod core;
 pub mod deletes;
 mod error;
+pub mod history;
 pub mod local;
 pub mod prefs;
+pub mod secret_scan;
 pub mod secrets;
 
 pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};

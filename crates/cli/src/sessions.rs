@@ -1,0 +1,228 @@
+//! `memory-bank sessions …`: the session lookup actions for people and agents. The same
+//! library functions answer the desktop app, so `--json` prints exactly its shapes.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use memory_bank_sessions::{
+    ActionError, Env, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, Source,
+};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Arguments of `memory-bank sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    /// Print JSON (the lookup actions' exact shapes) instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// The session index file (a cache; default: sessions-index.sqlite in
+    /// $MEMORY_BANK_DATA_DIR or the OS data folder).
+    #[arg(long, global = true, env = "MEMORY_BANK_SESSIONS_INDEX", value_name = "FILE")]
+    index: Option<PathBuf>,
+
+    /// Also read this folder, as SOURCE=PATH (e.g. codex=/mnt/old/.codex); repeatable.
+    #[arg(long = "root", global = true, value_name = "SOURCE=PATH", value_parser = parse_root)]
+    roots: Vec<(Source, PathBuf)>,
+
+    #[command(subcommand)]
+    command: SessionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// List sessions, newest first.
+    List {
+        /// At most this many (1–200).
+        #[arg(long, default_value_t = 30)]
+        limit: u64,
+        /// Only this workspace (a path, or its last folder name).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// Only this tool: claude-code, codex, opencode or gemini.
+        #[arg(long)]
+        source: Option<String>,
+        /// Only sessions whose title, workspace or id contains this text.
+        #[arg(long)]
+        query: Option<String>,
+    },
+    /// Show one session's details.
+    Open {
+        /// The session id.
+        id: String,
+        /// The tool, when an id could be ambiguous.
+        #[arg(long)]
+        source: Option<String>,
+    },
+    /// Print the last messages of a session (oldest first).
+    Read {
+        /// The session id.
+        id: String,
+        /// How many (clamped to 1–30; not a number means 10).
+        #[arg(long, default_value = "10")]
+        count: String,
+        /// Only messages before this index (to page backwards).
+        #[arg(long, value_name = "INDEX")]
+        before: Option<u64>,
+    },
+    /// Print the last message of a session.
+    Latest {
+        /// The session id.
+        id: String,
+    },
+    /// Find messages containing text (case-insensitive), newest first.
+    Search {
+        /// The text.
+        query: String,
+        /// At most this many hits (1–200).
+        #[arg(long, default_value_t = 20)]
+        limit: u64,
+    },
+}
+
+fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
+    let (source, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected SOURCE=PATH, e.g. codex=/mnt/old/.codex; got {text:?}"))?;
+    let source = Source::parse(source)
+        .ok_or_else(|| format!("unknown source {source:?}; use claude-code, codex, opencode or gemini"))?;
+    Ok((source, PathBuf::from(path)))
+}
+
+fn default_index() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("MEMORY_BANK_DATA_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("sessions-index.sqlite"));
+    }
+    directories::ProjectDirs::from("", "", "memory-bank").map(|d| d.data_dir().join("sessions-index.sqlite"))
+}
+
+/// Runs a `sessions` command; errors are printed here (JSON with `--json`).
+pub fn run(args: SessionsArgs) -> std::process::ExitCode {
+    match answer(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            if args.json {
+                eprintln!("{}", serde_json::to_string(&err).unwrap_or_default());
+            } else {
+                eprintln!("memory-bank: error: {}", err.message);
+            }
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
+    let roots = Roots::new(&Env::from_process(), &args.roots);
+    let index = args.index.clone().or_else(default_index);
+    let library = Library::open(index.as_deref(), roots)?;
+    let report = library.refresh()?;
+    for problem in &report.problems {
+        tracing::warn!(path = %problem.path.display(), "unreadable: {}", problem.message);
+    }
+    match &args.command {
+        SessionsCommand::List { limit, workspace, source, query } => {
+            let list = library.list_sessions(ListArgs {
+                limit: Some(Value::from(*limit)),
+                workspace: workspace.clone(),
+                source: source.clone(),
+                query: query.clone(),
+            })?;
+            print(args.json, &list, |out| {
+                writeln!(out, "{} of {} sessions, newest first", list.sessions.len(), list.total)?;
+                for s in &list.sessions {
+                    let updated = s.updated_at.as_deref().unwrap_or("-");
+                    writeln!(out, "\n{}  {}  {} messages", updated.get(..16).unwrap_or(updated), s.source, s.message_count)?;
+                    writeln!(out, "  {}", one_line(&s.title, 100))?;
+                    writeln!(out, "  id {}  in {}", s.session_id, s.workspace.as_deref().unwrap_or("(unknown workspace)"))?;
+                }
+                Ok(())
+            })
+        }
+        SessionsCommand::Open { id, source } => {
+            let info = library.open_session(OpenArgs { session_id: Some(id.clone()), source: source.clone() })?;
+            print(args.json, &info, |out| {
+                writeln!(out, "{}", info.title)?;
+                writeln!(out, "id        {}", info.session_id)?;
+                writeln!(out, "source    {}", info.source)?;
+                writeln!(out, "workspace {}", info.workspace.as_deref().unwrap_or("-"))?;
+                writeln!(out, "created   {}", info.created_at.as_deref().unwrap_or("-"))?;
+                writeln!(out, "updated   {}", info.updated_at.as_deref().unwrap_or("-"))?;
+                writeln!(out, "messages  {}", info.message_count)
+            })
+        }
+        SessionsCommand::Read { id, count, before } => {
+            let count = count.trim().parse::<f64>().map(Value::from).unwrap_or_else(|_| Value::from(count.clone()));
+            let t = library.read_transcript(ReadArgs {
+                session_id: Some(id.clone()),
+                count: Some(count),
+                before: before.map(Value::from),
+            })?;
+            print(args.json, &t, |out| {
+                writeln!(out, "{} ({} of {} messages)", one_line(&t.title, 100), t.returned, t.message_count)?;
+                for m in &t.messages {
+                    writeln!(out, "\n#{} {} {} [{}]", m.index, m.role.as_str(), m.timestamp.as_deref().unwrap_or(""), m.message_id)?;
+                    writeln!(out, "{}", m.text)?;
+                }
+                Ok(())
+            })
+        }
+        SessionsCommand::Latest { id } => {
+            let m = library.latest_message(LatestArgs { session_id: Some(id.clone()) })?;
+            print(args.json, &m, |out| {
+                writeln!(out, "#{} {} {} [{}]", m.index, m.role.as_str(), m.timestamp.as_deref().unwrap_or(""), m.message_id)?;
+                writeln!(out, "{}", m.text)
+            })
+        }
+        SessionsCommand::Search { query, limit } => {
+            let result = library.search_messages(SearchArgs {
+                query: Some(query.clone()),
+                limit: Some(Value::from(*limit)),
+            })?;
+            print(args.json, &result, |out| {
+                if result.hits.is_empty() {
+                    writeln!(out, "No message contains {query:?}.")?;
+                }
+                for h in &result.hits {
+                    writeln!(out, "{}  #{} {}  ({} {})", one_line(&h.title, 60), h.index, h.role.as_str(), h.source, h.session_id)?;
+                    writeln!(out, "  {}", h.snippet)?;
+                }
+                Ok(())
+            })
+        }
+    }
+}
+
+fn print<T: Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), ActionError> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let written = if json {
+        serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::other).and_then(|()| writeln!(out))
+    } else {
+        text(&mut out)
+    };
+    // A closed pipe (`| head`) is not an error worth reporting.
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("memory-bank: cannot write the answer: {e}");
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The first line of `text`, cut to `max` characters for a one-line display.
+fn one_line(text: &str, max: usize) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        return if line.is_empty() { "(untitled)".into() } else { line };
+    }
+    let mut cut: String = line.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
+}

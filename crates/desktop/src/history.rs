@@ -1,0 +1,168 @@
+//! The agent sessions on this machine, for the Sessions view: the lookup actions of
+//! `memory-bank-sessions` over an index in the app data folder, kept current by a file
+//! watcher so new sessions appear within seconds without a restart.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use memory_bank_sessions::{
+    ActionError, Env, Facets, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs, ReadArgs, Roots,
+    SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
+};
+use notify::{RecursiveMode, Watcher};
+
+use crate::DesktopError;
+
+/// How long the watcher waits for a burst of writes to settle before refreshing.
+const SETTLE: Duration = Duration::from_millis(300);
+/// How often roots that do not exist yet are checked for (a tool installed later).
+const ROOT_POLL: Duration = Duration::from_secs(1);
+
+impl From<ActionError> for DesktopError {
+    fn from(err: ActionError) -> Self {
+        let code = serde_json::to_value(err.code).ok().and_then(|v| v.as_str().map(String::from));
+        DesktopError::new(code.as_deref().unwrap_or("internal"), err.message)
+    }
+}
+
+/// The session history and its watcher.
+pub struct History {
+    library: Arc<Library>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for History {
+    fn drop(&mut self) {
+        // The watcher notices within one poll interval and exits.
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl History {
+    /// Opens the index at `data_dir/sessions-index.sqlite` over the tools' default folders
+    /// (from the process environment) plus `extra_roots`, refreshes it in the background,
+    /// and watches the folders; `on_change` runs after a refresh that changed something.
+    pub fn start(
+        data_dir: &Path,
+        extra_roots: &[(Source, PathBuf)],
+        on_change: impl Fn() + Send + 'static,
+    ) -> Result<History, DesktopError> {
+        let roots = Roots::new(&Env::from_process(), extra_roots);
+        let library = Arc::new(Library::open(Some(&data_dir.join("sessions-index.sqlite")), roots)?);
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let (library, stop) = (library.clone(), stop.clone());
+            std::thread::Builder::new()
+                .name("session-watcher".into())
+                .spawn(move || watch(&library, &stop, on_change))
+                .map_err(|e| DesktopError::new("internal", format!("cannot start the session watcher: {e}")))?;
+        }
+        Ok(History { library, stop })
+    }
+
+    /// The library, for callers that run the actions themselves.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// `list_sessions`.
+    pub async fn list_sessions(&self, args: ListArgs) -> Result<SessionList, DesktopError> {
+        self.blocking(move |l| l.list_sessions(args)).await
+    }
+
+    /// Sessions per tool and workspace.
+    pub async fn facets(&self) -> Result<Facets, DesktopError> {
+        self.blocking(|l| l.facets()).await
+    }
+
+    /// `open`; the session becomes the one `read_transcript` reads by default.
+    pub async fn open_session(&self, args: OpenArgs) -> Result<SessionInfo, DesktopError> {
+        self.blocking(move |l| l.open_session(args)).await
+    }
+
+    /// `read_transcript`.
+    pub async fn read_transcript(&self, args: ReadArgs) -> Result<Transcript, DesktopError> {
+        self.blocking(move |l| l.read_transcript(args)).await
+    }
+
+    /// `latest_message`.
+    pub async fn latest_message(&self, args: LatestArgs) -> Result<LatestMessage, DesktopError> {
+        self.blocking(move |l| l.latest_message(args)).await
+    }
+
+    /// `search_messages`.
+    pub async fn search_messages(&self, args: SearchArgs) -> Result<SearchResult, DesktopError> {
+        self.blocking(move |l| l.search_messages(args)).await
+    }
+
+    /// SQLite work runs off the async threads.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Library) -> Result<T, ActionError> + Send + 'static,
+    ) -> Result<T, DesktopError> {
+        let library = self.library.clone();
+        tokio::task::spawn_blocking(move || f(&library))
+            .await
+            .map_err(|e| DesktopError::new("internal", format!("session lookup failed: {e}")))?
+            .map_err(DesktopError::from)
+    }
+}
+
+/// Refreshes once, then again whenever something changes under a root.
+fn watch(library: &Library, stop: &AtomicBool, on_change: impl Fn()) {
+    let refresh = |library: &Library| match library.refresh() {
+        Ok(report) => {
+            for problem in &report.problems {
+                tracing::debug!(path = %problem.path.display(), "unreadable session file: {}", problem.message);
+            }
+            report.units_read > 0 || report.units_removed > 0
+        }
+        Err(err) => {
+            tracing::warn!("session index refresh failed: {err}");
+            false
+        }
+    };
+    if refresh(library) {
+        on_change();
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let mut watcher = match notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|e| !e.kind.is_access()) {
+            let _ = tx.send(());
+        }
+    }) {
+        Ok(w) => Some(w),
+        Err(err) => {
+            tracing::warn!("cannot watch session folders ({err}); polling instead");
+            None
+        }
+    };
+    let mut watched: Vec<PathBuf> = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
+        if let Some(w) = watcher.as_mut() {
+            for (_, root) in &library.roots().0 {
+                if !watched.contains(root) && root.is_dir() && w.watch(root, RecursiveMode::Recursive).is_ok() {
+                    watched.push(root.clone());
+                }
+            }
+        }
+        let changed = match rx.recv_timeout(ROOT_POLL) {
+            Ok(()) => {
+                // Let a burst of writes settle, then drain it.
+                std::thread::sleep(SETTLE);
+                while rx.try_recv().is_ok() {}
+                true
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                // A root that just appeared, or no watcher at all: look again.
+                watcher.is_none() || library.roots().0.iter().any(|(_, r)| !watched.contains(r) && r.is_dir())
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        if changed && !stop.load(Ordering::Relaxed) && refresh(library) {
+            on_change();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Refuses to save text that looks like a secret. The save dialog highlights the same
+//! patterns (`ui/src/sessions/secrets.ts`) and blocks Save; this is the guard for when the
+//! UI is bypassed, so nothing secret reaches the memory service from the app.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+struct Pattern {
+    kind: &'static str,
+    regex: Regex,
+    accept: fn(&regex::Captures) -> bool,
+}
+
+fn always(_: &regex::Captures) -> bool {
+    true
+}
+
+fn has_digit(c: &regex::Captures) -> bool {
+    c[0].bytes().any(|b| b.is_ascii_digit())
+}
+
+/// A value, not a word, a placeholder or a variable reference.
+fn looks_like_value(c: &regex::Captures) -> bool {
+    let value = &c[1];
+    let lower = value.to_ascii_lowercase();
+    if value.starts_with(['$', '%', '{', '<', '[', '(', '*'])
+        || ["process.env", "os.environ", "env."].iter().any(|p| lower.starts_with(p))
+        || value.chars().all(|ch| ch.eq_ignore_ascii_case(&'x'))
+    {
+        return false;
+    }
+    value.chars().any(|ch| !ch.is_ascii_alphabetic()) || value.len() >= 16
+}
+
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    let p = |kind, re: &str, accept: fn(&regex::Captures) -> bool| Pattern {
+        kind,
+        regex: Regex::new(re).expect("secret pattern compiles"),
+        accept,
+    };
+    vec![
+        p("private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----", always),
+        p("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", always),
+        p("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", has_digit),
+        p("Stripe key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", always),
+        p("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", always),
+        p("Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", always),
+        p("AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", always),
+        p("Google API key", r"\bAIza[0-9A-Za-z_-]{35}", always),
+        p("Memory Bank token", r"\bmbk_[A-Za-z0-9_-]{20,}", always),
+        p("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", always),
+        p("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:@/]+:[^\s@/]+@[^\s/]+", always),
+        p("bearer token", r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*", always),
+        p(
+            "password or key assignment",
+            r#"(?i)\b(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([^\s"'`,;<>]{6,})"#,
+            looks_like_value,
+        ),
+    ]
+});
+
+/// What kinds of secret `text` seems to contain (e.g. "GitHub token"), each named once.
+pub fn find_secrets(text: &str) -> Vec<&'static str> {
+    let mut kinds = Vec::new();
+    for pattern in PATTERNS.iter() {
+        if pattern.regex.captures_iter(text).any(|c| (pattern.accept)(&c)) && !kinds.contains(&pattern.kind) {
+            kinds.push(pattern.kind);
+        }
+    }
+    kinds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_secrets;
+
+    #[test]
+    fn secrets_are_found() {
+        let cases = [
+            ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345", "Anthropic API key"),
+            ("OPENAI=sk-proj-abc123def456ghi789jkl012", "OpenAI API key"),
+            ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GitHub token"),
+            ("xoxb-1234567890-abcdefghij", "Slack token"),
+            ("AKIAIOSFODNN7EXAMPLE", "AWS access key"),
+            ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "Google API key"),
+            ("mbk_0123456789abcdefghijklmnop", "Memory Bank token"),
+            ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "JSON Web Token"),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn", "private key"),
+            ("postgres://admin:hunter22@db.internal:5432/app", "password in a URL"),
+            ("Authorization: Bearer abcdefghijklmnop0123", "bearer token"),
+            ("password=Tr0ub4dor&3", "password or key assignment"),
+        ];
+        for (text, kind) in cases {
+            assert_eq!(find_secrets(text), vec![kind], "{text}");
+        }
+    }
+
+    #[test]
+    fn ordinary_text_is_not_a_secret() {
+        for text in [
+            "We use Postgres 17 for the client database.",
+            "See https://example.com/docs/a:b@c for details",
+            "ask the team about the sk-ant naming scheme",
+            "the password: required field must be filled",
+            "password=${DB_PASSWORD}",
+            "token: xxxxxxxx",
+            "我喜欢喝绿茶",
+        ] {
+            assert!(find_secrets(text).is_empty(), "{text}: {:?}", find_secrets(text));
+        }
+    }
+}
