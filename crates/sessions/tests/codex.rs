@@ -455,3 +455,50 @@ fn appended_lines_parsed_in_a_second_pass_continue_the_session() {
     assert_eq!(messages(&session).last().unwrap(), &("L3".to_string(), Role::Assistant, "two".to_string()));
     assert_eq!(session.updated, ms("2026-01-02T03:09:00.000Z"));
 }
+
+/// Throughput of the rollout parser on a realistic mix (big tool outputs, messages,
+/// reasoning, token counts). Run with
+/// `cargo test --release -p memory-bank-sessions --test codex -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("rollout-2026-01-02T03-04-05-{A}.jsonl"));
+    let mut text = line(
+        "2026-01-02T03:04:05.000Z",
+        "session_meta",
+        serde_json::json!({"id": A, "timestamp": "2026-01-02T03:04:05.000Z", "cwd": "/w", "source": "cli"}),
+    ) + "\n";
+    let output = "line of tool output with \"quotes\" and \\ escapes\n".repeat(400);
+    while text.len() < 200 * 1024 * 1024 {
+        for l in [
+            line("2026-01-02T03:04:06.000Z", "response_item", user("please look at the cache module")),
+            line(
+                "2026-01-02T03:04:07.000Z",
+                "response_item",
+                serde_json::json!({"type":"function_call","name":"shell","arguments":"{\"command\":[\"cat\",\"x\"]}","call_id":"c"}),
+            ),
+            line(
+                "2026-01-02T03:04:08.000Z",
+                "response_item",
+                serde_json::json!({"type":"function_call_output","call_id":"c","output": output}),
+            ),
+            line("2026-01-02T03:04:08.500Z", "event_msg", serde_json::json!({"type":"exec_command_end","aggregated_output": output})),
+            line(
+                "2026-01-02T03:04:09.000Z",
+                "response_item",
+                serde_json::json!({"type":"reasoning","summary":[{"type":"summary_text","text":"thinking"}],"encrypted_content":"A".repeat(4000)}),
+            ),
+            line("2026-01-02T03:04:10.000Z", "response_item", assistant(&"The answer is here. ".repeat(40))),
+            line("2026-01-02T03:04:10.100Z", "event_msg", serde_json::json!({"type":"token_count","info":{"total":1}})),
+        ] {
+            text.push_str(&l);
+            text.push('\n');
+        }
+    }
+    std::fs::write(&path, &text).unwrap();
+    let start = std::time::Instant::now();
+    let s = read_one(&jsonl_unit(&path));
+    let secs = start.elapsed().as_secs_f64();
+    println!("{} MB in {secs:.2}s = {:.0} MB/s, {} messages", text.len() >> 20, text.len() as f64 / 1048576.0 / secs, s.messages.len());
+}

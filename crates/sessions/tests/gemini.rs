@@ -352,3 +352,48 @@ fn summary_set_later_replaces_an_earlier_one() {
     );
     assert_eq!(read_one(&unit).title(), "New");
 }
+
+/// Throughput on a realistic mix (replies with big tool results, re-appended records,
+/// `$set` lines). Run with
+/// `cargo test --release -p memory-bank-sessions --test gemini -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session-2026-06-01T00-00-abcdef12.jsonl");
+    let mut text = String::from(
+        "{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"2026-06-01T00:00:00.000Z\",\"lastUpdated\":\"2026-06-01T00:00:00.000Z\"}\n",
+    );
+    let output = "line of tool output with \"quotes\" and \\ escapes\n".repeat(400);
+    let mut n = 0u64;
+    while text.len() < 200 * 1024 * 1024 {
+        n += 1;
+        for l in [
+            serde_json::json!({"id": format!("u{n}"), "timestamp":"2026-06-01T00:00:01.000Z","type":"user","content":[{"text":"please look at the cache module"}]}),
+            serde_json::json!({"$set":{"lastUpdated":"2026-06-01T00:00:01.000Z"}}),
+            serde_json::json!({"id": format!("g{n}"), "timestamp":"2026-06-01T00:00:02.000Z","type":"gemini","content":"",
+                "toolCalls":[{"id":"t","name":"read_file","args":{},"status":"success","result":[{"functionResponse":{"response":{"output": output}}}]}]}),
+            serde_json::json!({"id": format!("r{n}"), "timestamp":"2026-06-01T00:00:02.500Z","type":"user","content":[{"functionResponse":{"response":{"output": output}}}]}),
+            serde_json::json!({"id": format!("a{n}"), "timestamp":"2026-06-01T00:00:03.000Z","type":"gemini","content":[{"text":"The answer is here. ".repeat(40)}]}),
+            serde_json::json!({"id": format!("a{n}"), "timestamp":"2026-06-01T00:00:03.000Z","type":"gemini","content":[{"text":"The answer is here. ".repeat(40)}],"tokens":{"total":1}}),
+        ] {
+            text.push_str(&l.to_string());
+            text.push('\n');
+        }
+    }
+    std::fs::write(&path, &text).unwrap();
+    let unit = Unit::new(Source::Gemini, path, UnitKind::Jsonl);
+    let start = std::time::Instant::now();
+    let mut parser = gemini().line_parser(&unit);
+    let mut events = Vec::new();
+    let mut file = std::fs::File::open(&unit.path).unwrap();
+    memory_bank_sessions::jsonl::read_complete_lines(&mut file, 0, |l| {
+        parser.line(&l.bytes, memory_bank_sessions::source::LinePos { offset: l.offset, line_no: 0 }, &mut events)
+    })
+    .unwrap();
+    println!("parse only: {:.2}s, {} events", start.elapsed().as_secs_f64(), events.len());
+    let start = std::time::Instant::now();
+    let s = read_one(&unit);
+    let secs = start.elapsed().as_secs_f64();
+    println!("{} MB in {secs:.2}s = {:.0} MB/s, {} messages", text.len() >> 20, text.len() as f64 / 1048576.0 / secs, s.messages.len());
+}
