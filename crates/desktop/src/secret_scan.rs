@@ -16,8 +16,10 @@ fn always(_: &regex::Captures) -> bool {
     true
 }
 
-fn has_digit(c: &regex::Captures) -> bool {
-    c[0].bytes().any(|b| b.is_ascii_digit())
+/// OpenAI keys contain digits (plain words like `sk-something-long` do not); an
+/// Anthropic key is reported as that, not twice.
+fn openai_key(c: &regex::Captures) -> bool {
+    !c[0].starts_with("sk-ant-") && c[0].bytes().any(|b| b.is_ascii_digit())
 }
 
 /// A value, not a word, a placeholder or a variable reference.
@@ -42,7 +44,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     vec![
         p("private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----", always),
         p("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", always),
-        p("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", has_digit),
+        p("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", openai_key),
         p("Stripe key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", always),
         p("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", always),
         p("Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", always),
