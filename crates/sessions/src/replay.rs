@@ -1,6 +1,7 @@
 //! Applies events in memory, with exactly the merge rules the index uses. Used to read a
 //! unit without an index (tests, one-off reads) and to check the index against.
 
+use std::collections::HashMap;
 use std::fs::File;
 
 use crate::jsonl::read_complete_lines;
@@ -43,6 +44,8 @@ pub struct ParsedSession {
     pub messages: Vec<ParsedMessage>,
     /// Titles kept outside session files, `(session_id, title)`, in order.
     pub external_titles: Vec<(String, String)>,
+    /// Position of each message key, so merging stays linear on long sessions.
+    positions: HashMap<String, usize>,
 }
 
 impl ParsedSession {
@@ -79,7 +82,7 @@ impl ParsedSession {
             }
             Event::Message(m) => {
                 self.fold_time(m.timestamp, m.timestamp);
-                if let Some(existing) = self.messages.iter_mut().find(|e| e.key == m.key) {
+                if let Some(existing) = self.positions.get(&m.key).map(|&at| &mut self.messages[at]) {
                     match m.merge {
                         Merge::Append => {
                             existing.text.push_str("\n\n");
@@ -92,6 +95,7 @@ impl ParsedSession {
                         }
                     }
                 } else {
+                    self.positions.insert(m.key.clone(), self.messages.len());
                     self.messages.push(ParsedMessage {
                         key: m.key,
                         message_id: m.message_id,
@@ -102,8 +106,9 @@ impl ParsedSession {
                 }
             }
             Event::Rewind { key } => {
-                if let Some(at) = self.messages.iter().position(|m| m.key == key) {
+                if let Some(&at) = self.positions.get(&key) {
                     self.messages.truncate(at);
+                    self.positions.retain(|_, p| *p < at);
                 }
             }
             Event::ExternalTitle { session_id, title } => {
