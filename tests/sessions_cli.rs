@@ -1,0 +1,167 @@
+//! `memory-bank sessions …` end to end: the real binary over a home holding sessions of
+//! all four tools, answering with the lookup actions' exact JSON shapes.
+
+#[path = "support/session_home.rs"]
+mod session_home;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        session_home::populate(&home);
+        Home { _dir: dir, home }
+    }
+
+    /// Runs `memory-bank sessions ARGS` with `HOME` set to this home (the data folder,
+    /// and so the index, follow it).
+    fn run(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memory-bank"));
+        cmd.arg("sessions").args(args).env("HOME", &self.home).env_remove("MEMORY_BANK_DATA_DIR");
+        cmd.env_remove("MEMORY_BANK_SESSIONS_INDEX");
+        for var in session_home::TOOL_VARS {
+            cmd.env_remove(var);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = self.run(&all);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn fails(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = self.run(&all);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert!(out.stdout.is_empty(), "errors go to stderr only");
+        serde_json::from_slice(&out.stderr).unwrap()
+    }
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort();
+    k
+}
+
+fn append(path: &Path, line: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+const SHOP: &str = "5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10";
+
+#[test]
+fn list_reads_every_tool_newest_first_with_the_exact_shape() {
+    let h = Home::new();
+    let list = h.json(&["list", "--limit", "200"]);
+    assert_eq!(keys(&list), ["sessions", "total"]);
+    let sessions = list["sessions"].as_array().unwrap();
+    assert_eq!(list["total"].as_u64().unwrap(), sessions.len() as u64);
+    assert_eq!(
+        keys(&sessions[0]),
+        ["createdAt", "messageCount", "sessionId", "source", "title", "updatedAt", "workspace"]
+    );
+    for source in ["claude-code", "codex", "opencode", "gemini"] {
+        assert!(sessions.iter().any(|s| s["source"] == source), "{source} missing");
+    }
+    let updated: Vec<&str> = sessions.iter().filter_map(|s| s["updatedAt"].as_str()).collect();
+    assert!(updated.windows(2).all(|w| w[0] >= w[1]), "newest first: {updated:?}");
+    // A cap is never silent.
+    let capped = h.json(&["list", "--limit", "2"]);
+    assert_eq!(capped["sessions"].as_array().unwrap().len(), 2);
+    assert_eq!(capped["total"], list["total"]);
+    let codex = h.json(&["list", "--source", "codex"]);
+    assert!(codex["sessions"].as_array().unwrap().iter().all(|s| s["source"] == "codex"));
+    let shop = h.json(&["list", "--workspace", "shop-api"]);
+    assert_eq!(shop["sessions"][0]["sessionId"], SHOP);
+    let found = h.json(&["list", "--query", "client migration"]);
+    assert_eq!(found["total"], 1);
+}
+
+#[test]
+fn open_read_latest_and_search_answer_with_their_shapes() {
+    let h = Home::new();
+    let info = h.json(&["open", SHOP]);
+    assert_eq!(info["title"], "Client migration");
+    assert_eq!(info["workspace"], "/work/shop-api");
+    assert_eq!(info["messageCount"], 5);
+    let t = h.json(&["read", SHOP, "--count", "2"]);
+    assert_eq!(keys(&t), ["messageCount", "messages", "returned", "sessionId", "title"]);
+    assert_eq!((t["returned"].as_u64(), t["messageCount"].as_u64()), (Some(2), Some(5)));
+    assert_eq!(keys(&t["messages"][0]), ["index", "messageId", "role", "text", "timestamp"]);
+    assert_eq!(t["messages"][0]["index"], 3);
+    assert_eq!(t["messages"][1]["text"], "You're welcome.");
+    let page = h.json(&["read", SHOP, "--count", "30", "--before", "1"]);
+    assert_eq!(page["messages"][0]["text"], "Plan the client migration to Postgres 17 <b>today</b>");
+    assert_eq!(h.json(&["read", SHOP, "--count", "lots"])["returned"], 5, "not a number means 10");
+    let latest = h.json(&["latest", SHOP]);
+    assert_eq!(keys(&latest), ["index", "messageId", "role", "sessionId", "text", "timestamp"]);
+    assert_eq!((latest["index"].as_u64(), latest["role"].as_str()), (Some(4), Some("assistant")));
+    let hits = h.json(&["search", "客户迁移"]);
+    let hits = hits["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert_eq!(keys(&hits[0]), ["index", "messageId", "role", "sessionId", "snippet", "source", "title"]);
+    assert!(hits.iter().all(|h| h["snippet"].as_str().unwrap().contains("客户迁移")));
+    let english = h.json(&["search", "CLIENT MIGRATION"]);
+    assert_eq!(english["hits"][0]["sessionId"], SHOP);
+    assert_eq!(english["hits"][0]["messageId"], "u1");
+    // Human-readable output by default.
+    let out = h.run(&["open", SHOP]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Client migration"));
+}
+
+#[test]
+fn errors_go_to_stderr_with_a_code_and_a_non_zero_exit() {
+    let h = Home::new();
+    let err = h.fails(&["open", "no-such-session"]);
+    assert_eq!(err["error"], "session_not_found");
+    assert!(err["message"].as_str().unwrap().contains("no-such-session"));
+    assert_eq!(h.fails(&["list", "--limit", "0"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["search", "x", "--limit", "201"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["list", "--source", "vim"])["error"], "invalid_argument");
+    let empty = h.fails(&["read", "0e3f1a00-0000-4000-8000-000000000001"]);
+    assert_eq!(empty["error"], "no_messages");
+    let out = h.run(&["read", "no-such-session"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("memory-bank: error: No session"));
+}
+
+#[test]
+fn the_index_picks_up_appended_messages_and_new_files() {
+    let h = Home::new();
+    let before = h.json(&["list", "--limit", "200"])["total"].as_u64().unwrap();
+    let session = h.home.join(".claude/projects/-work-shop-api").join(format!("{SHOP}.jsonl"));
+    // The fixture ends with a half-written line; the writer finishes it, then adds one.
+    append(&session, "\"},\"uuid\":\"u3\",\"timestamp\":\"2026-11-20T10:07:00.000Z\"}");
+    append(&session, &session_home::claude_line("assistant", "a9", "appended answer", "2026-11-20T10:08:00.000Z"));
+    let latest = h.json(&["latest", SHOP]);
+    assert_eq!(latest["text"], "appended answer");
+    assert_eq!(latest["index"], 6);
+    assert_eq!(h.json(&["read", SHOP, "--count", "2"])["messages"][0]["text"], "half-written");
+    let project = h.home.join(".claude/projects/-work-live");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("11111111-2222-4333-8444-555555555555.jsonl"),
+        session_home::claude_line("user", "n1", "a brand new session", "2026-11-29T12:00:00.000Z") + "\n",
+    )
+    .unwrap();
+    let list = h.json(&["list", "--limit", "200"]);
+    assert_eq!(list["total"].as_u64().unwrap(), before + 1);
+    assert_eq!(list["sessions"][0]["title"], "a brand new session");
+}
