@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 pub const TOOL_VARS: [&str; 4] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "GEMINI_CLI_HOME"];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/sessions/tests/fixtures")
+    // The including package may be crates/cli or src-tauri: find the workspace root.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().find(|p| p.join("crates/sessions").is_dir());
+    root.expect("inside the workspace").join("crates/sessions/tests/fixtures")
 }
 
 /// Copies a folder recursively.

@@ -1,0 +1,168 @@
+//! The session commands of the desktop app (Tauri's mock runtime, no window) answer
+//! exactly what `memory-bank sessions … --json` answers on the same home; the watcher
+//! picks up a new session and emits `sessions-changed`; and "Remember…" saves a memory
+//! with its citation, refusing secrets.
+
+#[path = "support/session_home.rs"]
+mod session_home;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+
+fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
+}
+
+/// The `memory-bank` binary of this build (built first if this test runs alone).
+fn cli() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().unwrap().parent().unwrap().join(format!("memory-bank{}", std::env::consts::EXE_SUFFIX));
+    if !bin.exists() {
+        let status = Command::new(env!("CARGO")).args(["build", "-p", "memory-bank"]).status().unwrap();
+        assert!(status.success(), "could not build the memory-bank CLI");
+    }
+    bin
+}
+
+fn cli_json(home: &std::path::Path, index: &std::path::Path, args: &[&str]) -> Value {
+    let out = Command::new(cli())
+        .arg("sessions")
+        .args(args)
+        .args(["--json", "--index"])
+        .arg(index)
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const SHOP: &str = "5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10";
+
+#[test]
+fn session_commands_match_the_cli_and_remember_saves_a_citation() {
+    keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    session_home::populate(&home);
+    // SAFETY: set before any thread of this test binary reads the environment.
+    unsafe {
+        std::env::set_var("HOME", &home);
+        std::env::set_var("MEMORY_BANK_DATA_DIR", dir.path().join("data"));
+        for var in session_home::TOOL_VARS.iter().chain(&["MEMORY_BANK_URL", "MEMORY_BANK_TOKEN"]) {
+            std::env::remove_var(var);
+        }
+    }
+    let mut context = mock_context(noop_assets());
+    context.config_mut().identifier = "dev.memorybank.sessions-test".into();
+    let mut app = memory_bank_app_lib::configure(mock_builder()).build(context).expect("app builds");
+    #[allow(deprecated)]
+    app.run_iteration(|_, _| {});
+    let changes = Arc::new(AtomicUsize::new(0));
+    let seen = changes.clone();
+    app.listen_any("sessions-changed", move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+    });
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
+
+    // The first refresh runs in the background.
+    wait_for("the first index", || call(&window, "list_sessions", json!({})).unwrap()["total"].as_u64() > Some(10));
+
+    let cli_index = dir.path().join("cli-index.sqlite");
+    let pairs: [(&str, Value, Vec<&str>); 7] = [
+        ("list_sessions", json!({"limit": 200}), vec!["list", "--limit", "200"]),
+        ("list_sessions", json!({"source": "gemini", "limit": 5}), vec!["list", "--source", "gemini", "--limit", "5"]),
+        ("open_session", json!({"sessionId": SHOP}), vec!["open", SHOP]),
+        ("read_transcript", json!({"sessionId": SHOP, "count": 3}), vec!["read", SHOP, "--count", "3"]),
+        ("read_transcript", json!({"sessionId": SHOP, "count": "x", "before": 2}), vec!["read", SHOP, "--count", "x", "--before", "2"]),
+        ("latest_message", json!({"sessionId": SHOP}), vec!["latest", SHOP]),
+        ("search_messages", json!({"query": "迁移", "limit": 50}), vec!["search", "迁移", "--limit", "50"]),
+    ];
+    for (command, args, cli_args) in pairs {
+        let from_app = call(&window, command, args.clone()).unwrap();
+        let from_cli = cli_json(&home, &cli_index, &cli_args);
+        assert_eq!(from_app, from_cli, "{command} {args}");
+    }
+    // With no sessionId, the open session is read.
+    let open = call(&window, "read_transcript", json!({})).unwrap();
+    assert_eq!(open["sessionId"], SHOP);
+    let err = call(&window, "open_session", json!({"sessionId": "nope"})).unwrap_err();
+    assert_eq!(err["code"], "session_not_found");
+    let facets = call(&window, "session_facets", json!(null)).unwrap();
+    assert_eq!(facets["sources"].as_array().unwrap().len(), 4);
+
+    // A new session file appears without a restart, and the UI is told.
+    let before = changes.load(Ordering::SeqCst);
+    let project = home.join(".claude/projects/-work-live");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("live-session.jsonl"),
+        session_home::claude_line("user", "n1", "written while the app runs", "2026-11-29T12:00:00.000Z") + "\n",
+    )
+    .unwrap();
+    wait_for("the watcher", || {
+        call(&window, "list_sessions", json!({"limit": 1})).unwrap()["sessions"][0]["sessionId"] == "live-session"
+    });
+    wait_for("sessions-changed", || changes.load(Ordering::SeqCst) > before);
+
+    // "Remember…": the memory is saved with its citation, in the org given.
+    let state = call(&window, "get_state", json!({})).unwrap();
+    let org = state["activeOrgId"].as_str().unwrap().to_owned();
+    let message = call(&window, "latest_message", json!({"sessionId": SHOP})).unwrap();
+    let saved = call(
+        &window,
+        "save_memory",
+        json!({"orgId": org, "content": "Shop API migrates to Postgres 17", "tags": ["db"],
+               "contexts": [{"snippet": message["text"], "conversationId": SHOP,
+                             "messageId": message["messageId"], "origin": "searched_conversation"}]}),
+    )
+    .unwrap();
+    let listed = call(&window, "list_memories", json!({"orgId": org})).unwrap();
+    let memory = &listed["memories"][0];
+    assert_eq!(memory["id"], saved["id"]);
+    assert_eq!(memory["contexts"][0]["citation"], json!({"conversationId": SHOP, "messageId": "a5"}));
+    assert_eq!(memory["contexts"][0]["origin"], "searched_conversation");
+    let refused = call(
+        &window,
+        "save_memory",
+        json!({"orgId": org, "content": "deploy with ghp_abcdefghijklmnopqrstuvwxyz0123456789"}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], "looks_like_secret");
+    let refused = call(
+        &window,
+        "save_memory",
+        json!({"orgId": org, "content": "db access", "contexts": [{"snippet": "postgres://admin:hunter22@db/app"}]}),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], "looks_like_secret");
+    let listed = call(&window, "list_memories", json!({"orgId": org})).unwrap();
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 1, "nothing secret was saved");
+    memory_bank_app_lib::shutdown(app.handle());
+}
