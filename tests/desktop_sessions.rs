@@ -131,6 +131,23 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     });
     wait_for("sessions-changed", || changes.load(Ordering::SeqCst) > before);
 
+    // A folder added in settings is read too (and kept in the preferences).
+    let extra = dir.path().join("copied-claude/projects/-old");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(
+        extra.join("from-another-machine.jsonl"),
+        session_home::claude_line("user", "o1", "from the old laptop", "2026-11-29T13:00:00.000Z") + "\n",
+    )
+    .unwrap();
+    let root = dir.path().join("copied-claude").to_string_lossy().into_owned();
+    let state = call(&window, "set_session_roots", json!({"roots": [{"source": "claude-code", "path": root}]})).unwrap();
+    assert_eq!(state["prefs"]["sessionRoots"], json!([{"source": "claude-code", "path": root}]));
+    wait_for("the added folder", || {
+        call(&window, "open_session", json!({"sessionId": "from-another-machine"})).is_ok()
+    });
+    let err = call(&window, "set_session_roots", json!({"roots": [{"source": "codex", "path": "relative/dir"}]})).unwrap_err();
+    assert_eq!(err["code"], "invalid_argument");
+
     // "Remember…": the memory is saved with its citation, in the org given.
     let state = call(&window, "get_state", json!({})).unwrap();
     let org = state["activeOrgId"].as_str().unwrap().to_owned();

@@ -1,7 +1,7 @@
 //! Tauri commands: each one adapts a call on [`Core`] and nothing more.
 
 use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
-use memory_bank_desktop::prefs::PrefsPatch;
+use memory_bank_desktop::prefs::{PrefsPatch, SessionRoot};
 use memory_bank_desktop::{AppState, DesktopError};
 use tauri::ipc::InvokeBody;
 use serde::Serialize;
@@ -132,4 +132,11 @@ pub struct SaveArgs {
 pub async fn save_memory(core: State<'_, Core>, request: tauri::ipc::Request<'_>) -> Result<Memory> {
     let SaveArgs { org_id, memory } = args(&request)?;
     core.save(&org_id, memory).await
+}
+
+#[tauri::command]
+pub async fn set_session_roots(core: State<'_, Core>, history: State<'_, History>, roots: Vec<SessionRoot>) -> Result<AppState> {
+    let state = core.set_session_roots(roots).await?;
+    history.set_extra_roots(&core.session_roots())?;
+    Ok(state)
 }

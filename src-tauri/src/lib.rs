@@ -55,6 +55,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::latest_message,
             commands::search_messages,
             commands::save_memory,
+            commands::set_session_roots,
         ])
         .setup(|app| {
             start_core(app.handle())?;
@@ -67,13 +68,7 @@ fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::
     let config = CoreConfig::from_env(app.path().app_data_dir()?);
     std::fs::create_dir_all(&config.data_dir)?;
     let prefs = prefs_store::TauriPrefs::open(app, &config.data_dir)?;
-    let notifier = app.clone();
-    let history = History::start(&config.data_dir, &[], move || {
-        if let Err(err) = notifier.emit(SESSIONS_CHANGED_EVENT, ()) {
-            tracing::warn!(error = %err, "could not report changed sessions");
-        }
-    })?;
-    app.manage::<HistoryState>(Arc::new(history));
+    let data_dir = config.data_dir.clone();
     let emitter = app.clone();
     let core = tauri::async_runtime::block_on(Core::start(
         config,
@@ -85,6 +80,13 @@ fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::
             }
         },
     ));
+    let notifier = app.clone();
+    let history = History::start(&data_dir, &core.session_roots(), move || {
+        if let Err(err) = notifier.emit(SESSIONS_CHANGED_EVENT, ()) {
+            tracing::warn!(error = %err, "could not report changed sessions");
+        }
+    })?;
+    app.manage::<HistoryState>(Arc::new(history));
     app.manage::<CoreState>(Arc::new(core));
     watch_termination(app.clone());
     Ok(())

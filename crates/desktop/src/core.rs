@@ -10,7 +10,7 @@ use tokio::sync::RwLock;
 
 use crate::deletes::{DeleteScheduler, Settled, DELETE_DELAY};
 use crate::local::LocalService;
-use crate::prefs::{AccountKind, Prefs, PrefsPatch, PrefsStore};
+use crate::prefs::{AccountKind, Prefs, PrefsPatch, PrefsStore, SessionRoot};
 use crate::secrets::SecretStore;
 use crate::DesktopError;
 
@@ -84,6 +84,8 @@ pub struct UiPrefs {
     pub memory_enabled: bool,
     /// `en`, `zh-CN`, or null to follow the OS.
     pub language: Option<String>,
+    /// Session folders read besides the tools' default ones.
+    pub session_roots: Vec<SessionRoot>,
 }
 
 /// Everything the UI needs to pick a screen.
@@ -225,7 +227,11 @@ impl Core {
             user: session.user.clone(),
             orgs: session.orgs.clone(),
             active_org_id: session.active_org.clone(),
-            prefs: UiPrefs { memory_enabled: prefs.memory_enabled, language: prefs.language },
+            prefs: UiPrefs {
+                memory_enabled: prefs.memory_enabled,
+                language: prefs.language,
+                session_roots: prefs.session_roots,
+            },
         }
     }
 
@@ -259,6 +265,35 @@ impl Core {
             }
         });
         Ok(self.state().await)
+    }
+
+    /// Replaces the extra session folders (each an absolute path; at most 20).
+    pub async fn set_session_roots(&self, roots: Vec<SessionRoot>) -> Result<AppState, DesktopError> {
+        const MAX_ROOTS: usize = 20;
+        if roots.len() > MAX_ROOTS {
+            return Err(DesktopError::new("invalid_argument", format!("at most {MAX_ROOTS} session folders can be added")));
+        }
+        let mut clean: Vec<SessionRoot> = Vec::new();
+        for root in roots {
+            let path = root.path.trim().to_owned();
+            if !std::path::Path::new(&path).is_absolute() {
+                return Err(DesktopError::new(
+                    "invalid_argument",
+                    format!("{path:?} is not an absolute path; give the full path of the tool's folder"),
+                ));
+            }
+            let root = SessionRoot { source: root.source, path };
+            if !clean.contains(&root) {
+                clean.push(root);
+            }
+        }
+        self.update_prefs(|p| p.session_roots = clean);
+        Ok(self.state().await)
+    }
+
+    /// The extra session folders, as the session library takes them.
+    pub fn session_roots(&self) -> Vec<(memory_bank_sessions::Source, PathBuf)> {
+        self.prefs().session_roots.into_iter().map(|r| (r.source, PathBuf::from(r.path))).collect()
     }
 
     /// Signs in to a team server: checks URL and token with `GET /v1/me` first, then

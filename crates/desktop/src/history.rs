@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use memory_bank_sessions::{
@@ -27,17 +27,27 @@ impl From<ActionError> for DesktopError {
     }
 }
 
-/// The session history and its watcher.
-pub struct History {
+/// Runs after a refresh that changed something.
+type OnChange = Arc<dyn Fn() + Send + Sync>;
+
+/// A library and the flag that stops its watcher.
+struct Watched {
     library: Arc<Library>,
     stop: Arc<AtomicBool>,
 }
 
-impl Drop for History {
+impl Drop for Watched {
     fn drop(&mut self) {
         // The watcher notices within one poll interval and exits.
         self.stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// The session history and its watcher.
+pub struct History {
+    index_path: PathBuf,
+    on_change: OnChange,
+    current: RwLock<Watched>,
 }
 
 impl History {
@@ -47,24 +57,25 @@ impl History {
     pub fn start(
         data_dir: &Path,
         extra_roots: &[(Source, PathBuf)],
-        on_change: impl Fn() + Send + 'static,
+        on_change: impl Fn() + Send + Sync + 'static,
     ) -> Result<History, DesktopError> {
-        let roots = Roots::new(&Env::from_process(), extra_roots);
-        let library = Arc::new(Library::open(Some(&data_dir.join("sessions-index.sqlite")), roots)?);
-        let stop = Arc::new(AtomicBool::new(false));
-        {
-            let (library, stop) = (library.clone(), stop.clone());
-            std::thread::Builder::new()
-                .name("session-watcher".into())
-                .spawn(move || watch(&library, &stop, on_change))
-                .map_err(|e| DesktopError::new("internal", format!("cannot start the session watcher: {e}")))?;
-        }
-        Ok(History { library, stop })
+        let index_path = data_dir.join("sessions-index.sqlite");
+        let on_change: OnChange = Arc::new(on_change);
+        let current = RwLock::new(start_watched(&index_path, extra_roots, on_change.clone())?);
+        Ok(History { index_path, on_change, current })
     }
 
-    /// The library, for callers that run the actions themselves.
-    pub fn library(&self) -> &Library {
-        &self.library
+    /// Reads `extra_roots` (besides the default folders) from now on.
+    pub fn set_extra_roots(&self, extra_roots: &[(Source, PathBuf)]) -> Result<(), DesktopError> {
+        let next = start_watched(&self.index_path, extra_roots, self.on_change.clone())?;
+        // The old watcher stops when its `Watched` is dropped here.
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = next;
+        Ok(())
+    }
+
+    /// The library in use, for callers that run the actions themselves.
+    pub fn library(&self) -> Arc<Library> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).library.clone()
     }
 
     /// `list_sessions`.
@@ -102,12 +113,26 @@ impl History {
         &self,
         f: impl FnOnce(&Library) -> Result<T, ActionError> + Send + 'static,
     ) -> Result<T, DesktopError> {
-        let library = self.library.clone();
+        let library = self.library();
         tokio::task::spawn_blocking(move || f(&library))
             .await
             .map_err(|e| DesktopError::new("internal", format!("session lookup failed: {e}")))?
             .map_err(DesktopError::from)
     }
+}
+
+fn start_watched(index: &Path, extra_roots: &[(Source, PathBuf)], on_change: OnChange) -> Result<Watched, DesktopError> {
+    let roots = Roots::new(&Env::from_process(), extra_roots);
+    let library = Arc::new(Library::open(Some(index), roots)?);
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (library, stop) = (library.clone(), stop.clone());
+        std::thread::Builder::new()
+            .name("session-watcher".into())
+            .spawn(move || watch(&library, &stop, || on_change()))
+            .map_err(|e| DesktopError::new("internal", format!("cannot start the session watcher: {e}")))?;
+    }
+    Ok(Watched { library, stop })
 }
 
 /// Refreshes once, then again whenever something changes under a root.

@@ -30,11 +30,30 @@ pub struct Prefs {
     pub language: Option<String>,
     /// Shows the memory panel (UI only; the API stays callable).
     pub memory_enabled: bool,
+    /// Session folders read besides each tool's default ones.
+    pub session_roots: Vec<SessionRoot>,
+}
+
+/// A folder of agent sessions added in settings (e.g. a copy from another machine).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRoot {
+    /// Which tool's format the folder holds.
+    pub source: memory_bank_sessions::Source,
+    /// An absolute path: the tool's data folder (e.g. `/mnt/old/.codex`).
+    pub path: String,
 }
 
 impl Default for Prefs {
     fn default() -> Self {
-        Self { account: AccountKind::Local, team_url: None, active_org: None, language: None, memory_enabled: true }
+        Self {
+            account: AccountKind::Local,
+            team_url: None,
+            active_org: None,
+            language: None,
+            memory_enabled: true,
+            session_roots: Vec::new(),
+        }
     }
 }
 
