@@ -109,9 +109,13 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
         let from_cli = cli_json(&home, &cli_index, &cli_args);
         assert_eq!(from_app, from_cli, "{command} {args}");
     }
-    // With no sessionId, the open session is read.
+    // With no sessionId, the open session is read; checking another session (a memory's
+    // citation) does not change which one is open.
+    let other = call(&window, "find_session", json!({"sessionId": "9d3c1a77-7d5e-4b8e-8d0e-0c4b6b6e2a01"})).unwrap();
+    assert_eq!(other["title"], "绿茶与迁移");
     let open = call(&window, "read_transcript", json!({})).unwrap();
     assert_eq!(open["sessionId"], SHOP);
+    assert_eq!(call(&window, "find_session", json!({"sessionId": "nope"})).unwrap_err()["code"], "session_not_found");
     let err = call(&window, "open_session", json!({"sessionId": "nope"})).unwrap_err();
     assert_eq!(err["code"], "session_not_found");
     let facets = call(&window, "session_facets", json!(null)).unwrap();

@@ -105,6 +105,11 @@ pub async fn open_session(history: State<'_, History>, request: tauri::ipc::Requ
 }
 
 #[tauri::command]
+pub async fn find_session(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<SessionInfo> {
+    history.session_info(args(&request)?).await
+}
+
+#[tauri::command]
 pub async fn read_transcript(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<Transcript> {
     history.read_transcript(args(&request)?).await
 }

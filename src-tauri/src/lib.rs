@@ -51,6 +51,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::list_sessions,
             commands::session_facets,
             commands::open_session,
+            commands::find_session,
             commands::read_transcript,
             commands::latest_message,
             commands::search_messages,

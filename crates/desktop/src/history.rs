@@ -93,6 +93,11 @@ impl History {
         self.blocking(move |l| l.open_session(args)).await
     }
 
+    /// A session's metadata without opening it.
+    pub async fn session_info(&self, args: OpenArgs) -> Result<SessionInfo, DesktopError> {
+        self.blocking(move |l| l.session_info(args)).await
+    }
+
     /// `read_transcript`.
     pub async fn read_transcript(&self, args: ReadArgs) -> Result<Transcript, DesktopError> {
         self.blocking(move |l| l.read_transcript(args)).await

@@ -197,13 +197,19 @@ impl Library {
 
     /// `open`: the session's metadata; it becomes the open session.
     pub fn open_session(&self, args: OpenArgs) -> Result<SessionInfo, ActionError> {
+        let info = self.session_info(args)?;
+        *lock(&self.open) = Some((info.source, info.session_id.clone()));
+        Ok(info)
+    }
+
+    /// The session's metadata, like `open` but without making it the open session (the
+    /// app checks whether a memory's cited session is on this machine this way).
+    pub fn session_info(&self, args: OpenArgs) -> Result<SessionInfo, ActionError> {
         let Some(id) = non_empty(args.session_id) else {
             return Err(ActionError::invalid("sessionId is required."));
         };
         let source = parse_source(args.source.as_deref())?;
-        let found = self.find(&id, source)?;
-        *lock(&self.open) = Some((found.info.source, found.info.session_id.clone()));
-        Ok(found.info)
+        Ok(self.find(&id, source)?.info)
     }
 
     /// `read_transcript`: the last `count` messages before `before`, oldest first.
