@@ -13,10 +13,20 @@ export interface Org {
   name: string;
 }
 
+/** A session folder read besides each tool's default ones (e.g. a copy from another machine). */
+export interface SessionRoot {
+  /** Which tool's format the folder holds. */
+  source: Source;
+  /** An absolute path: the tool's data folder (e.g. `/mnt/old/.codex`). */
+  path: string;
+}
+
 export interface Prefs {
   memoryEnabled: boolean;
   /** null = follow the OS language. */
   language: Language | null;
+  /** Extra session folders; change them with `setSessionRoots`, not `setPrefs`. */
+  sessionRoots: SessionRoot[];
 }
 
 export interface AppState {
@@ -242,6 +252,10 @@ export const latestMessage = (args: { sessionId?: string } = {}) =>
 
 export const searchMessages = (args: { query: string; limit?: number }) =>
   invoke<{ hits: SearchHit[] }>("search_messages", args);
+
+/** Replaces the extra session folders (absolute paths, at most 20) with `roots`. */
+export const setSessionRoots = (roots: SessionRoot[]) =>
+  invoke<AppState>("set_session_roots", { roots });
 
 /** `orgId` is the org active when the person pressed Save. */
 export const saveMemory = (args: {

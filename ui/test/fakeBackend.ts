@@ -11,6 +11,8 @@ import type {
   IpcError,
   ListResponse,
   Memory,
+  Prefs,
+  SessionRoot,
 } from "../src/ipc";
 import { sessionHandlers, type SessionData } from "./fakeSessions";
 
@@ -22,7 +24,8 @@ export interface Call {
 }
 
 interface Options {
-  state?: Partial<AppState>;
+  /** Merged over defaultState(); `prefs` is merged field by field. */
+  state?: Partial<Omit<AppState, "prefs">> & { prefs?: Partial<Prefs> };
   memories?: Memory[];
   sessions?: SessionData;
 }
@@ -59,13 +62,18 @@ export function defaultState(): AppState {
       { id: "org_b", name: "Beta" },
     ],
     activeOrgId: "org_a",
-    prefs: { memoryEnabled: true, language: null },
+    prefs: { memoryEnabled: true, language: null, sessionRoots: [] },
   };
+}
+
+function stateFrom(overrides: Options["state"] = {}): AppState {
+  const base = defaultState();
+  return { ...base, ...overrides, prefs: { ...base.prefs, ...overrides.prefs } };
 }
 
 export function installFakeBackend(options: Options = {}) {
   const backend = {
-    state: { ...defaultState(), ...options.state } as AppState,
+    state: stateFrom(options.state),
     memories: [...(options.memories ?? [])],
     calls: [] as Call[],
     /** Deletes that reached the "server", with the org they were sent for. */
@@ -109,6 +117,25 @@ export function installFakeBackend(options: Options = {}) {
     set_active_org: (args) => (backend.state = { ...backend.state, activeOrgId: args.orgId as string }),
     set_prefs: (args) =>
       (backend.state = { ...backend.state, prefs: { ...backend.state.prefs, ...args } }),
+    set_session_roots: (args) => {
+      // Like Rust: absolute paths only (trimmed; `/…`, or a drive or UNC path as on
+      // Windows), at most 20, duplicates dropped.
+      const roots = args.roots as SessionRoot[];
+      if (roots.length > 20)
+        throw { code: "invalid_argument", message: "at most 20 session folders can be added" };
+      const clean: SessionRoot[] = [];
+      for (const root of roots) {
+        const path = root.path.trim();
+        if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path))
+          throw {
+            code: "invalid_argument",
+            message: `"${path}" is not an absolute path; give the full path of the tool's folder`,
+          };
+        if (!clean.some((r) => r.source === root.source && r.path === path))
+          clean.push({ source: root.source, path });
+      }
+      return (backend.state = { ...backend.state, prefs: { ...backend.state.prefs, sessionRoots: clean } });
+    },
     sign_in_team: (args) =>
       (backend.state = {
         ...backend.state,
