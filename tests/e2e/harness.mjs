@@ -1,9 +1,10 @@
 // Test harness: a real memory service (the `memory-bank` binary on loopback, SQLite in a
 // temp folder), seeded through the CLI, and the desktop app in a real window driven by
 // tauri-driver + WebKitWebDriver. The app is pointed at the service with the
-// MEMORY_BANK_URL/TOKEN/ORG variables.
+// MEMORY_BANK_URL/TOKEN/ORG variables, and at a temp home of its own (HOME and every
+// session tool's folder variable), so it never reads the real agent history.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,8 +15,20 @@ const cli = process.env.MEMORY_BANK_BIN ?? path.join(root, "target/debug/memory-
 export const appBinary = process.env.MEMORY_BANK_APP ?? path.join(root, "target/debug/memory-bank-app");
 
 export class Harness {
-  async start() {
+  /** `beforeApp(harness)` runs once the temp home exists, before the driver starts. */
+  async start({ beforeApp } = {}) {
     this.dir = mkdtempSync(path.join(tmpdir(), "memory-bank-e2e-"));
+    // The app's home: where it looks for Claude Code, Codex, opencode and Gemini CLI sessions.
+    this.home = path.join(this.dir, "home");
+    this.homeEnv = {
+      HOME: this.home,
+      CLAUDE_CONFIG_DIR: path.join(this.home, ".claude"),
+      CODEX_HOME: path.join(this.home, ".codex"),
+      XDG_DATA_HOME: path.join(this.home, ".local/share"),
+      GEMINI_CLI_HOME: this.home,
+    };
+    mkdirSync(this.home, { recursive: true });
+    await beforeApp?.(this);
     this.dbEnv = { ...process.env, MEMORY_BANK_DATABASE_URL: `sqlite://${this.dir}/service.db` };
     const admin = (...args) => execFileSync(cli, ["admin", ...args], { env: this.dbEnv }).toString().trim();
     const user = admin("user", "add", "e2e@example.com");
@@ -33,6 +46,7 @@ export class Harness {
     this.driver = spawn("tauri-driver", ["--port", String(this.driverPort), "--native-port", String(nativePort)], {
       env: {
         ...this.clientEnv,
+        ...this.homeEnv,
         MEMORY_BANK_DATA_DIR: path.join(this.dir, "app"),
         MEMORY_BANK_LOG: "info",
         LANG: "en_US.UTF-8",
@@ -63,8 +77,25 @@ export class Harness {
 
   /** What the server holds now, newest first. */
   contents() {
+    return this.memories().map((memory) => memory.content);
+  }
+
+  /** The memories on the server now (the CLI's JSON), newest first. */
+  memories() {
     const out = execFileSync(cli, ["memory", "list", "--all", "--json"], { env: this.clientEnv }).toString();
-    return out.split("\n").filter(Boolean).map((line) => JSON.parse(line).content);
+    return out.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  }
+
+  /**
+   * Writes a Claude Code session where the app's home keeps them:
+   * `$CLAUDE_CONFIG_DIR/projects/<project>/<sessionId>.jsonl`, one JSON record per line.
+   */
+  writeClaudeSession(project, sessionId, records) {
+    const folder = path.join(this.homeEnv.CLAUDE_CONFIG_DIR, "projects", project);
+    mkdirSync(folder, { recursive: true });
+    const file = path.join(folder, `${sessionId}.jsonl`);
+    writeFileSync(file, records.map((record) => JSON.stringify(record)).join("\n") + "\n");
+    return file;
   }
 
   async openApp() {
@@ -111,12 +142,19 @@ export async function waitFor(check, timeoutMs, what) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Saves a screenshot of the window to `file` once WebKit has painted (two frames). */
+export async function screenshot(app, file) {
+  await app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+  mkdirSync(path.dirname(file), { recursive: true });
+  await app.saveScreenshot(file);
+}
+
 /** The row whose title is exactly `content`. */
 export function rowXPath(content) {
   return `//article[contains(@class,'row')][.//p[contains(@class,'row-title')][normalize-space()=${xpathString(content)}]]`;
 }
 
-function xpathString(text) {
+export function xpathString(text) {
   if (!text.includes("'")) return `'${text}'`;
   return `concat('${text.split("'").join(`', "'", '`)}')`;
 }
