@@ -239,6 +239,10 @@ export const listSessions = (args: {
 
 export const sessionFacets = () => invoke<Facets>("session_facets");
 
+/** Like openSession, but does not make it the open session (citation checks). */
+export const findSession = (args: { sessionId: string; source?: Source }) =>
+  invoke<SessionInfo>("find_session", args);
+
 /** Also makes it the open session on the Rust side. */
 export const openSession = (args: { sessionId: string; source?: Source }) =>
   invoke<SessionInfo>("open_session", args);

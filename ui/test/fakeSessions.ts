@@ -87,6 +87,11 @@ export function sessionHandlers(backend: Backend): Record<string, (args: Record<
       if (!found) throw notFound(String(args.sessionId));
       return found;
     },
+    find_session: (args) => {
+      const found = find(args.sessionId);
+      if (!found) throw notFound(String(args.sessionId));
+      return found;
+    },
     read_transcript: (args) => {
       const found = find(args.sessionId);
       if (!found) throw notFound(String(args.sessionId));

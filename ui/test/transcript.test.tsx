@@ -130,7 +130,9 @@ describe("memory citations", () => {
     const app = renderApp();
     await settle();
     const link = screen.getByRole("button", { name: "Open the cited message of session ses_1" });
-    expect(backend.callsOf("open_session")).toEqual([{ sessionId: "ses_1" }]);
+    // Checking a citation does not open the session (find_session has no side effect).
+    expect(backend.callsOf("find_session")).toEqual([{ sessionId: "ses_1" }]);
+    expect(backend.callsOf("open_session")).toEqual([]);
     await app.user.click(link);
     await settle();
     await settle();
@@ -144,7 +146,7 @@ describe("memory citations", () => {
     const backend = installFakeBackend({ memories: [cited("ses_gone")], sessions: { sessions: [], transcripts: {} } });
     renderApp();
     await settle();
-    expect(backend.callsOf("open_session")).toEqual([{ sessionId: "ses_gone" }]);
+    expect(backend.callsOf("find_session")).toEqual([{ sessionId: "ses_gone" }]);
     expect(screen.queryByRole("button", { name: /Open the cited message/ })).toBeNull();
     expect(screen.getByText(/session ses_gone, message msg_3/)).not.toBeNull();
   });

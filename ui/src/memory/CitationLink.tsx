@@ -1,12 +1,12 @@
-// A memory's citation of a session message. If open_session finds that session on
+// A memory's citation of a session message. If find_session finds that session on
 // this machine (checked lazily, once, through the query cache), it becomes a button that
 // opens the transcript at the cited message; otherwise (session_not_found, or any
 // error) it stays plain text.
 import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { openSession } from "../ipc";
+import { findSession } from "../ipc";
 import { useOpenSession } from "../sessions/navigation";
-import { sessionInfoKey } from "../sessions/queryKeys";
+import { citedSessionKey } from "../sessions/queryKeys";
 
 interface Props {
   conversationId: string;
@@ -19,8 +19,8 @@ export function CitationLink({ conversationId, messageId, text }: Props) {
   const { t } = useTranslation();
   const open = useOpenSession();
   const info = useQuery({
-    queryKey: sessionInfoKey(conversationId),
-    queryFn: () => openSession({ sessionId: conversationId }),
+    queryKey: citedSessionKey(conversationId),
+    queryFn: () => findSession({ sessionId: conversationId }),
     staleTime: Infinity,
     enabled: open !== null,
   });

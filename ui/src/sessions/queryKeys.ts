@@ -12,7 +12,10 @@ export const facetsKey = ["sessions", "facets"] as const;
 
 export const messageSearchKey = (query: string) => ["sessions", "search", query] as const;
 
-/** open_session for one id: the transcript header and the memory panel's citation check. */
+/** open_session for one id: the transcript header. */
 export const sessionInfoKey = (sessionId: string) => ["session-info", sessionId] as const;
+
+/** find_session for one id: the memory panel's check that a cited session is here. */
+export const citedSessionKey = (sessionId: string) => ["cited-session", sessionId] as const;
 
 export const transcriptKey = (sessionId: string) => ["session-transcript", sessionId] as const;
