@@ -279,8 +279,13 @@ impl Library {
                 format!("No session with id {id:?} was found on this machine. `list_sessions` shows the ids."),
             )
         })?;
-        // Catch up on messages appended since the last refresh.
-        lock(&self.writer).refresh_unit_of(found.row)?;
+        // Catch up on messages appended since the last refresh, unless a refresh is
+        // running (it reads them anyway; waiting for a long first index would stall).
+        match self.writer.try_lock() {
+            Ok(mut writer) => writer.refresh_unit_of(found.row)?,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner().refresh_unit_of(found.row)?,
+            Err(std::sync::TryLockError::WouldBlock) => {}
+        }
         let fresh = self.with_reader(|index| index.find(&self.root_keys, id, source))?;
         Ok(fresh.unwrap_or(found))
     }
