@@ -149,7 +149,8 @@ pub(super) fn apply_session(
                                 params![message_row, format!("{text}\n\n{}", m.text)],
                             )?,
                             Merge::Replace => tx.execute(
-                                "UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts) WHERE id = ?1",
+                                "UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts),
+                                     sort_ts = coalesce(?4, ts, sort_ts) WHERE id = ?1",
                                 params![message_row, m.role.as_str(), m.text, m.timestamp],
                             )?,
                         };
@@ -214,12 +215,20 @@ pub(super) fn apply_session(
     }
 
     let session_row = upsert_session(tx, unit_id, unit, key, &session)?;
+    if had_row {
+        // Messages without a time sort by the session's activity time, which may have moved.
+        tx.prepare_cached(
+            "UPDATE message SET sort_ts = ?2 WHERE session = ?1 AND ts IS NULL AND sort_ts IS NOT ?2",
+        )?
+        .execute(params![session_row, session.updated])?;
+    }
     let base = session.message_count;
     {
         let mut insert = tx.prepare_cached(
-            "INSERT INTO message (session, idx, key, message_id, role, text, ts)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO message (session, idx, key, message_id, role, text, ts, sort_ts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?7, ?8))",
         )?;
+        let mut insert_fts = tx.prepare_cached("INSERT INTO message_fts (rowid, text) VALUES (?1, ?2)")?;
         for (i, m) in new.iter().enumerate() {
             insert.execute(params![
                 session_row,
@@ -228,8 +237,10 @@ pub(super) fn apply_session(
                 m.message_id,
                 m.role.as_str(),
                 m.text,
-                m.ts
+                m.ts,
+                session.updated
             ])?;
+            insert_fts.execute(params![tx.last_insert_rowid(), m.text])?;
         }
     }
     let count = base + new.len() as i64;

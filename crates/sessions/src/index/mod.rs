@@ -16,7 +16,7 @@ pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
@@ -53,7 +53,11 @@ CREATE TABLE session (
     first_user TEXT,
     UNIQUE (unit_id, key)
 );
-CREATE INDEX session_by_updated ON session (hidden, updated DESC);
+-- Listings: newest first straight from the index, and counts without reading the rows
+-- (which hold the first user message).
+CREATE INDEX session_list ON session (
+    hidden, updated DESC, created DESC, id DESC, unit_id, source, session_id, workspace, title, message_count
+);
 CREATE INDEX session_by_id ON session (session_id);
 CREATE TABLE message (
     id INTEGER PRIMARY KEY,
@@ -63,17 +67,25 @@ CREATE TABLE message (
     message_id TEXT NOT NULL,
     role TEXT NOT NULL,
     text TEXT NOT NULL,
-    ts INTEGER
+    ts INTEGER,
+    -- The search order, always coalesce(ts, session.updated) (kept so by `apply.rs`), so
+    -- search can walk messages newest first instead of sorting every match.
+    sort_ts INTEGER
 );
 CREATE UNIQUE INDEX message_by_position ON message (session, idx);
 CREATE INDEX message_by_key ON message (session, key);
--- Substring search: trigrams, case-insensitive. External content, kept in step by triggers.
+CREATE INDEX message_by_sort ON message (sort_ts);
+CREATE INDEX message_untimed ON message (session) WHERE ts IS NULL;
+-- Substring search: trigrams, case-insensitive. External content: new rows are added by
+-- `apply.rs` right after inserting them (no AFTER INSERT trigger: a trigger makes every
+-- INSERT open a statement savepoint, and FTS5 flushes its pending terms to a new segment
+-- at each savepoint, so a bulk index wrote one tiny segment per message and spent most
+-- of its time merging them); deletes and updates are kept in step by triggers.
+-- `hashsize`: pending terms buffered before a segment is written (default 1 MB).
 CREATE VIRTUAL TABLE message_fts USING fts5 (
     text, content = 'message', content_rowid = 'id', tokenize = 'trigram case_sensitive 0'
 );
-CREATE TRIGGER message_ai AFTER INSERT ON message BEGIN
-    INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text);
-END;
+INSERT INTO message_fts (message_fts, rank) VALUES ('hashsize', 8388608);
 CREATE TRIGGER message_ad AFTER DELETE ON message BEGIN
     INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
@@ -141,7 +153,9 @@ impl Index {
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         // A cache: losing the last transactions on power loss only means re-reading files.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;")?;
+        // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
+        // once, and listings read every session row.
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
         Self::init(conn)
     }
 

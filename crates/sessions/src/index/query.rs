@@ -95,7 +95,9 @@ impl Index {
     /// Sessions matching `filter`, newest first, and how many matched in all.
     pub fn list(&self, roots: &[String], filter: &ListFilter) -> Result<SessionList, IndexError> {
         let mut args = Vec::new();
-        let mut conditions = vec!["s.hidden = 0".to_string(), roots_clause(roots, &mut args)];
+        // The roots as a set of units (one scan of `unit`), not a join per session.
+        let roots_sql = format!("s.unit_id IN (SELECT u.id FROM unit u WHERE {})", roots_clause(roots, &mut args));
+        let mut conditions = vec!["s.hidden = 0".to_string(), roots_sql];
         if let Some(source) = filter.source {
             conditions.push("s.source = ?".into());
             args.push(Sql::Text(source.as_str().into()));
@@ -121,14 +123,22 @@ impl Index {
             }
         }
         let filter_sql = conditions.join(" AND ");
+        // The count needs the external title only when the query filter reads the title.
+        let count_from = if filter.query.is_some() {
+            "FROM session s LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id"
+        } else {
+            "FROM session s"
+        };
         let total: i64 = self.conn.query_row(
-            &format!("SELECT count(*) {FROM} WHERE {filter_sql}"),
+            &format!("SELECT count(*) {count_from} WHERE {filter_sql}"),
             params_from_iter(args.iter()),
             |r| r.get(0),
         )?;
         args.push(Sql::Integer(i64::from(filter.limit)));
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT {INFO_COLUMNS}, {TITLE} {FROM} WHERE {filter_sql}
+            "SELECT {INFO_COLUMNS}, {TITLE} FROM session s
+                 LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
+             WHERE {filter_sql}
              ORDER BY s.updated DESC, s.created DESC, s.id DESC LIMIT ?"
         ))?;
         let sessions = stmt
@@ -186,11 +196,19 @@ impl Index {
     }
 
     /// Messages whose text contains `query` case-insensitively, newest first.
+    ///
+    /// The order is `coalesce(ts, session.updated)` newest first, then the row id, which is
+    /// what `message.sort_ts` holds. A term with few matches has them all sorted; a common
+    /// one (many full-text matches, or any two-character query, which the trigram index
+    /// cannot answer) walks `message_by_sort` newest first and stops at the first
+    /// `limit * 2 + 10` matches, bounded to the newest [`WALK_ROWS`] messages; when that
+    /// window holds too few, the full sort runs as before. Both give the same answer.
     pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
         let needle = query.to_lowercase();
         let mut args = Vec::new();
+        let fts = query.chars().count() >= 3;
         // Trigrams need three characters; shorter queries scan the stored texts instead.
-        let matcher = if query.chars().count() >= 3 {
+        let matcher = if fts {
             args.push(Sql::Text(format!("\"{}\"", query.replace('"', "\"\""))));
             "m.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)"
         } else {
@@ -200,34 +218,67 @@ impl Index {
         };
         let roots_sql = roots_clause(roots, &mut args);
         // Fetch a little more than asked: exact containment is re-checked below.
-        args.push(Sql::Integer(i64::from(limit) * 2 + 10));
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}
-             FROM message m JOIN session s ON s.id = m.session JOIN unit u ON u.id = s.unit_id
-             LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
-             WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
-             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC LIMIT ?"
-        ))?;
-        let mut hits = Vec::new();
-        let mut rows = stmt.query(params_from_iter(args.iter()))?;
-        while let Some(r) = rows.next()? {
-            let text: String = r.get(3)?;
-            let Some(snippet) = snippet(&text, &needle) else { continue };
-            let source: String = r.get(5)?;
-            hits.push(SearchHit {
-                session_id: r.get(4)?,
-                source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
-                title: r.get(6)?,
-                message_id: r.get(1)?,
-                index: r.get::<_, i64>(0)? as u64,
-                role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
-                snippet,
-            });
-            if hits.len() as u32 >= limit {
-                break;
+        let wanted = i64::from(limit) * 2 + 10;
+        let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}");
+        let joins = |hint: &str| {
+            format!(
+                "FROM message m {hint} JOIN session s ON s.id = m.session JOIN unit u ON u.id = s.unit_id
+                 LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id"
+            )
+        };
+
+        let common = if fts {
+            let pattern = args[0].clone();
+            let hits: i64 = self.conn.prepare_cached(&format!(
+                "SELECT count(*) FROM (SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 LIMIT {FEW_MATCHES})"
+            ))?
+            .query_row([pattern], |r| r.get(0))?;
+            hits >= FEW_MATCHES
+        } else {
+            true
+        };
+        let mut walked = None;
+        if common {
+            // The sort key of the WALK_ROWS-th newest message bounds the walk.
+            let floor: Option<i64> = self
+                .conn
+                .prepare_cached(&format!(
+                    "SELECT sort_ts FROM message INDEXED BY message_by_sort
+                     ORDER BY sort_ts DESC, id DESC LIMIT 1 OFFSET {WALK_ROWS}"
+                ))?
+                .query_row([], |r| r.get(0))
+                .optional()?;
+            let per_row = if fts {
+                "EXISTS (SELECT 1 FROM message_fts WHERE message_fts MATCH ? AND rowid = m.id)"
+            } else {
+                matcher
+            };
+            let mut walk_args = args.clone();
+            walk_args.push(Sql::Integer(floor.unwrap_or(i64::MIN)));
+            walk_args.push(Sql::Integer(wanted));
+            let mut stmt = self.conn.prepare(&format!(
+                "SELECT {columns} {}
+                 WHERE {per_row} AND s.hidden = 0 AND {roots_sql} AND m.sort_ts >= ?
+                 ORDER BY m.sort_ts DESC, m.id DESC LIMIT ?",
+                joins("INDEXED BY message_by_sort")
+            ))?;
+            let rows = collect_hits(&mut stmt, &walk_args, &needle, limit)?;
+            // Complete when the window held enough matches, or was the whole table.
+            if rows.0 >= wanted || floor.is_none() {
+                walked = Some(rows.1);
             }
         }
-        Ok(hits)
+        if let Some(hits) = walked {
+            return Ok(hits);
+        }
+        args.push(Sql::Integer(wanted));
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {columns} {}
+             WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
+             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC LIMIT ?",
+            joins("")
+        ))?;
+        Ok(collect_hits(&mut stmt, &args, &needle, limit)?.1)
     }
 
     /// Listed sessions per source and per workspace.
@@ -254,6 +305,43 @@ impl Index {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Facets { sources, workspaces })
     }
+}
+
+/// Full-text matches up to which a term is sorted whole rather than walked.
+const FEW_MATCHES: i64 = 2000;
+
+/// Newest messages a walk looks at before it falls back to sorting every match.
+const WALK_ROWS: i64 = 20_000;
+
+/// Runs a search statement; returns the rows read and the hits (snippet re-checked).
+fn collect_hits(
+    stmt: &mut rusqlite::Statement<'_>,
+    args: &[Sql],
+    needle: &str,
+    limit: u32,
+) -> rusqlite::Result<(i64, Vec<SearchHit>)> {
+    let mut hits = Vec::new();
+    let mut read = 0;
+    let mut rows = stmt.query(params_from_iter(args.iter()))?;
+    while let Some(r) = rows.next()? {
+        read += 1;
+        if hits.len() as u32 >= limit {
+            continue;
+        }
+        let text: String = r.get(3)?;
+        let Some(snippet) = snippet(&text, needle) else { continue };
+        let source: String = r.get(5)?;
+        hits.push(SearchHit {
+            session_id: r.get(4)?,
+            source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
+            title: r.get(6)?,
+            message_id: r.get(1)?,
+            index: r.get::<_, i64>(0)? as u64,
+            role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
+            snippet,
+        });
+    }
+    Ok((read, hits))
 }
 
 /// About 160 characters of `text` around the first case-insensitive match of `needle`

@@ -68,7 +68,8 @@ impl Index {
         }
         report.units_seen = found.len() as u64;
         let scanned: HashSet<String> = roots.iter().map(|(_, r)| r.to_string_lossy().into_owned()).collect();
-        self.sync(found, &scanned, &mut report)?;
+        let stored = load_units(&self.conn, None)?;
+        self.sync(found, stored, &scanned, &mut report)?;
         Ok(report)
     }
 
@@ -100,18 +101,20 @@ impl Index {
         }
         unit.session_hint = session_hint;
         unit.workspace_hint = workspace_hint;
+        // Only this unit's stored state: loading every unit costs milliseconds per read.
+        let stored = load_units(&self.conn, Some(&unit.path))?;
         let units = vec![(root, unit)];
         let mut report = RefreshReport::default();
-        self.sync(units, &HashSet::new(), &mut report)
+        self.sync(units, stored, &HashSet::new(), &mut report)
     }
 
     fn sync(
         &mut self,
         found: Vec<(String, Unit)>,
+        mut stored: HashMap<PathBuf, Stored>,
         scanned_roots: &HashSet<String>,
         report: &mut RefreshReport,
     ) -> Result<(), IndexError> {
-        let mut stored = load_units(&self.conn)?;
         let mut tx = self.conn.transaction()?;
         let mut since_commit = 0u64;
         let mut present: HashSet<PathBuf> = HashSet::new();
@@ -151,6 +154,10 @@ impl Index {
                 since_commit = 0;
             }
         }
+        if scanned_roots.is_empty() {
+            tx.commit()?;
+            return Ok(());
+        }
         // Files gone from a scanned root.
         let mut gone = tx.prepare("SELECT id, path, root FROM unit")?;
         let rows: Vec<(i64, String, String)> =
@@ -185,11 +192,15 @@ impl From<rusqlite::Error> for ReadError {
     }
 }
 
-fn load_units(conn: &rusqlite::Connection) -> rusqlite::Result<HashMap<PathBuf, Stored>> {
-    let mut stmt = conn.prepare(
-        "SELECT id, path, dev, ino, size, mtime_ns, fingerprint, offset, lines, tail_sum FROM unit",
-    )?;
-    let rows = stmt.query_map([], |r| {
+/// The stored state of every unit, or of the one at `only`.
+fn load_units(conn: &rusqlite::Connection, only: Option<&Path>) -> rusqlite::Result<HashMap<PathBuf, Stored>> {
+    const COLUMNS: &str = "SELECT id, path, dev, ino, size, mtime_ns, fingerprint, offset, lines, tail_sum FROM unit";
+    let mut stmt = match only {
+        Some(_) => conn.prepare_cached(&format!("{COLUMNS} WHERE path = ?1"))?,
+        None => conn.prepare_cached(COLUMNS)?,
+    };
+    let only: Vec<String> = only.map(|p| p.to_string_lossy().into_owned()).into_iter().collect();
+    let rows = stmt.query_map(rusqlite::params_from_iter(only.iter()), |r| {
         Ok((
             PathBuf::from(r.get::<_, String>(1)?),
             Stored {

@@ -1,0 +1,204 @@
+//! The measurements, through `memory_bank_sessions::Library` exactly as the app calls it.
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use memory_bank_sessions::{Env, LatestArgs, Library, ListArgs, ReadArgs, Roots, SearchArgs};
+use serde_json::json;
+
+use super::text::RARE_WORD;
+use super::{Args, History};
+
+fn pct(samples: &mut [Duration], p: f64) -> f64 {
+    samples.sort();
+    samples[((samples.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3
+}
+
+/// Times `calls` calls of `f` (after 3 untimed ones); stops early after 20 s.
+fn time(calls: usize, mut f: impl FnMut()) -> (f64, f64, usize) {
+    for _ in 0..3 {
+        f();
+    }
+    let mut samples = Vec::new();
+    let budget = Instant::now();
+    while samples.len() < calls && (budget.elapsed() < Duration::from_secs(20) || samples.len() < 5) {
+        let t = Instant::now();
+        f();
+        samples.push(t.elapsed());
+    }
+    (pct(&mut samples, 0.5), pct(&mut samples, 0.95), samples.len())
+}
+
+/// Bytes this process has read through read(2) and friends (Linux `rchar`).
+fn rchar() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("rchar: ").and_then(|v| v.trim().parse().ok())))
+        .unwrap_or(0)
+}
+
+fn file_size(path: &std::path::Path, suffix: &str) -> u64 {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+}
+
+pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
+    let home = args.data.join("home");
+    let _ = std::fs::remove_dir_all(&args.index_dir);
+    std::fs::create_dir_all(&args.index_dir)?;
+    let index = args.index_dir.join("sessions.db");
+    let env = Env { home: Some(home.clone()), vars: Default::default() };
+    let source_bytes: u64 = h.formats.iter().map(|f| f.2).sum();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    let mut row = |name: &str, value: String, target: &str| {
+        println!("{name:<48} {value:<28} {target}");
+        rows.push((name.to_string(), value, target.to_string()));
+    };
+
+    // First full index.
+    let lib = Library::open(Some(&index), Roots::new(&env, &[]))?;
+    let t = Instant::now();
+    let report = lib.refresh()?;
+    let secs = t.elapsed().as_secs_f64();
+    anyhow::ensure!(report.problems.is_empty(), "problems: {:?}", report.problems);
+    let mbps = source_bytes as f64 / 1e6 / secs;
+    row(
+        "first full index",
+        format!("{secs:.1} s, {mbps:.0} MB/s"),
+        if mbps >= 200.0 { "≥ 200 MB/s: met" } else { "≥ 200 MB/s: NOT met" },
+    );
+    eprintln!("  units seen {}, read {}, bytes read {}", report.units_seen, report.units_read, report.bytes_read);
+    let (db, wal) = (file_size(&index, ""), file_size(&index, "-wal"));
+    row("index size (db + wal)", format!("{:.0} + {:.0} MB", db as f64 / 1e6, wal as f64 / 1e6), "");
+    if args.index_only {
+        return Ok(());
+    }
+
+    let (p50, p95, n) = time(5, || {
+        lib.refresh().unwrap();
+    });
+    row("no-change refresh p50 / p95", format!("{p50:.1} / {p95:.1} ms ({n})"), "");
+
+    // What was indexed.
+    {
+        let conn = rusqlite::Connection::open(&index)?;
+        let mut stmt = conn.prepare(
+            "SELECT s.source, count(DISTINCT s.id), count(m.id), sum(length(CAST(m.text AS BLOB)))
+             FROM session s LEFT JOIN message m ON m.session = s.id GROUP BY s.source ORDER BY s.source",
+        )?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let (src, s, m, b): (String, i64, i64, Option<i64>) = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+            let gen = h.formats.iter().find(|f| f.0 == src);
+            eprintln!(
+                "  {src}: {s} sessions indexed, {m} messages, {:.0} MB message text; source {:.0} MB in {} sessions",
+                b.unwrap_or(0) as f64 / 1e6,
+                gen.map_or(0, |f| f.2) as f64 / 1e6,
+                gen.map_or(0, |f| f.1)
+            );
+        }
+        let big: i64 = conn.query_row(
+            "SELECT message_count FROM session WHERE session_id = ?1",
+            [&h.big_id],
+            |r| r.get(0),
+        )?;
+        eprintln!("  big session {}: {big} messages, {:.0} MB", h.big_id, h.big_size as f64 / 1e6);
+    }
+
+    // list_sessions.
+    for (label, args_of) in [
+        ("list_sessions limit 30", ListArgs { limit: Some(json!(30)), ..Default::default() }),
+        ("list_sessions limit 200", ListArgs { limit: Some(json!(200)), ..Default::default() }),
+        (
+            "list_sessions workspace=memory-bank limit 30",
+            ListArgs { limit: Some(json!(30)), workspace: Some("memory-bank".into()), ..Default::default() },
+        ),
+        (
+            "list_sessions query=parser limit 30",
+            ListArgs { limit: Some(json!(30)), query: Some("parser".into()), ..Default::default() },
+        ),
+    ] {
+        let total = lib.list_sessions(args_of.clone())?.total;
+        let (p50, p95, n) = time(args.calls, || {
+            lib.list_sessions(args_of.clone()).unwrap();
+        });
+        let ok = if p95 < 50.0 { "< 50 ms: met" } else { "< 50 ms: NOT met" };
+        row(label, format!("{p50:.2} / {p95:.2} ms ({n}, {total} match)"), ok);
+    }
+
+    // The big session.
+    let read = || ReadArgs { session_id: Some(h.big_id.clone()), count: Some(json!(30)), before: None };
+    let transcript = lib.read_transcript(read())?;
+    anyhow::ensure!(transcript.returned == 30, "the big session returned {}", transcript.returned);
+    let (p50, p95, n) = time(args.calls, || {
+        lib.read_transcript(read()).unwrap();
+    });
+    let ok = if p95 < 50.0 { "< 50 ms: met" } else { "< 50 ms: NOT met" };
+    row("read_transcript last 30 of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), ok);
+    let latest = || LatestArgs { session_id: Some(h.big_id.clone()) };
+    let (p50, p95, n) = time(args.calls, || {
+        lib.latest_message(latest()).unwrap();
+    });
+    row("latest_message of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), "");
+
+    // Append one message, then read: only the appended bytes may be read.
+    let mut samples = Vec::new();
+    let mut read_bytes = Vec::new();
+    let before = transcript.message_count;
+    for i in 0..20 {
+        let uuid = format!("00000000-0000-4000-a000-{i:012}");
+        let line = format!(
+            "{{\"parentUuid\":null,\"isSidechain\":false,\"type\":\"user\",\"cwd\":\"/home/dev/src/memory-bank\",\"sessionId\":\"{}\",\"uuid\":\"{uuid}\",\"timestamp\":\"2026-11-30T00:00:{i:02}.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"appended message {i}\"}}}}\n",
+            h.big_id
+        );
+        let mut f = std::fs::OpenOptions::new().append(true).open(&h.big_path)?;
+        f.write_all(line.as_bytes())?;
+        drop(f);
+        let r0 = rchar();
+        let t = Instant::now();
+        let got = lib.read_transcript(read())?;
+        samples.push(t.elapsed());
+        read_bytes.push(rchar() - r0);
+        let last = got.messages.last().context("no message")?;
+        anyhow::ensure!(last.text == format!("appended message {i}"), "append not seen: {:?}", last.text);
+        anyhow::ensure!(got.message_count == before + i + 1);
+    }
+    let max_read = read_bytes.iter().max().copied().unwrap_or(0);
+    let (p50, p95) = (pct(&mut samples, 0.5), pct(&mut samples, 0.95));
+    row(
+        "append 1 message + read_transcript 30",
+        format!("{p50:.2} / {p95:.2} ms (20)"),
+        &format!("≤ {:.2} MB read per call (source + index pages)", max_read as f64 / 1e6),
+    );
+    std::fs::OpenOptions::new().write(true).open(&h.big_path)?.set_len(h.big_size)?;
+
+    // search_messages.
+    for (label, query) in [
+        ("rare word", RARE_WORD),
+        ("common word", "the"),
+        ("Chinese phrase", "数据库迁移"),
+        ("2 characters, Chinese", "数据"),
+        ("2 characters, English", "go"),
+    ] {
+        let args_of = SearchArgs { query: Some(query.into()), limit: None };
+        let t = Instant::now();
+        let hits = lib.search_messages(args_of.clone())?.hits.len();
+        let first = t.elapsed().as_secs_f64() * 1e3;
+        let calls = if first > 1000.0 { 5 } else { args.calls };
+        let (p50, p95, n) = time(calls, || {
+            lib.search_messages(args_of.clone()).unwrap();
+        });
+        let ok = if p95 < 100.0 { "< 100 ms: met" } else { "< 100 ms: NOT met" };
+        row(&format!("search_messages {label} {query:?}"), format!("{p50:.1} / {p95:.1} ms ({n}, {hits} hits)"), ok);
+    }
+
+    println!();
+    println!("| measurement | p50 / p95 (calls) or result | target |");
+    println!("|---|---|---|");
+    for (name, value, target) in rows {
+        println!("| {name} | {value} | {target} |");
+    }
+    Ok(())
+}
