@@ -118,6 +118,8 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     assert_eq!(call(&window, "find_session", json!({"sessionId": "nope"})).unwrap_err()["code"], "session_not_found");
     let err = call(&window, "open_session", json!({"sessionId": "nope"})).unwrap_err();
     assert_eq!(err["code"], "session_not_found");
+    let activity = call(&window, "session_activity", json!({"sessionId": SHOP, "fromIndex": 0, "toIndex": 4})).unwrap();
+    assert_eq!(activity, json!({"activity": [{"afterIndex": 1, "tools": ["Read"]}]}));
     let facets = call(&window, "session_facets", json!(null)).unwrap();
     assert_eq!(facets["sources"].as_array().unwrap().len(), 4);
 

@@ -9,7 +9,7 @@ use tauri::State;
 
 use crate::CoreState as Core;
 use crate::HistoryState as History;
-use memory_bank_sessions::{Facets, LatestMessage, SearchResult, SessionInfo, SessionList, Transcript};
+use memory_bank_sessions::{Activity, Facets, LatestMessage, SearchResult, SessionInfo, SessionList, Transcript};
 
 type Result<T> = std::result::Result<T, DesktopError>;
 
@@ -117,6 +117,11 @@ pub async fn read_transcript(history: State<'_, History>, request: tauri::ipc::R
 #[tauri::command]
 pub async fn latest_message(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<LatestMessage> {
     history.latest_message(args(&request)?).await
+}
+
+#[tauri::command]
+pub async fn session_activity(history: State<'_, History>, request: tauri::ipc::Request<'_>) -> Result<Activity> {
+    history.session_activity(args(&request)?).await
 }
 
 #[tauri::command]

@@ -54,6 +54,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::find_session,
             commands::read_transcript,
             commands::latest_message,
+            commands::session_activity,
             commands::search_messages,
             commands::save_memory,
             commands::set_session_roots,

@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use memory_bank_sessions::{
-    ActionError, Env, Facets, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs, ReadArgs, Roots,
+    Activity, ActivityArgs, ActionError, Env, Facets, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs, ReadArgs, Roots,
     SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
 };
 use notify::{RecursiveMode, Watcher};
@@ -106,6 +106,11 @@ impl History {
     /// `latest_message`.
     pub async fn latest_message(&self, args: LatestArgs) -> Result<LatestMessage, DesktopError> {
         self.blocking(move |l| l.latest_message(args)).await
+    }
+
+    /// The tool calls between messages (shown collapsed in the transcript).
+    pub async fn session_activity(&self, args: ActivityArgs) -> Result<Activity, DesktopError> {
+        self.blocking(move |l| l.session_activity(args)).await
     }
 
     /// `search_messages`.

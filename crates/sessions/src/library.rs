@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::index::{Facets, Index, IndexError, ListFilter, RefreshReport};
-use crate::model::{LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
+use crate::model::{Activity, LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
 use crate::source::Env;
 use crate::sources;
 
@@ -97,6 +97,18 @@ pub struct ReadArgs {
 pub struct LatestArgs {
     /// Default: the open session.
     pub session_id: Option<String>,
+}
+
+/// Arguments of `session_activity`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityArgs {
+    /// Default: the open session.
+    pub session_id: Option<String>,
+    /// The first message of the range (its preceding calls are included); default 0.
+    pub from_index: Option<Value>,
+    /// The last message of the range; default the last message.
+    pub to_index: Option<Value>,
 }
 
 /// Arguments of `search_messages`.
@@ -254,6 +266,23 @@ impl Library {
             text: last.text,
             timestamp: last.timestamp,
         })
+    }
+
+    /// The tool calls around messages `fromIndex` to `toIndex` (shown collapsed in the app).
+    pub fn session_activity(&self, args: ActivityArgs) -> Result<Activity, ActionError> {
+        let found = self.session_or_open(args.session_id)?;
+        let index = |v: Option<&Value>, default: i64, name: &str| match v {
+            None | Some(Value::Null) => Ok(default),
+            Some(v) => v
+                .as_i64()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| ActionError::invalid(format!("{name} must be a message index (a whole number ≥ 0)."))),
+        };
+        let last = found.info.message_count as i64 - 1;
+        let from = index(args.from_index.as_ref(), 0, "fromIndex")?;
+        let to = index(args.to_index.as_ref(), last, "toIndex")?;
+        let activity = self.with_reader(|i| i.activity(found.row, from, to))?;
+        Ok(Activity { activity })
     }
 
     /// `search_messages`: messages containing the query, newest first.

@@ -253,6 +253,15 @@ pub enum Event {
         /// The key of the first message to delete.
         key: String,
     },
+    /// A tool call the agent made. It is not a message: it attaches after the latest
+    /// message so far (before the first when there is none) and the app shows it
+    /// collapsed there. A repeated key keeps its place and takes the new name.
+    ToolCall {
+        /// The tool's call id (or another key unique in the session).
+        key: String,
+        /// The tool's name as the tool shows it (`Read`, `shell`, `apply_patch`, …).
+        name: String,
+    },
     /// A title kept outside the session file (Codex `session_index.jsonl`); the latest wins.
     ExternalTitle {
         /// The session it names.
@@ -281,6 +290,23 @@ impl Event {
             merge,
         })
     }
+}
+
+/// Tool calls the agent made after one message (the answer of `session_activity`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityEntry {
+    /// The message they followed; -1 means before the first message.
+    pub after_index: i64,
+    /// Tool names, in call order.
+    pub tools: Vec<String>,
+}
+
+/// The answer of `session_activity`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Activity {
+    /// Ordered by `afterIndex`; only entries with at least one call.
+    pub activity: Vec<ActivityEntry>,
 }
 
 /// Formats ms since epoch as RFC 3339 UTC with milliseconds (`2026-11-30T01:02:03.004Z`).

@@ -44,8 +44,23 @@ pub struct ParsedSession {
     pub messages: Vec<ParsedMessage>,
     /// Titles kept outside session files, `(session_id, title)`, in order.
     pub external_titles: Vec<(String, String)>,
+    /// Tool calls in order, each with the index of the message it followed (-1: none).
+    pub tool_calls: Vec<ParsedToolCall>,
     /// Position of each message key, so merging stays linear on long sessions.
     positions: HashMap<String, usize>,
+    /// Position of each tool call key in `tool_calls`.
+    tool_positions: HashMap<String, usize>,
+}
+
+/// A tool call after merging.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedToolCall {
+    /// The call's key.
+    pub key: String,
+    /// The tool's name.
+    pub name: String,
+    /// The index of the message it followed; -1 before the first message.
+    pub after: i64,
 }
 
 impl ParsedSession {
@@ -109,6 +124,18 @@ impl ParsedSession {
                 if let Some(&at) = self.positions.get(&key) {
                     self.messages.truncate(at);
                     self.positions.retain(|_, p| *p < at);
+                    self.tool_calls.retain(|c| c.after < at as i64);
+                    self.tool_positions =
+                        self.tool_calls.iter().enumerate().map(|(i, c)| (c.key.clone(), i)).collect();
+                }
+            }
+            Event::ToolCall { key, name } => {
+                if let Some(&at) = self.tool_positions.get(&key) {
+                    self.tool_calls[at].name = name;
+                } else {
+                    let after = self.messages.len() as i64 - 1;
+                    self.tool_positions.insert(key.clone(), self.tool_calls.len());
+                    self.tool_calls.push(ParsedToolCall { key, name, after });
                 }
             }
             Event::ExternalTitle { session_id, title } => {

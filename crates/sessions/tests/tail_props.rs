@@ -1,7 +1,8 @@
 //! Property tests of incremental reading: a live JSONL file is indexed while it is being
 //! written (cut at random byte offsets, inside lines and inside UTF-8 characters), and
 //! after every pass the index holds exactly what a fresh read of the complete lines
-//! holds; at the end, exactly what reading the whole file holds.
+//! holds (messages and the tool calls between them); at the end, exactly what reading
+//! the whole file holds.
 
 mod common;
 
@@ -16,8 +17,9 @@ use serde_json::json;
 #[derive(Debug, Clone)]
 enum Record {
     User(String),
-    /// Blocks of one assistant reply, written as one record each.
-    Assistant(Vec<String>),
+    /// Blocks of one assistant reply, written as one record each: text, or a tool call
+    /// (`true`) named by the string.
+    Assistant(Vec<(bool, String)>),
     Noise(u8),
 }
 
@@ -34,7 +36,7 @@ fn text() -> impl Strategy<Value = String> {
 fn record() -> impl Strategy<Value = Record> {
     prop_oneof![
         4 => text().prop_map(Record::User),
-        4 => prop::collection::vec(text(), 1..4).prop_map(Record::Assistant),
+        4 => prop::collection::vec((prop::bool::weighted(0.3), text()), 1..4).prop_map(Record::Assistant),
         1 => any::<u8>().prop_map(Record::Noise),
     ]
 }
@@ -59,9 +61,14 @@ fn file_bytes(records: &[Record]) -> Vec<u8> {
             Record::User(t) => line(&mut out, json!({"type":"user","uuid":format!("u{n}"),"cwd":"/p","timestamp":ts,
                 "message":{"role":"user","content":t}})),
             Record::Assistant(blocks) => {
-                for (b, t) in blocks.iter().enumerate() {
+                for (b, (tool, t)) in blocks.iter().enumerate() {
+                    let block = if *tool {
+                        json!({"type":"tool_use","id":format!("toolu_{n}_{b}"),"name":t,"input":{}})
+                    } else {
+                        json!({"type":"text","text":t})
+                    };
                     line(&mut out, json!({"type":"assistant","uuid":format!("a{n}_{b}"),"cwd":"/p","timestamp":ts,
-                        "message":{"id":format!("msg_{n}"),"role":"assistant","content":[{"type":"text","text":t}]}}));
+                        "message":{"id":format!("msg_{n}"),"role":"assistant","content":[block]}}));
                 }
             }
             Record::Noise(k) => match k % 3 {
@@ -73,6 +80,22 @@ fn file_bytes(records: &[Record]) -> Vec<u8> {
         }
     }
     out
+}
+
+fn activity(lib: &Library) -> Vec<(i64, String)> {
+    if lib.list_sessions(Default::default()).unwrap().total == 0 {
+        return Vec::new();
+    }
+    let args = memory_bank_sessions::ActivityArgs { session_id: Some("live".into()), ..Default::default() };
+    let entries = lib.session_activity(args).unwrap().activity;
+    entries.into_iter().flat_map(|e| e.tools.into_iter().map(move |t| (e.after_index, t))).collect()
+}
+
+fn fresh_activity(path: &Path) -> Vec<(i64, String)> {
+    let mut unit = Unit::new(Source::ClaudeCode, path.to_path_buf(), UnitKind::Jsonl);
+    unit.session_hint = Some("live".into());
+    let session = read_unit(reader(Source::ClaudeCode), &unit).unwrap().remove(0);
+    session.tool_calls.into_iter().map(|c| (c.after, c.name)).collect()
 }
 
 fn transcript(lib: &Library) -> Vec<(String, String, String)> {
@@ -127,6 +150,7 @@ proptest! {
             std::fs::write(&path, &bytes[..end]).unwrap();
             lib.refresh().unwrap();
             prop_assert_eq!(transcript(&lib), fresh_read(&path), "after writing {} of {} bytes", end, bytes.len());
+            prop_assert_eq!(activity(&lib), fresh_activity(&path), "tool calls after {} bytes", end);
         }
         let whole = fresh_read(&path);
         // Blank text is not a message.
@@ -134,7 +158,7 @@ proptest! {
             .iter()
             .filter(|r| match r {
                 Record::User(t) => !t.trim().is_empty(),
-                Record::Assistant(blocks) => blocks.iter().any(|t| !t.trim().is_empty()),
+                Record::Assistant(blocks) => blocks.iter().any(|(tool, t)| !tool && !t.trim().is_empty()),
                 Record::Noise(_) => false,
             })
             .count();

@@ -98,6 +98,8 @@ pub(super) fn apply_session(
     let had_row = row.is_some();
     let mut new: Vec<NewMessage> = Vec::new();
     let mut new_at: HashMap<String, usize> = HashMap::new();
+    let mut calls: Vec<(String, String, i64)> = Vec::new();
+    let mut calls_at: HashMap<String, usize> = HashMap::new();
     let mut touched_stored = false;
     let mut touches_session = had_row;
 
@@ -166,11 +168,33 @@ pub(super) fn apply_session(
                     ts: m.timestamp,
                 });
             }
+            Event::ToolCall { key, name } => {
+                touches_session = true;
+                let session = row.get_or_insert_with(SessionRow::default);
+                if let Some(&i) = calls_at.get(&key) {
+                    calls[i].1 = name;
+                    continue;
+                }
+                if let Some(id) = session.id.filter(|_| !fresh) {
+                    let renamed = tx.execute(
+                        "UPDATE tool_call SET name = ?3 WHERE session = ?1 AND key = ?2",
+                        params![id, key, name],
+                    )?;
+                    if renamed > 0 {
+                        continue;
+                    }
+                }
+                let after = session.message_count + new.len() as i64 - 1;
+                calls_at.insert(key.clone(), calls.len());
+                calls.push((key, name, after));
+            }
             Event::Rewind { key } => {
                 touches_session = true;
                 if let Some(&i) = new_at.get(&key) {
                     new.truncate(i);
                     new_at.retain(|_, at| *at < i);
+                    let position = row.as_ref().map_or(0, |s| s.message_count) + i as i64;
+                    forget_calls_from(&mut calls, &mut calls_at, position);
                     continue;
                 }
                 let Some(session) = row.as_mut() else { continue };
@@ -184,6 +208,8 @@ pub(super) fn apply_session(
                     .optional()?;
                 if let Some(position) = position {
                     tx.execute("DELETE FROM message WHERE session = ?1 AND idx >= ?2", params![id, position])?;
+                    tx.execute("DELETE FROM tool_call WHERE session = ?1 AND after_idx >= ?2", params![id, position])?;
+                    forget_calls_from(&mut calls, &mut calls_at, position);
                     session.message_count = position;
                     new.clear();
                     new_at.clear();
@@ -241,6 +267,14 @@ pub(super) fn apply_session(
                 session.updated
             ])?;
             insert_fts.execute(params![tx.last_insert_rowid(), m.text])?;
+        }
+    }
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO tool_call (session, key, after_idx, name) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for (key, name, after) in &calls {
+            insert.execute(params![session_row, key, after, name])?;
         }
     }
     let count = base + new.len() as i64;
@@ -311,8 +345,18 @@ fn upsert_session(
     }
 }
 
+/// Drops the calls of this pass that followed message `position` or a later one.
+fn forget_calls_from(calls: &mut Vec<(String, String, i64)>, at: &mut HashMap<String, usize>, position: i64) {
+    calls.retain(|(_, _, after)| *after < position);
+    *at = calls.iter().enumerate().map(|(i, (key, _, _))| (key.clone(), i)).collect();
+}
+
 /// Removes a unit's sessions and messages (before a full read, or when the file is gone).
 pub(super) fn clear_unit(tx: &Transaction, unit_id: i64) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM tool_call WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)",
+        [unit_id],
+    )?;
     tx.execute(
         "DELETE FROM message WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)",
         [unit_id],

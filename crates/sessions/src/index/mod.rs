@@ -93,6 +93,16 @@ CREATE TRIGGER message_au AFTER UPDATE OF text ON message BEGIN
     INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text);
     INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text);
 END;
+-- Tool calls between messages (shown collapsed), after message `after_idx` (-1: before any).
+CREATE TABLE tool_call (
+    id INTEGER PRIMARY KEY,
+    session INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    after_idx INTEGER NOT NULL,
+    name TEXT NOT NULL
+);
+CREATE UNIQUE INDEX tool_call_by_key ON tool_call (session, key);
+CREATE INDEX tool_call_by_position ON tool_call (session, after_idx);
 CREATE TABLE external_title (
     source TEXT NOT NULL,
     session_id TEXT NOT NULL,

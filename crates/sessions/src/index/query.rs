@@ -5,7 +5,7 @@
 use rusqlite::{params_from_iter, types::Value as Sql, OptionalExtension, Row};
 
 use super::{Index, IndexError};
-use crate::model::{format_ms, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage};
+use crate::model::{format_ms, ActivityEntry, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage};
 
 /// The filters of `list_sessions`.
 #[derive(Debug, Clone, Default)]
@@ -193,6 +193,26 @@ impl Index {
             .collect::<Result<Vec<_>, _>>()?;
         messages.reverse();
         Ok(messages)
+    }
+
+    /// Tool calls after messages `from - 1` to `to`, grouped by the message they followed.
+    pub fn activity(&self, session_row: i64, from: i64, to: i64) -> Result<Vec<ActivityEntry>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT after_idx, name FROM tool_call
+             WHERE session = ?1 AND after_idx BETWEEN ?2 AND ?3 ORDER BY after_idx, id",
+        )?;
+        let mut entries: Vec<ActivityEntry> = Vec::new();
+        let rows = stmt.query_map(rusqlite::params![session_row, from - 1, to], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+        })?;
+        for row in rows {
+            let (after, name) = row?;
+            match entries.last_mut() {
+                Some(last) if last.after_index == after => last.tools.push(name),
+                _ => entries.push(ActivityEntry { after_index: after, tools: vec![name] }),
+            }
+        }
+        Ok(entries)
     }
 
     /// Messages whose text contains `query` case-insensitively, newest first.

@@ -58,6 +58,9 @@ struct Block {
     #[serde(rename = "type")]
     kind: Option<String>,
     text: Option<String>,
+    /// `tool_use` blocks: the call id and the tool's name.
+    id: Option<String>,
+    name: Option<String>,
 }
 
 /// Older versions wrote slash commands and their output as user text.
@@ -112,6 +115,7 @@ impl LineParser for Parser {
                 if let Some(event) = message_event(&record, ts) {
                     out.push(event);
                 }
+                tool_calls(&record, out);
             }
             Some("custom-title") => {
                 if let Some(t) = record.custom_title.filter(|t| !t.trim().is_empty()) {
@@ -139,6 +143,19 @@ impl LineParser for Parser {
 
 fn title(rank: TitleRank, text: String) -> Event {
     Event::Meta(MetaEvent { title: Some((rank, text.trim().to_string())), ..Default::default() })
+}
+
+/// The `tool_use` blocks of an assistant record, as tool calls.
+fn tool_calls(record: &Record, out: &mut Vec<Event>) {
+    let Some(Content::Blocks(blocks)) = record.message.as_ref().and_then(|m| m.content.as_ref()) else { return };
+    for (n, block) in blocks.iter().enumerate() {
+        if block.kind.as_deref() != Some("tool_use") {
+            continue;
+        }
+        let key = block.id.clone().unwrap_or_else(|| format!("{}#{n}", record.uuid.as_deref().unwrap_or("")));
+        let name = block.name.clone().unwrap_or_else(|| "tool".into());
+        out.push(Event::ToolCall { key, name });
+    }
 }
 
 fn message_event(record: &Record, ts: Option<i64>) -> Option<Event> {

@@ -83,11 +83,11 @@ impl SourceReader for Codex {
         }
         for (i, item) in doc.items.0.into_iter().enumerate() {
             let Some(item) = item.0 else { continue };
-            if item.ty.as_str().is_some_and(|t| t != "message") {
-                continue;
-            }
             let id = format!("I{}", i + 1);
-            message_events(item.role.as_str(), item.content, &id, None, &mut events);
+            match item.ty.as_str() {
+                None | Some("message") => message_events(item.role.as_str(), item.content, &id, None, &mut events),
+                Some(kind) => tool_call(kind, &item.name, &item.call_id, &id, &mut events),
+            }
         }
         Ok(vec![WholeSession { key: String::new(), events }])
     }
@@ -150,6 +150,8 @@ struct Line {
     id: Scalar,
     role: Scalar,
     content: Parts,
+    name: Scalar,
+    call_id: Scalar,
 }
 
 #[derive(Deserialize, Default)]
@@ -163,6 +165,9 @@ struct Payload {
     timestamp: Scalar,
     cwd: Scalar,
     source: lenient::SubagentFlag,
+    /// Tool calls: the tool and the call id.
+    name: Scalar,
+    call_id: Scalar,
 }
 
 #[derive(Deserialize, Default)]
@@ -193,6 +198,8 @@ struct Item {
     ty: Scalar,
     role: Scalar,
     content: Parts,
+    name: Scalar,
+    call_id: Scalar,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -252,8 +259,10 @@ impl LineParser for RolloutParser {
                 self.touch(time, out);
             }
             (Some("response_item"), Some(p)) => {
-                if p.ty.as_str() == Some("message") {
-                    message_events(p.role.as_str(), p.content, &id(), time, out);
+                match p.ty.as_str() {
+                    Some("message") => message_events(p.role.as_str(), p.content, &id(), time, out),
+                    Some(kind) => tool_call(kind, &p.name, &p.call_id, &id(), out),
+                    None => {}
                 }
                 self.touch(time, out);
             }
@@ -266,6 +275,7 @@ impl LineParser for RolloutParser {
             (Some(_), Some(_)) => self.touch(time, out),
             // Bare era.
             (Some("message"), None) => message_events(rec.role.as_str(), rec.content, &id(), None, out),
+            (Some(kind), None) => tool_call(kind, &rec.name, &rec.call_id, &id(), out),
             (None, None) => {
                 // The bare-era first line; `{"record_type":"state"}` has neither field.
                 if let Some(session_id) = rec.id.string() {
@@ -281,6 +291,18 @@ impl LineParser for RolloutParser {
             _ => {}
         }
     }
+}
+
+/// A Responses-API tool call item as a tool call (outputs and other items are not).
+fn tool_call(kind: &str, name: &Scalar, call_id: &Scalar, line_id: &str, out: &mut Vec<Event>) {
+    let name = match kind {
+        "function_call" | "custom_tool_call" => name.as_str().unwrap_or("tool").to_string(),
+        "local_shell_call" => "shell".into(),
+        "web_search_call" => "web_search".into(),
+        _ => return,
+    };
+    let key = call_id.as_str().unwrap_or(line_id).to_string();
+    out.push(Event::ToolCall { key, name });
 }
 
 /// Turns one Responses-API message into events: a user or assistant message with its

@@ -206,6 +206,18 @@ struct Record {
     set: Obj<SetRecord>,
     #[serde(rename = "$rewindTo")]
     rewind_to: Scalar,
+    /// A `gemini` record's tool calls.
+    #[serde(rename = "toolCalls")]
+    tool_calls: List<ToolCallRecord>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ToolCallRecord {
+    id: Scalar,
+    name: Scalar,
+    #[serde(rename = "displayName")]
+    display_name: Scalar,
 }
 
 #[derive(Deserialize, Default)]
@@ -283,9 +295,16 @@ impl Parser {
             if role == Role::User {
                 text = joined(&rec.display_content);
             }
-            let Some(text) = text.or_else(|| joined(&rec.content)) else { return };
-            self.emitted.insert(id.clone());
-            out.push(Event::message(id.clone(), id, role, text, rec.timestamp.time(), Merge::Replace));
+            if let Some(text) = text.or_else(|| joined(&rec.content)) {
+                self.emitted.insert(id.clone());
+                out.push(Event::message(id.clone(), id.clone(), role, text, rec.timestamp.time(), Merge::Replace));
+            }
+            for (n, call) in rec.tool_calls.0.iter().enumerate() {
+                let Some(call) = call.0.as_ref() else { continue };
+                let key = call.id.as_str().map_or_else(|| format!("{id}#{n}"), str::to_string);
+                let name = call.display_name.as_str().or(call.name.as_str()).unwrap_or("tool").to_string();
+                out.push(Event::ToolCall { key, name });
+            }
             return;
         }
         if let Some(set) = rec.set.0 {

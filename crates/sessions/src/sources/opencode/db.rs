@@ -300,6 +300,19 @@ fn read_v1_messages(
         parts.entry(message_id).or_default().add(&part);
     }
 
+    // Tool parts: only the call id and the tool's name, extracted by SQLite, so their
+    // (large) input and output never reach Rust.
+    let mut stmt = conn.prepare(
+        "SELECT message_id, json_extract(data, '$.callID'), json_extract(data, '$.tool') FROM part \
+         WHERE instr(data, '\"tool\"') > 0 AND json_valid(data) AND json_extract(data, '$.type') = 'tool' \
+         ORDER BY message_id, id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let Some(message_id) = text_at(row, Some(0)) else { continue };
+        parts.entry(message_id).or_default().add_tool(text_at(row, Some(1)), text_at(row, Some(2)));
+    }
+
     let mut stmt = conn.prepare("SELECT id, session_id, time_created, data FROM message")?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
@@ -376,6 +389,7 @@ fn read_v2_messages(
             }
         };
         let Some(text) = text else { continue };
+        let text = Some(text);
         let msg_created = data
             .time
             .as_ref()
@@ -391,6 +405,7 @@ fn read_v2_messages(
             created: msg_created,
             seq: msg_seq,
             text,
+            tools: Vec::new(),
         });
     }
     Ok(())

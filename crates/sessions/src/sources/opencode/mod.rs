@@ -114,7 +114,10 @@ struct Msg {
     created: Option<i64>,
     /// A tie-breaker between equal times before the id (2.x `seq`); 0 when unknown.
     seq: i64,
-    text: String,
+    /// `None` for a message with tool calls only (it is not a message, its calls are).
+    text: Option<String>,
+    /// Tool calls `(call id, tool name)`, in part order.
+    tools: Vec<(String, String)>,
 }
 
 /// The fields of a 1.x message (`message.data` or a message JSON file) that matter here.
@@ -149,6 +152,11 @@ struct PartData {
     synthetic: bool,
     #[serde(default, deserialize_with = "is_true")]
     ignored: bool,
+    /// Tool parts: the call id and the tool's name.
+    #[serde(default, rename = "callID")]
+    call_id: Option<String>,
+    #[serde(default)]
+    tool: Option<String>,
 }
 
 /// `true` only for a JSON `true`; any other value (a user message's `summary` object with
@@ -199,6 +207,7 @@ fn is_true<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 struct PartsSummary {
     texts: Vec<String>,
     compaction: bool,
+    tools: Vec<(String, String)>,
 }
 
 impl PartsSummary {
@@ -213,13 +222,21 @@ impl PartsSummary {
                 }
             }
             Some("compaction") => self.compaction = true,
+            Some("tool") => self.add_tool(part.call_id.clone(), part.tool.clone()),
             _ => {}
         }
     }
 }
 
+impl PartsSummary {
+    fn add_tool(&mut self, call_id: Option<String>, tool: Option<String>) {
+        let key = call_id.unwrap_or_else(|| format!("tool#{}", self.tools.len()));
+        self.tools.push((key, tool.unwrap_or_else(|| "tool".into())));
+    }
+}
+
 /// Turns a 1.x message and its parts into a [`Msg`], or `None` when it is not a message:
-/// no text, a compaction request (user message with a `compaction` part) or the summary
+/// no text and no tool calls, a compaction request (user message with a `compaction` part) or the summary
 /// answering it (assistant with `summary: true`).
 fn v1_message(
     id: String,
@@ -232,7 +249,10 @@ fn v1_message(
     if parts.compaction || data.summary {
         return None;
     }
-    let text = join_text(parts.texts.iter().map(String::as_str))?;
+    let text = join_text(parts.texts.iter().map(String::as_str));
+    if text.is_none() && parts.tools.is_empty() {
+        return None;
+    }
     let created = data
         .time
         .as_ref()
@@ -245,6 +265,7 @@ fn v1_message(
         created,
         seq: 0,
         text,
+        tools: parts.tools.clone(),
     })
 }
 
@@ -284,14 +305,10 @@ fn session_events(facts: SessionFacts, mut messages: Vec<Msg>) -> WholeSession {
         hidden: non_empty(facts.parent_id).is_some(),
     }));
     for m in messages {
-        events.push(Event::message(
-            m.id.clone(),
-            m.id,
-            m.role,
-            m.text,
-            m.created,
-            Merge::Replace,
-        ));
+        if let Some(text) = m.text {
+            events.push(Event::message(m.id.clone(), m.id, m.role, text, m.created, Merge::Replace));
+        }
+        events.extend(m.tools.into_iter().map(|(key, name)| Event::ToolCall { key, name }));
     }
     WholeSession {
         key: facts.id,
