@@ -16,7 +16,7 @@ pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
