@@ -198,6 +198,18 @@ export interface Transcript {
   messages: TranscriptMessage[];
 }
 
+/** Tool calls the agent made after message `afterIndex` (-1: before the first message). */
+export interface ToolActivity {
+  afterIndex: number;
+  /** Tool names in call order; untrusted text from the session file. */
+  tools: string[];
+}
+
+/** Only entries with at least one call, for `afterIndex` from `fromIndex - 1` to `toIndex`. */
+export interface SessionActivity {
+  activity: ToolActivity[];
+}
+
 export interface LatestMessage {
   sessionId: string;
   index: number;
@@ -250,6 +262,10 @@ export const openSession = (args: { sessionId: string; source?: Source }) =>
 /** Pages backwards: no `before` = the last `count` messages. */
 export const readTranscript = (args: { sessionId?: string; count?: number; before?: number }) =>
   invoke<Transcript>("read_transcript", args);
+
+/** Tool calls between the messages `fromIndex`..`toIndex` (and just before `fromIndex`). */
+export const sessionActivity = (args: { sessionId: string; fromIndex: number; toIndex: number }) =>
+  invoke<SessionActivity>("session_activity", args);
 
 export const latestMessage = (args: { sessionId?: string } = {}) =>
   invoke<LatestMessage>("latest_message", args);

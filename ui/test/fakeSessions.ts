@@ -6,7 +6,9 @@ import type {
   SearchHit,
   SessionInfo,
   SessionList,
+  SessionActivity,
   Source,
+  ToolActivity,
   Transcript,
   TranscriptMessage,
 } from "../src/ipc";
@@ -17,6 +19,8 @@ export interface SessionData {
   transcripts: Record<string, TranscriptMessage[]>;
   /** Reported total when the list is capped (default: the number that match). */
   total?: number;
+  /** Tool calls by session id (session_activity); none when absent. */
+  activity?: Record<string, ToolActivity[]>;
 }
 
 const SOURCES: Source[] = ["claude-code", "codex", "opencode", "gemini"];
@@ -43,6 +47,11 @@ export function transcript(count: number, text = (i: number) => `Message ${i}`):
     text: text(index),
     timestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString(),
   }));
+}
+
+/** Activity fixture: `{ 3: ["Read", "Bash"] }` → tools after message 3 (-1: before the first). */
+export function activity(byIndex: Record<number, string[]>): ToolActivity[] {
+  return Object.entries(byIndex).map(([afterIndex, tools]) => ({ afterIndex: Number(afterIndex), tools }));
 }
 
 interface Backend {
@@ -107,6 +116,21 @@ export function sessionHandlers(backend: Backend): Record<string, (args: Record<
         returned: messages.length,
         messages,
       } satisfies Transcript;
+    },
+    session_activity: (args) => {
+      // Like Rust: the calls after messages fromIndex - 1 .. toIndex, only non-empty ones.
+      const found = find(args.sessionId);
+      if (!found) throw notFound(String(args.sessionId));
+      const from = args.fromIndex as number;
+      const to = args.toIndex as number;
+      if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < from)
+        throw { code: "invalid_argument", message: `bad range ${from}..${to}` } satisfies IpcError;
+      const entries = backend.sessionData.activity?.[found.sessionId] ?? [];
+      return {
+        activity: entries
+          .filter((e) => e.afterIndex >= from - 1 && e.afterIndex <= to && e.tools.length > 0)
+          .sort((a, b) => a.afterIndex - b.afterIndex),
+      } satisfies SessionActivity;
     },
     search_messages: (args) => {
       const query = String(args.query).toLowerCase();

@@ -50,6 +50,7 @@ it("maps every sessions wrapper to its command and arguments", async () => {
   await ipc.sessionFacets();
   await ipc.openSession({ sessionId: "s1" });
   await ipc.readTranscript({ sessionId: "s1", count: 30, before: 70 });
+  await ipc.sessionActivity({ sessionId: "s1", fromIndex: 40, toIndex: 69 });
   await ipc.latestMessage({ sessionId: "s1" });
   await ipc.searchMessages({ query: "tea", limit: 50 });
   const contexts = [{ snippet: "x", conversationId: "s1", messageId: "m1", origin: "searched_conversation" as const }];
@@ -59,6 +60,7 @@ it("maps every sessions wrapper to its command and arguments", async () => {
     ["session_facets", {}],
     ["open_session", { sessionId: "s1" }],
     ["read_transcript", { sessionId: "s1", count: 30, before: 70 }],
+    ["session_activity", { sessionId: "s1", fromIndex: 40, toIndex: 69 }],
     ["latest_message", { sessionId: "s1" }],
     ["search_messages", { query: "tea", limit: 50 }],
     ["save_memory", { orgId: "org_1", content: "c", tags: ["a"], contexts }],

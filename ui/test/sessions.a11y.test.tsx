@@ -4,7 +4,7 @@ import { screen, within } from "@testing-library/react";
 import axe from "axe-core";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { installFakeBackend, type FakeBackend } from "./fakeBackend";
-import { session, transcript, type SessionData } from "./fakeSessions";
+import { activity, session, transcript, type SessionData } from "./fakeSessions";
 import { renderApp, settle, tick, useFakeClock } from "./render";
 
 async function expectNoViolations() {
@@ -23,6 +23,7 @@ const data = (): SessionData => ({
   sessions: [1, 2, 3, 4].map((n) => session(n, n === 1 ? { title: "<img src=x onerror=alert(1)>" } : {})),
   transcripts: { ses_1: transcript(40, (i) => (i === 39 ? "token ghp_0123456789abcdefghijABCDEFGHIJ0123" : `Message ${i}`)) },
   total: 12,
+  activity: { ses_1: activity({ 37: ["Read", "Bash", "Bash", "Edit", "Grep", "Glob", "Write"], 38: ["<b>Read</b>"] }) },
 });
 
 async function sessions(setup?: (backend: FakeBackend) => void, sessionData = data()) {
@@ -71,6 +72,19 @@ describe("accessibility of Sessions (axe)", () => {
     await tick(50);
     await settle();
     expect(screen.getByRole("region", { name: "Transcript" })).not.toBeNull();
+    await expectNoViolations();
+  });
+
+  it("transcript with tool activity expanded", async () => {
+    const app = await sessions();
+    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getAllByRole("button")[0]);
+    await tick(50);
+    await settle();
+    const toggle = screen.getByRole("button", { name: "7 tool calls · Read, Bash ×2, Edit, Grep, Glob, …" });
+    await app.user.click(toggle);
+    expect(toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(within(screen.getByRole("list", { name: "Tool calls, in order" })).getAllByRole("listitem")).toHaveLength(7);
+    expect(screen.getByRole("button", { name: "1 tool call · <b>Read</b>" }).getAttribute("aria-expanded")).toBe("false");
     await expectNoViolations();
   });
 

@@ -100,6 +100,11 @@ const en = {
     rememberLabel: "Remember this message",
     rememberSelection: "Remember selection…",
     notFound: "The cited message is no longer in this session.",
+    activityCalls_one: "{{count}} tool call",
+    activityCalls_other: "{{count}} tool calls",
+    activitySeparator: ", ",
+    activityMore: "…",
+    activityList: "Tool calls, in order",
   },
   remember: {
     title: "Remember…",

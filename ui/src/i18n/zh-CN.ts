@@ -102,6 +102,11 @@ const zhCN: Strings = {
     rememberLabel: "记住这条消息",
     rememberSelection: "记住所选内容…",
     notFound: "被引用的消息已不在此会话中。",
+    activityCalls_one: "{{count}} 次工具调用",
+    activityCalls_other: "{{count}} 次工具调用",
+    activitySeparator: "、",
+    activityMore: "…",
+    activityList: "工具调用（按顺序）",
   },
   remember: {
     title: "记住…",

@@ -2,12 +2,16 @@
 // a jump target), and scrolling up near the top loads the page before. `anchorTo: "end"`
 // keeps the message being read in place when older ones are prepended.
 // Keyboard: arrows or j/k move between messages, Enter remembers the focused one,
-// Escape goes back to the list.
+// Escape goes back to the list. Tool activity sits in the row of the message it followed
+// (activity before the first message: in that message's row, above it), as its own
+// button, so the keys above ignore it; rows are re-measured when it opens or closes.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { TranscriptMessage } from "../ipc";
+import { ActivityDisclosure } from "./ActivityDisclosure";
 import { MessageRow } from "./MessageRow";
+import type { ActivityMap } from "./useActivity";
 import type { JumpTarget } from "./navigation";
 
 const ESTIMATED_ROW_PX = 120;
@@ -18,6 +22,8 @@ interface Props {
   label: string;
   describedBy: string;
   messages: TranscriptMessage[];
+  /** Tool calls by the index of the message they followed (-1: before the first). */
+  activity: ActivityMap;
   hasOlder: boolean;
   isFetchingOlder: boolean;
   fetchOlder: () => void;
@@ -52,6 +58,40 @@ export function MessageList(props: Props) {
   const [focused, setFocused] = useState<number | null>(null);
   const [highlighted, setHighlighted] = useState<number | null>(null);
   const [selection, setSelection] = useState<{ index: number; text: string } | null>(null);
+  // Kept here, not in the rows, so an open list stays open when its row scrolls out and back.
+  const [expanded, setExpanded] = useState<ReadonlySet<number>>(() => new Set());
+  const toggleActivity = useCallback(
+    (afterIndex: number) =>
+      setExpanded((prev) => {
+        const next = new Set(prev);
+        if (!next.delete(afterIndex)) next.add(afterIndex);
+        return next;
+      }),
+    [],
+  );
+  // The row's ResizeObserver catches the change too, a frame later; measuring at once
+  // avoids a frame of overlapping rows (and works where there is no ResizeObserver).
+  // measureElement would answer from its cache for a row it has seen, so resize it.
+  const remeasure = useCallback(
+    (element: HTMLElement) => {
+      const row = element.closest<HTMLElement>(".list-item");
+      if (row?.isConnected && row.dataset.index !== undefined)
+        virtualizer.resizeItem(Number(row.dataset.index), row.offsetHeight);
+    },
+    [virtualizer],
+  );
+  const activityAfter = (afterIndex: number) => {
+    const tools = props.activity.get(afterIndex);
+    return tools ? (
+      <ActivityDisclosure
+        tools={tools}
+        afterIndex={afterIndex}
+        expanded={expanded.has(afterIndex)}
+        onToggle={toggleActivity}
+        onResize={remeasure}
+      />
+    ) : null;
+  };
   const focusRequest = useRef<number | null>(null);
   // Older pages load only once the person has scrolled (the first position is set on
   // the next frame; until then the range looks like the top and would fetch at once).
@@ -147,17 +187,21 @@ export function MessageList(props: Props) {
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {message ? (
-                <MessageRow
-                  message={message}
-                  tabbable={message.index === tabbable}
-                  highlighted={message.index === highlighted}
-                  selection={selection?.index === message.index ? selection.text : null}
-                  onSelection={(index, text) =>
-                    setSelection((prev) => (text ? { index, text } : prev?.index === index ? null : prev))
-                  }
-                  onRemember={props.onRemember}
-                  onFocusMessage={setFocused}
-                />
+                <>
+                  {message.index === 0 && activityAfter(-1)}
+                  <MessageRow
+                    message={message}
+                    tabbable={message.index === tabbable}
+                    highlighted={message.index === highlighted}
+                    selection={selection?.index === message.index ? selection.text : null}
+                    onSelection={(index, text) =>
+                      setSelection((prev) => (text ? { index, text } : prev?.index === index ? null : prev))
+                    }
+                    onRemember={props.onRemember}
+                    onFocusMessage={setFocused}
+                  />
+                  {activityAfter(message.index)}
+                </>
               ) : (
                 <p className="list-loader" role="status">
                   {t("transcript.loadingOlder")}

@@ -10,6 +10,7 @@ import { MessageList } from "./MessageList";
 import type { OpenTranscript } from "./navigation";
 import { RememberDialog, type RememberSource } from "./RememberDialog";
 import { SourceIcon } from "./SourceIcon";
+import { useActivity } from "./useActivity";
 import { useSessionInfo, useTranscript } from "./useTranscript";
 
 interface Props {
@@ -24,6 +25,7 @@ export function TranscriptView({ state, open, onBack }: Props) {
   // Always asks again on opening: open_session makes it the open session in Rust.
   const info = useSessionInfo(open.sessionId, 0);
   const { query, messages } = useTranscript(open.sessionId, info.isSuccess);
+  const activity = useActivity(open.sessionId, query.data?.pages, query.isRefetching);
   const [remember, setRemember] = useState<RememberSource | null>(null);
   const [missing, setMissing] = useState(false);
   const { fetchNextPage } = query;
@@ -44,6 +46,7 @@ export function TranscriptView({ state, open, onBack }: Props) {
         label={t("transcript.label")}
         describedBy={keysId}
         messages={messages}
+        activity={activity}
         hasOlder={query.hasNextPage}
         isFetchingOlder={query.isFetchingNextPage}
         fetchOlder={fetchOlder}

@@ -19,3 +19,10 @@ export const sessionInfoKey = (sessionId: string) => ["session-info", sessionId]
 export const citedSessionKey = (sessionId: string) => ["cited-session", sessionId] as const;
 
 export const transcriptKey = (sessionId: string) => ["session-transcript", sessionId] as const;
+
+/** session_activity for one page's range. Under the transcript's key, so invalidating
+ *  the transcript invalidates its activity too. */
+export const activityKey = (sessionId: string, fromIndex: number, toIndex: number) =>
+  [...transcriptKey(sessionId), "activity", fromIndex, toIndex] as const;
+
+export const activityRoot = (sessionId: string) => [...transcriptKey(sessionId), "activity"] as const;
