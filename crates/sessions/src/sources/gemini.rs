@@ -35,7 +35,7 @@ use crate::source::{
     read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
 };
 
-use super::codex::lenient::{List, Obj, Parts, Scalar};
+use super::lenient::{List, Obj, Parts, Scalar};
 
 /// Reads Gemini sessions.
 pub struct Gemini;

@@ -3,6 +3,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+mod lenient;
 pub mod opencode;
 
 use crate::model::Source;
