@@ -280,16 +280,28 @@ pub(super) fn apply_session(
     let count = base + new.len() as i64;
     if touched_stored {
         // A merge or rewind may have changed the first user message.
+        let first_user: Option<String> = tx
+            .query_row(
+                "SELECT text FROM message WHERE session = ?1 AND role = 'user' ORDER BY idx LIMIT 1",
+                [session_row],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let key = filter_key(session.title.as_deref().or(first_user.as_deref()), session.workspace.as_deref());
         tx.execute(
-            "UPDATE session SET message_count = ?2, first_user = (
-                 SELECT text FROM message WHERE session = ?1 AND role = 'user' ORDER BY idx LIMIT 1)
-             WHERE id = ?1",
-            params![session_row, count],
+            "UPDATE session SET message_count = ?2, first_user = ?3, filter_key = ?4 WHERE id = ?1",
+            params![session_row, count, first_user, key],
         )?;
     } else {
         tx.execute("UPDATE session SET message_count = ?2 WHERE id = ?1", params![session_row, count])?;
     }
     Ok(())
+}
+
+/// What the list filter searches: the title (else the first user message) and the
+/// workspace, lower-cased the way Rust does it (Unicode, unlike SQLite's `lower`).
+fn filter_key(title: Option<&str>, workspace: Option<&str>) -> String {
+    format!("{}\n{}", title.unwrap_or(""), workspace.unwrap_or("")).to_lowercase()
 }
 
 fn upsert_session(
@@ -300,12 +312,13 @@ fn upsert_session(
     s: &SessionRow,
 ) -> rusqlite::Result<i64> {
     let title_rank = if s.title.is_some() { s.title_rank } else { 0 };
+    let filter = filter_key(s.title.as_deref().or(s.first_user.as_deref()), s.workspace.as_deref());
     debug_assert!(title_rank <= TitleRank::Custom as i64);
     match s.id {
         Some(id) => {
             tx.execute(
                 "UPDATE session SET session_id = ?2, title = ?3, title_rank = ?4, workspace = ?5,
-                     created = ?6, updated = ?7, hidden = ?8, first_user = ?9
+                     created = ?6, updated = ?7, hidden = ?8, first_user = ?9, filter_key = ?10
                  WHERE id = ?1",
                 params![
                     id,
@@ -316,7 +329,8 @@ fn upsert_session(
                     s.created,
                     s.updated,
                     s.hidden,
-                    s.first_user
+                    s.first_user,
+                    filter
                 ],
             )?;
             Ok(id)
@@ -324,8 +338,8 @@ fn upsert_session(
         None => {
             tx.execute(
                 "INSERT INTO session (unit_id, key, source, session_id, title, title_rank, workspace,
-                     created, updated, hidden, first_user)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                     created, updated, hidden, first_user, filter_key)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 params![
                     unit_id,
                     key,
@@ -337,7 +351,8 @@ fn upsert_session(
                     s.created,
                     s.updated,
                     s.hidden,
-                    s.first_user
+                    s.first_user,
+                    filter
                 ],
             )?;
             Ok(tx.last_insert_rowid())

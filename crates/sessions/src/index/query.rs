@@ -114,13 +114,16 @@ impl Index {
             args.push(Sql::Text(format!("%\\\\{}", like_escape(w))));
         }
         if let Some(query) = filter.query.as_deref() {
-            conditions.push(format!(
-                "(instr(lower({TITLE}), lower(?)) > 0 OR instr(lower(coalesce(s.workspace, '')), lower(?)) > 0
-                  OR s.session_id = ?)"
-            ));
-            for _ in 0..3 {
-                args.push(Sql::Text(query.trim().into()));
-            }
+            // Titles kept outside the session file are short: lower-cased here; the rest
+            // was lower-cased when written (`filter_key`).
+            conditions.push(
+                "(instr(s.filter_key, ?) > 0 OR instr(lower(coalesce(et.title, '')), ?) > 0 OR s.session_id = ?)"
+                    .into(),
+            );
+            let needle = query.trim().to_lowercase();
+            args.push(Sql::Text(needle.clone()));
+            args.push(Sql::Text(needle));
+            args.push(Sql::Text(query.trim().into()));
         }
         let filter_sql = conditions.join(" AND ");
         // The count needs the external title only when the query filter reads the title.
