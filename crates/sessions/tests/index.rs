@@ -204,14 +204,6 @@ fn list_filters_and_total_never_hide_a_cap() {
     assert_eq!(by_ws("nothing"), 0);
     let q = lib.list_sessions(ListArgs { query: Some("TASK 3".into()), ..Default::default() }).unwrap();
     assert_eq!(q.sessions.iter().map(|s| s.session_id.as_str()).collect::<Vec<_>>(), ["a3"]);
-    // Case folding is Unicode, not ASCII only; the workspace and the id match too.
-    h.write("-work-app", "umlaut", &[user("z", "Über die Migration", 40)]);
-    lib.refresh().unwrap();
-    let q = |text: &str| lib.list_sessions(ListArgs { query: Some(text.into()), ..Default::default() }).unwrap();
-    assert_eq!(q("über").sessions, q("ÜBER").sessions);
-    assert_eq!(q("über").sessions[0].session_id, "umlaut");
-    assert_eq!(q("OTHER-REPO").total, 1);
-    assert_eq!(q("umlaut").total, 1);
     let src = |s: &str| lib.list_sessions(ListArgs { source: Some(s.into()), ..Default::default() });
     assert_eq!(src("claude").unwrap().total, 6);
     assert_eq!(src("codex").unwrap().total, 0);
@@ -221,6 +213,14 @@ fn list_filters_and_total_never_hide_a_cap() {
     assert_eq!(facets.sources[0].source, Source::ClaudeCode);
     assert_eq!(facets.workspaces[0].workspace, "/work/app");
     assert_eq!(facets.workspaces[0].count, 5);
+    // Case folding is Unicode, not ASCII only; the workspace and the id match too.
+    h.write("-work-app", "umlaut", &[user("z", "Über die Migration", 40)]);
+    lib.refresh().unwrap();
+    let q = |text: &str| lib.list_sessions(ListArgs { query: Some(text.into()), ..Default::default() }).unwrap();
+    assert_eq!(q("über").sessions, q("ÜBER").sessions);
+    assert_eq!(q("über").sessions[0].session_id, "umlaut");
+    assert_eq!(q("OTHER-REPO").total, 1);
+    assert_eq!(q("umlaut").total, 1);
 }
 
 #[test]
