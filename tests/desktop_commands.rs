@@ -9,35 +9,11 @@ use memory_bank_contract::validate::validate_save;
 use memory_bank_contract::wire::SaveMemoryRequest;
 use memory_bank_store::Bank;
 use memory_bank_store_sqlite::SqliteStore;
-use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+use serde_json::json;
 
-fn start() -> (App<MockRuntime>, WebviewWindow<MockRuntime>) {
-    let mut context = mock_context(noop_assets());
-    context.config_mut().identifier = "dev.memorybank.test".into();
-    let mut app = memory_bank_app_lib::configure(mock_builder()).build(context).expect("app builds");
-    // The setup hook (which starts the core) runs on the event loop's first turn.
-    #[allow(deprecated)]
-    app.run_iteration(|_, _| {});
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
-    (app, window)
-}
-
-fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
-}
+#[path = "support/mock_app.rs"]
+mod mock_app;
+use mock_app::call;
 
 #[test]
 fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
@@ -52,7 +28,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
         std::env::remove_var("MEMORY_BANK_TOKEN");
     }
 
-    let (app, window) = start();
+    let (app, window) = mock_app::start("dev.memorybank.test");
     let state = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(state["account"], json!({"kind": "local"}));
     assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null, "sessionRoots": []}));
@@ -114,7 +90,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert!(file.contains("zh-CN"), "{file}");
 
     // Restart: preferences come back from the store file; the local account is the same.
-    let (_app, window) = start();
+    let (_app, window) = mock_app::start("dev.memorybank.test");
     let again = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": []}));
     assert_eq!(again["user"]["id"], user.as_str());

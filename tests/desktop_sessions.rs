@@ -13,23 +13,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use tauri::{Listener, WebviewWindow, WebviewWindowBuilder};
+use tauri::Listener;
 
-fn call(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: "tauri://localhost".parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(window, request).map(|body| body.deserialize::<Value>().unwrap())
-}
+#[path = "support/mock_app.rs"]
+mod mock_app;
+use mock_app::call;
 
 /// The `memory-bank` binary of this build (built first if this test runs alone).
 fn cli() -> PathBuf {
@@ -79,17 +67,12 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
             std::env::remove_var(var);
         }
     }
-    let mut context = mock_context(noop_assets());
-    context.config_mut().identifier = "dev.memorybank.sessions-test".into();
-    let mut app = memory_bank_app_lib::configure(mock_builder()).build(context).expect("app builds");
-    #[allow(deprecated)]
-    app.run_iteration(|_, _| {});
+    let (app, window) = mock_app::start("dev.memorybank.sessions-test");
     let changes = Arc::new(AtomicUsize::new(0));
     let seen = changes.clone();
     app.listen_any("sessions-changed", move |_| {
         seen.fetch_add(1, Ordering::SeqCst);
     });
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default()).build().expect("window");
 
     // The first refresh runs in the background.
     wait_for("the first index", || call(&window, "list_sessions", json!({})).unwrap()["total"].as_u64() > Some(10));
