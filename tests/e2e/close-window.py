@@ -10,23 +10,22 @@ import sys
 from Xlib import X, display, protocol
 
 
-def find(window, title):
-    name = window.get_wm_name()
-    if name == title:
-        return window
+def find_all(window, title, found):
+    if window.get_wm_name() == title:
+        found.append(window)
     for child in window.query_tree().children:
-        found = find(child, title)
-        if found is not None:
-            return found
-    return None
+        find_all(child, title, found)
+    return found
 
 
 def main():
     title = sys.argv[1]
     d = display.Display()
-    target = find(d.screen().root, title)
-    if target is None:
+    # The topmost match: a window left behind by an earlier run sits below.
+    matches = find_all(d.screen().root, title, [])
+    if not matches:
         sys.exit(f"no window titled {title!r}")
+    target = matches[-1]
     protocols = d.intern_atom("WM_PROTOCOLS")
     delete = d.intern_atom("WM_DELETE_WINDOW")
     event = protocol.event.ClientMessage(window=target, client_type=protocols, data=(32, [delete, X.CurrentTime, 0, 0, 0]))

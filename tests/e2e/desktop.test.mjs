@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { Harness, appBinary, deleteRow, root, rowXPath, sleep, waitFor } from "./harness.mjs";
+import { Harness, appBinary, deleteRow, root, rowXPath, screenshot, sleep, waitFor } from "./harness.mjs";
 
 const XSS = "<img src=x onerror=alert(1)>";
 const h = new Harness();
@@ -42,7 +42,7 @@ test("the panel lists the memories and shows the XSS one as text", async () => {
     await app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
     const shots = path.join(root, "target/e2e");
     mkdirSync(shots, { recursive: true });
-    await app.saveScreenshot(path.join(shots, "panel.png"));
+    await screenshot(app, path.join(shots, "panel.png"));
   } finally {
     await app.deleteSession();
   }

@@ -142,11 +142,13 @@ export async function waitFor(check, timeoutMs, what) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Saves a screenshot of the window to `file` once WebKit has painted (two frames). */
+/** Saves a screenshot of the window to `file` once WebKit has painted (two frames). It
+ * reads the pixels from the X server: WebDriver's screenshot never answers when WebKit's
+ * compositing is off, which is the app's default without a GPU (as under Xvfb). */
 export async function screenshot(app, file) {
   await app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
   mkdirSync(path.dirname(file), { recursive: true });
-  await app.saveScreenshot(file);
+  execFileSync("/usr/bin/python3", [path.join(import.meta.dirname, "screenshot-window.py"), "Memory Bank", file]);
 }
 
 /** The row whose title is exactly `content`. */
