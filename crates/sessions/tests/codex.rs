@@ -4,9 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{messages, ms, unit_named};
 use memory_bank_sessions::replay::{read_unit, ParsedSession};
 use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{format_ms, parse_time, Env, Role, Source, SourceReader, Unit, UnitKind};
+use memory_bank_sessions::{format_ms, Env, Role, Source, SourceReader, Unit, UnitKind};
 
 const A: &str = "0199e1a0-5b7c-7d2e-9f10-3a4b5c6d7e8f"; // envelope era
 const B: &str = "5973b6c0-94b8-487b-a530-2aeb6098ae0e"; // bare era
@@ -24,33 +27,11 @@ fn fixture_home() -> PathBuf {
 }
 
 fn discover(root: &Path) -> (Vec<Unit>, Vec<memory_bank_sessions::Problem>) {
-    let mut units = Vec::new();
-    let mut problems = Vec::new();
-    codex().discover(root, &mut units, &mut problems);
-    (units, problems)
-}
-
-fn unit_named(units: &[Unit], needle: &str) -> Unit {
-    units
-        .iter()
-        .find(|u| u.path.to_string_lossy().contains(needle))
-        .unwrap_or_else(|| panic!("no unit for {needle}: {units:#?}"))
-        .clone()
+    common::discover(codex(), root)
 }
 
 fn read_one(unit: &Unit) -> ParsedSession {
-    let mut sessions = read_unit(codex(), unit).unwrap();
-    assert_eq!(sessions.len(), 1);
-    sessions.remove(0)
-}
-
-fn ms(s: &str) -> Option<i64> {
-    Some(parse_time(s).unwrap())
-}
-
-/// `(message_id, role, text)` of every message.
-fn messages(s: &ParsedSession) -> Vec<(String, Role, String)> {
-    s.messages.iter().map(|m| (m.message_id.clone(), m.role, m.text.clone())).collect()
+    common::read_one(codex(), unit)
 }
 
 fn jsonl_unit(path: &Path) -> Unit {

@@ -4,9 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{messages, ms, unit_named};
 use memory_bank_sessions::replay::{read_unit, ParsedSession};
 use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{parse_time, Env, Event, Role, Source, SourceReader, TitleRank, Unit, UnitKind};
+use memory_bank_sessions::{Env, Event, Role, Source, SourceReader, TitleRank, Unit, UnitKind};
 
 const S1: &str = "3f2a9c1e-7b64-4d0a-9e21-5c8d0f4b6a17"; // atlas, JSONL with every record kind
 const S2: &str = "77aa88bb-1111-4222-8333-444455556666"; // kind: subagent
@@ -29,32 +32,11 @@ fn fixture_root() -> PathBuf {
 }
 
 fn discover(root: &Path) -> (Vec<Unit>, Vec<memory_bank_sessions::Problem>) {
-    let mut units = Vec::new();
-    let mut problems = Vec::new();
-    gemini().discover(root, &mut units, &mut problems);
-    (units, problems)
-}
-
-fn unit_named(units: &[Unit], needle: &str) -> Unit {
-    units
-        .iter()
-        .find(|u| u.path.to_string_lossy().contains(needle))
-        .unwrap_or_else(|| panic!("no unit for {needle}: {units:#?}"))
-        .clone()
+    common::discover(gemini(), root)
 }
 
 fn read_one(unit: &Unit) -> ParsedSession {
-    let mut sessions = read_unit(gemini(), unit).unwrap();
-    assert_eq!(sessions.len(), 1);
-    sessions.remove(0)
-}
-
-fn ms(s: &str) -> Option<i64> {
-    Some(parse_time(s).unwrap())
-}
-
-fn messages(s: &ParsedSession) -> Vec<(String, Role, String)> {
-    s.messages.iter().map(|m| (m.message_id.clone(), m.role, m.text.clone())).collect()
+    common::read_one(gemini(), unit)
 }
 
 fn write_jsonl(dir: &Path, lines: &[serde_json::Value]) -> Unit {

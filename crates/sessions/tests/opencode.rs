@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 use memory_bank_sessions::replay::{read_unit, ParsedSession};
 use memory_bank_sessions::sources;
 use memory_bank_sessions::{Env, Problem, Role, Source, SourceReader, TitleRank, Unit, UnitKind};
@@ -1030,19 +1032,6 @@ fn fixture_tree() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode/json-tree")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 const JA: &str = "ses_6d2f1a3b4ffeQm3Xk9LpV2rTnA";
 const JCHILD: &str = "ses_6d2f19c07ffeZx81HcWq0PbsLe";
 const JARCHIVED: &str = "ses_6d2f18aa1ffe7YtRuNc5KdMo2B";
@@ -1119,7 +1108,7 @@ fn json_tree_sessions_and_messages() {
 fn json_tree_is_skipped_when_a_database_exists() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("opencode");
-    copy_dir(&fixture_tree(), &root);
+    common::copy_dir(&fixture_tree(), &root);
     assert_eq!(discover(&root).0.len(), 3);
     let conn = create_db(&root.join("opencode.db"));
     populate(&conn);
@@ -1137,7 +1126,7 @@ fn json_tree_is_skipped_when_a_database_exists() {
 fn json_tree_fingerprint_follows_messages_and_parts() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("opencode");
-    copy_dir(&fixture_tree(), &root);
+    common::copy_dir(&fixture_tree(), &root);
     let fp = |root: &Path| -> u64 {
         let (units, _) = discover(root);
         units
@@ -1207,7 +1196,7 @@ fn json_tree_fingerprint_follows_messages_and_parts() {
 fn truncated_session_file_yields_nothing_and_no_error() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("opencode");
-    copy_dir(&fixture_tree(), &root);
+    common::copy_dir(&fixture_tree(), &root);
     let path = root
         .join("storage/session/global")
         .join(format!("{JARCHIVED}.json"));

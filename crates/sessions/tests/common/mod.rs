@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sessions::{Env, Library, Roots};
+use memory_bank_sessions::replay::{read_unit, ParsedSession};
+use memory_bank_sessions::{parse_time, Env, Library, Problem, Role, Roots, SourceReader, Unit};
 
 /// Copies the folder `from` (under tests/fixtures) into `to`, recursively.
 pub fn copy_fixture(from: &str, to: &Path) {
@@ -43,4 +44,38 @@ pub fn claude_home() -> (tempfile::TempDir, PathBuf) {
     let home = dir.path().join("home");
     copy_fixture("claude", &home.join(".claude"));
     (dir, home)
+}
+
+/// The units `reader` finds under `root`, and what it could not read.
+pub fn discover(reader: &dyn SourceReader, root: &Path) -> (Vec<Unit>, Vec<Problem>) {
+    let mut units = Vec::new();
+    let mut problems = Vec::new();
+    reader.discover(root, &mut units, &mut problems);
+    (units, problems)
+}
+
+/// The unit whose path contains `needle`.
+pub fn unit_named(units: &[Unit], needle: &str) -> Unit {
+    units
+        .iter()
+        .find(|u| u.path.to_string_lossy().contains(needle))
+        .unwrap_or_else(|| panic!("no unit for {needle}: {units:#?}"))
+        .clone()
+}
+
+/// Reads a one-session unit without an index.
+pub fn read_one(reader: &dyn SourceReader, unit: &Unit) -> ParsedSession {
+    let mut sessions = read_unit(reader, unit).unwrap();
+    assert_eq!(sessions.len(), 1);
+    sessions.remove(0)
+}
+
+/// An RFC 3339 time as ms since the epoch.
+pub fn ms(s: &str) -> Option<i64> {
+    Some(parse_time(s).unwrap())
+}
+
+/// `(message_id, role, text)` of every message.
+pub fn messages(s: &ParsedSession) -> Vec<(String, Role, String)> {
+    s.messages.iter().map(|m| (m.message_id.clone(), m.role, m.text.clone())).collect()
 }
