@@ -176,6 +176,9 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
             })
         }
         SessionsCommand::Search { query, limit } => {
+            // The search index is built beside the refresh; a one-shot run waits for it
+            // rather than scanning every message.
+            library.wait_for_search_index()?;
             let result = library.search_messages(SearchArgs {
                 query: Some(query.clone()),
                 limit: Some(Value::from(*limit)),

@@ -115,12 +115,27 @@ pub struct Line {
 /// final unterminated line only when it is already a whole JSON value (a writer that
 /// has not flushed yet leaves a fragment, which is skipped and read again next time).
 /// Returns the lines and the offset after the last one consumed.
-pub fn read_complete_lines(file: &mut File, start: u64, mut each: impl FnMut(Line)) -> std::io::Result<u64> {
+pub fn read_complete_lines(file: &mut File, start: u64, each: impl FnMut(Line)) -> std::io::Result<u64> {
+    Ok(read_complete_lines_upto(file, start, u64::MAX, each)?.0)
+}
+
+/// [`read_complete_lines`] that stops at the first line boundary after `budget` bytes:
+/// returns the offset after the last line consumed and whether it stopped early (more
+/// lines may follow).
+pub fn read_complete_lines_upto(
+    file: &mut File,
+    start: u64,
+    budget: u64,
+    mut each: impl FnMut(Line),
+) -> std::io::Result<(u64, bool)> {
     file.seek(SeekFrom::Start(start))?;
     let mut reader = BufReader::with_capacity(256 * 1024, file.by_ref());
     let mut offset = start;
     let mut buf = Vec::new();
     loop {
+        if offset - start >= budget {
+            return Ok((offset, true));
+        }
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
         if n == 0 {
@@ -144,7 +159,7 @@ pub fn read_complete_lines(file: &mut File, start: u64, mut each: impl FnMut(Lin
             break;
         }
     }
-    Ok(offset)
+    Ok((offset, false))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod jsonl;
 pub mod library;
 pub mod model;
 pub mod replay;
+mod search_worker;
 pub mod source;
 pub mod sources;
 pub mod text;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::index::{Facets, Index, IndexError, ListFilter, RefreshReport};
 use crate::model::{Activity, LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
 use crate::source::Env;
+use crate::search_worker::SearchWorker;
 use crate::sources;
 
 /// Why an action failed; serialised as `{"error": code, "message": …}`.
@@ -158,18 +159,41 @@ pub struct Library {
     roots: Roots,
     root_keys: Vec<String>,
     open: Mutex<Option<(Source, String)>>,
+    /// Builds the message search index beside a file-backed index (in memory, a refresh
+    /// builds it itself).
+    search: Option<SearchWorker>,
 }
 
 impl Library {
     /// Opens the index at `index_path` (in memory when `None`) for `roots`. Call
     /// [`Library::refresh`] before the first lookup.
     pub fn open(index_path: Option<&Path>, roots: Roots) -> Result<Library, ActionError> {
-        let (writer, reader) = match index_path {
-            Some(path) => (Index::open(path)?, Some(Mutex::new(Index::open(path)?))),
-            None => (Index::in_memory()?, None),
+        let (mut writer, reader, search) = match index_path {
+            Some(path) => {
+                let writer = Index::open(path)?;
+                let reader = Index::open(path)?;
+                let worker = SearchWorker::start(Index::open(path)?).map_err(|e| {
+                    ActionError::new(ErrorCode::Index, format!("Could not start the search indexer: {e}"))
+                })?;
+                (writer, Some(Mutex::new(reader)), Some(worker))
+            }
+            None => (Index::in_memory()?, None, None),
         };
+        if let Some(worker) = &search {
+            writer.set_on_commit(worker.waker());
+        }
         let root_keys = roots.keys();
-        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open: Mutex::new(None) })
+        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open: Mutex::new(None), search })
+    }
+
+    /// Waits until message search is served by the search index, which a refresh brings
+    /// up to date in the background (until then, search scans the stored texts: the same
+    /// answers, more slowly). One-shot callers like the CLI wait before searching.
+    pub fn wait_for_search_index(&self) -> Result<(), ActionError> {
+        match &self.search {
+            Some(worker) => Ok(worker.wait_idle()?),
+            None => Ok(()),
+        }
     }
 
     /// The folders read.

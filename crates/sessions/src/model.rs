@@ -262,6 +262,15 @@ pub enum Event {
         /// The tool's name as the tool shows it (`Read`, `shell`, `apply_patch`, …).
         name: String,
     },
+    /// A Claude `summary` met after its leaf record, in a later pass than the leaf's (an
+    /// append, or the next part of a big file): a summary title when the leaf is one of
+    /// this session's messages.
+    LeafSummary {
+        /// The record id the summary names.
+        leaf: String,
+        /// The summary.
+        title: String,
+    },
     /// A title kept outside the session file (Codex `session_index.jsonl`); the latest wins.
     ExternalTitle {
         /// The session it names.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fs::File;
 
 use crate::jsonl::read_complete_lines;
-use crate::model::{Event, Merge, Role, TitleRank};
+use crate::model::{Event, Merge, MetaEvent, Role, TitleRank};
 use crate::source::{LinePos, SourceReader, Unit, UnitKind};
 
 /// A message after merging.
@@ -140,6 +140,11 @@ impl ParsedSession {
             }
             Event::ExternalTitle { session_id, title } => {
                 self.external_titles.push((session_id, title));
+            }
+            Event::LeafSummary { leaf, title } => {
+                if self.messages.iter().any(|m| m.message_id == leaf) {
+                    self.apply(Event::Meta(MetaEvent { title: Some((TitleRank::Summary, title)), ..Default::default() }));
+                }
             }
         }
     }

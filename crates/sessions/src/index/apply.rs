@@ -116,6 +116,19 @@ pub(super) fn apply_session(
                 touches_session = true;
                 row.get_or_insert_with(SessionRow::default).apply_meta(meta);
             }
+            Event::LeafSummary { leaf, title } => {
+                let Some(session) = row.as_mut() else { continue };
+                let mut known = new.iter().any(|m| m.message_id == leaf);
+                if let (false, Some(id), false) = (known, session.id, fresh) {
+                    known = tx
+                        .prepare_cached("SELECT 1 FROM message WHERE session = ?1 AND message_id = ?2 LIMIT 1")?
+                        .exists(params![id, leaf])?;
+                }
+                if known {
+                    touches_session = true;
+                    session.apply_meta(MetaEvent { title: Some((TitleRank::Summary, title)), ..Default::default() });
+                }
+            }
             Event::Message(m) => {
                 touches_session = true;
                 let session = row.get_or_insert_with(SessionRow::default);
@@ -254,7 +267,6 @@ pub(super) fn apply_session(
             "INSERT INTO message (session, idx, key, message_id, role, text, ts, sort_ts)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?7, ?8))",
         )?;
-        let mut insert_fts = tx.prepare_cached("INSERT INTO message_fts (rowid, text) VALUES (?1, ?2)")?;
         for (i, m) in new.iter().enumerate() {
             insert.execute(params![
                 session_row,
@@ -266,7 +278,6 @@ pub(super) fn apply_session(
                 m.ts,
                 session.updated
             ])?;
-            insert_fts.execute(params![tx.last_insert_rowid(), m.text])?;
         }
     }
     {

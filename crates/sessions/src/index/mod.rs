@@ -7,6 +7,7 @@
 mod apply;
 mod query;
 mod refresh;
+mod search;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,7 @@ pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
@@ -63,7 +64,8 @@ CREATE INDEX session_list ON session (
 );
 CREATE INDEX session_by_id ON session (session_id);
 CREATE TABLE message (
-    id INTEGER PRIMARY KEY,
+    -- Never reused, so the search index knows every id above its watermark is new.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     session INTEGER NOT NULL,
     idx INTEGER NOT NULL,
     key TEXT NOT NULL,
@@ -79,23 +81,17 @@ CREATE UNIQUE INDEX message_by_position ON message (session, idx);
 CREATE INDEX message_by_key ON message (session, key);
 CREATE INDEX message_by_sort ON message (sort_ts);
 CREATE INDEX message_untimed ON message (session) WHERE ts IS NULL;
--- Substring search: trigrams, case-insensitive. External content: new rows are added by
--- `apply.rs` right after inserting them (no AFTER INSERT trigger: a trigger makes every
--- INSERT open a statement savepoint, and FTS5 flushes its pending terms to a new segment
--- at each savepoint, so a bulk index wrote one tiny segment per message and spent most
--- of its time merging them); deletes and updates are kept in step by triggers.
--- `hashsize`: pending terms buffered before a segment is written (default 1 MB).
-CREATE VIRTUAL TABLE message_fts USING fts5 (
-    text, content = 'message', content_rowid = 'id', tokenize = 'trigram case_sensitive 0'
-);
-INSERT INTO message_fts (message_fts, rank) VALUES ('hashsize', 8388608);
+-- Changes to messages the search index may hold (see `search.rs`): new messages are
+-- found by id, so only a changed text or a deleted message is logged.
+CREATE TABLE search_dirty (seq INTEGER PRIMARY KEY AUTOINCREMENT, message_id INTEGER NOT NULL);
 CREATE TRIGGER message_ad AFTER DELETE ON message BEGIN
-    INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO search_dirty (message_id) VALUES (old.id);
 END;
 CREATE TRIGGER message_au AFTER UPDATE OF text ON message BEGIN
-    INSERT INTO message_fts (message_fts, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO message_fts (rowid, text) VALUES (new.id, new.text);
+    INSERT INTO search_dirty (message_id) VALUES (old.id);
 END;
+-- Tells the search file which index it follows (a new one for every rebuilt index).
+CREATE TABLE index_meta (generation INTEGER NOT NULL);
 -- Tool calls between messages (shown collapsed), after message `after_idx` (-1: before any).
 CREATE TABLE tool_call (
     id INTEGER PRIMARY KEY,
@@ -120,6 +116,10 @@ pub enum IndexError {
     /// SQLite failed.
     #[error("the session index failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The message search index could not be brought up to date (search still works,
+    /// by scanning the stored texts).
+    #[error("the message search index could not be updated: {0}")]
+    Search(String),
     /// The index file or its folder could not be created.
     #[error("could not open the session index at {path}: {source}")]
     Io {
@@ -133,6 +133,21 @@ pub enum IndexError {
 /// An open session index.
 pub struct Index {
     conn: Connection,
+    /// In memory, nothing else can open the search index: a refresh builds it itself.
+    inline_search: bool,
+    /// Called after each commit of a refresh (the search indexer's wake-up call).
+    on_commit: Option<Box<dyn Fn() + Send>>,
+    /// Source bytes read between commits (and per part of a big file).
+    commit_every: u64,
+}
+
+/// Source bytes read before committing: a long first index shows progress, wakes the
+/// search indexer, and holds at most this much of a big file in memory.
+const COMMIT_EVERY_BYTES: u64 = 64 << 20;
+
+/// The search index file beside the index file at `path`.
+pub fn search_path(path: &Path) -> PathBuf {
+    path.with_extension("search.sqlite")
 }
 
 impl Index {
@@ -146,10 +161,12 @@ impl Index {
         match Self::open_existing(path) {
             Ok(index) => Ok(index),
             Err(_) => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let mut p = path.as_os_str().to_owned();
-                    p.push(suffix);
-                    let _ = std::fs::remove_file(PathBuf::from(p));
+                for file in [path.to_path_buf(), search_path(path)] {
+                    for suffix in ["", "-wal", "-shm"] {
+                        let mut p = file.as_os_str().to_owned();
+                        p.push(suffix);
+                        let _ = std::fs::remove_file(PathBuf::from(p));
+                    }
                 }
                 Self::open_existing(path)
             }
@@ -159,7 +176,10 @@ impl Index {
     /// An index in memory (tests, one-off CLI runs without a data directory).
     pub fn in_memory() -> Result<Index, IndexError> {
         let conn = Connection::open_in_memory()?;
-        Self::init(conn)
+        let mut index = Self::init(conn)?;
+        search::attach(&index.conn, None)?;
+        index.inline_search = true;
+        Ok(index)
     }
 
     fn open_existing(path: &Path) -> Result<Index, IndexError> {
@@ -169,7 +189,9 @@ impl Index {
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
-        Self::init(conn)
+        let index = Self::init(conn)?;
+        search::attach(&index.conn, Some(&search_path(path)))?;
+        Ok(index)
     }
 
     fn init(conn: Connection) -> Result<Index, IndexError> {
@@ -181,8 +203,48 @@ impl Index {
                 // Older layout: start over (the caller deletes the file and retries).
                 return Err(IndexError::Sqlite(rusqlite::Error::InvalidQuery));
             }
-            conn.execute_batch(&format!("BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))?;
+            conn.execute_batch(&format!("BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            conn.execute("INSERT INTO index_meta (generation) VALUES (?1)", [new_generation()])?;
+            conn.execute_batch("COMMIT;")?;
         }
-        Ok(Index { conn })
+        Ok(Index { conn, inline_search: false, on_commit: None, commit_every: COMMIT_EVERY_BYTES })
+    }
+
+    /// Calls `hook` after each commit of a refresh (to wake a search indexer).
+    pub fn set_on_commit(&mut self, hook: Box<dyn Fn() + Send>) {
+        self.on_commit = Some(hook);
+    }
+
+    /// Commits after every `bytes` of source read instead of 64 MB (tests use a small value
+    /// to read their fixtures in many parts).
+    #[doc(hidden)]
+    pub fn set_commit_every(&mut self, bytes: u64) {
+        self.commit_every = bytes.max(1);
+    }
+
+    /// Brings the message search index up to date, giving up between batches when `stop`
+    /// returns true. Until it is caught up, search scans the stored texts instead.
+    pub fn index_for_search(&self, stop: &dyn Fn() -> bool) -> Result<(), IndexError> {
+        Ok(search::catch_up(&self.conn, stop)?)
+    }
+
+    /// Whether the message search index holds every message.
+    pub fn search_is_caught_up(&self) -> Result<bool, IndexError> {
+        Ok(search::is_caught_up(&self.conn)?)
+    }
+}
+
+/// A number that tells one built index from another (time and process: two indexes
+/// built by the same process in the same nanosecond are not a concern).
+fn new_generation() -> i64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64);
+    nanos ^ (i64::from(std::process::id()) << 48)
+}
+
+fn committed(hook: &Option<Box<dyn Fn() + Send>>) {
+    if let Some(hook) = hook {
+        hook();
     }
 }

@@ -223,25 +223,29 @@ impl Index {
     /// The order is `coalesce(ts, session.updated)` newest first, then the row id, which is
     /// what `message.sort_ts` holds. A term with few matches has them all sorted; a common
     /// one (many full-text matches, or any two-character query, which the trigram index
-    /// cannot answer) walks `message_by_sort` newest first and stops at the first
-    /// `limit * 2 + 10` matches, bounded to the newest [`WALK_ROWS`] messages; when that
-    /// window holds too few, the full sort runs as before. Both give the same answer.
+    /// cannot answer, or a search index still being built) walks `message_by_sort` newest
+    /// first and stops at the first `limit` hits, bounded to the newest [`WALK_ROWS`]
+    /// messages; when that window holds too few, the full sort runs as before. Both give
+    /// the same answer.
     pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
         let needle = query.to_lowercase();
         let mut args = Vec::new();
-        let fts = query.chars().count() >= 3;
-        // Trigrams need three characters; shorter queries scan the stored texts instead.
-        let matcher = if fts {
-            args.push(Sql::Text(format!("\"{}\"", query.replace('"', "\"\""))));
-            "m.id IN (SELECT rowid FROM message_fts WHERE message_fts MATCH ?)"
+        // Trigrams need three characters, and a search index that holds every message
+        // (a first index builds it in the background); otherwise the stored texts are scanned.
+        let trigrams = match super::search::trigram_query(query) {
+            Some(q) if super::search::is_caught_up(&self.conn)? => Some(q),
+            _ => None,
+        };
+        let fts = trigrams.is_some();
+        let matcher = if let Some(trigrams) = trigrams {
+            args.push(Sql::Text(trigrams));
+            "m.id IN (SELECT rowid FROM search.message_fts WHERE message_fts MATCH ?)"
         } else {
             args.push(Sql::Text(query.into()));
             args.push(Sql::Text(query.into()));
             "(instr(m.text, ?) > 0 OR instr(lower(m.text), lower(?)) > 0)"
         };
         let roots_sql = roots_clause(roots, &mut args);
-        // Fetch a little more than asked: exact containment is re-checked below.
-        let wanted = i64::from(limit) * 2 + 10;
         let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}");
         let joins = |hint: &str| {
             format!(
@@ -253,7 +257,7 @@ impl Index {
         let common = if fts {
             let pattern = args[0].clone();
             let hits: i64 = self.conn.prepare_cached(&format!(
-                "SELECT count(*) FROM (SELECT rowid FROM message_fts WHERE message_fts MATCH ?1 LIMIT {FEW_MATCHES})"
+                "SELECT count(*) FROM (SELECT rowid FROM search.message_fts WHERE message_fts MATCH ?1 LIMIT {FEW_MATCHES})"
             ))?
             .query_row([pattern], |r| r.get(0))?;
             hits >= FEW_MATCHES
@@ -272,36 +276,34 @@ impl Index {
                 .query_row([], |r| r.get(0))
                 .optional()?;
             let per_row = if fts {
-                "EXISTS (SELECT 1 FROM message_fts WHERE message_fts MATCH ? AND rowid = m.id)"
+                "EXISTS (SELECT 1 FROM search.message_fts WHERE message_fts MATCH ? AND rowid = m.id)"
             } else {
                 matcher
             };
             let mut walk_args = args.clone();
             walk_args.push(Sql::Integer(floor.unwrap_or(i64::MIN)));
-            walk_args.push(Sql::Integer(wanted));
             let mut stmt = self.conn.prepare(&format!(
                 "SELECT {columns} {}
                  WHERE {per_row} AND s.hidden = 0 AND {roots_sql} AND m.sort_ts >= ?
-                 ORDER BY m.sort_ts DESC, m.id DESC LIMIT ?",
+                 ORDER BY m.sort_ts DESC, m.id DESC",
                 joins("INDEXED BY message_by_sort")
             ))?;
-            let rows = collect_hits(&mut stmt, &walk_args, &needle, limit)?;
+            let hits = collect_hits(&mut stmt, &walk_args, &needle, limit)?;
             // Complete when the window held enough matches, or was the whole table.
-            if rows.0 >= wanted || floor.is_none() {
-                walked = Some(rows.1);
+            if hits.len() as u32 >= limit || floor.is_none() {
+                walked = Some(hits);
             }
         }
         if let Some(hits) = walked {
             return Ok(hits);
         }
-        args.push(Sql::Integer(wanted));
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {columns} {}
              WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
-             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC LIMIT ?",
+             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC",
             joins("")
         ))?;
-        Ok(collect_hits(&mut stmt, &args, &needle, limit)?.1)
+        Ok(collect_hits(&mut stmt, &args, &needle, limit)?)
     }
 
     /// Listed sessions per source and per workspace.
@@ -336,20 +338,20 @@ const FEW_MATCHES: i64 = 2000;
 /// Newest messages a walk looks at before it falls back to sorting every match.
 const WALK_ROWS: i64 = 20_000;
 
-/// Runs a search statement; returns the rows read and the hits (snippet re-checked).
+/// Runs a search statement (candidates in result order) and keeps the first `limit` whose
+/// text really contains `needle`: the trigram index only finds messages holding every
+/// trigram of the query, anywhere.
 fn collect_hits(
     stmt: &mut rusqlite::Statement<'_>,
     args: &[Sql],
     needle: &str,
     limit: u32,
-) -> rusqlite::Result<(i64, Vec<SearchHit>)> {
+) -> rusqlite::Result<Vec<SearchHit>> {
     let mut hits = Vec::new();
-    let mut read = 0;
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = rows.next()? {
-        read += 1;
         if hits.len() as u32 >= limit {
-            continue;
+            break;
         }
         let text: String = r.get(3)?;
         let Some(snippet) = snippet(&text, needle) else { continue };
@@ -364,7 +366,7 @@ fn collect_hits(
             snippet,
         });
     }
-    Ok((read, hits))
+    Ok(hits)
 }
 
 /// About 160 characters of `text` around the first case-insensitive match of `needle`

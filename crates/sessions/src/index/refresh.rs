@@ -12,7 +12,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use super::apply::{apply_session, clear_unit};
 use super::{Index, IndexError};
-use crate::jsonl::read_complete_lines;
+use crate::jsonl::read_complete_lines_upto;
 use crate::model::Source;
 use crate::source::{LinePos, Problem, Unit, UnitKind};
 use crate::sources;
@@ -51,8 +51,6 @@ struct Stored {
     tail_sum: i64,
 }
 
-/// Bytes of source read before committing, so a long first index shows progress.
-const COMMIT_EVERY_BYTES: u64 = 64 << 20;
 
 impl Index {
     /// Reads whatever changed under `roots` (each a folder of one source). Source files
@@ -69,7 +67,11 @@ impl Index {
         report.units_seen = found.len() as u64;
         let scanned: HashSet<String> = roots.iter().map(|(_, r)| r.to_string_lossy().into_owned()).collect();
         let stored = load_units(&self.conn, None)?;
+        super::search::prune_applied_changes(&self.conn)?;
         self.sync(found, stored, &scanned, &mut report)?;
+        if self.inline_search {
+            self.index_for_search(&|| false)?;
+        }
         Ok(report)
     }
 
@@ -96,7 +98,7 @@ impl Index {
         let Some((root, path, source, session_hint, workspace_hint)) = found else { return Ok(()) };
         let Some(source) = Source::parse(&source) else { return Ok(()) };
         let mut unit = Unit::new(source, PathBuf::from(path), UnitKind::Jsonl);
-        if !unit.path.extension().is_some_and(|e| e == "jsonl") {
+        if unit.path.extension().is_none_or(|e| e != "jsonl") {
             return Ok(()); // whole units change identity in ways only discovery can see
         }
         unit.session_hint = session_hint;
@@ -105,7 +107,11 @@ impl Index {
         let stored = load_units(&self.conn, Some(&unit.path))?;
         let units = vec![(root, unit)];
         let mut report = RefreshReport::default();
-        self.sync(units, stored, &HashSet::new(), &mut report)
+        self.sync(units, stored, &HashSet::new(), &mut report)?;
+        if self.inline_search {
+            self.index_for_search(&|| false)?;
+        }
+        Ok(())
     }
 
     fn sync(
@@ -134,7 +140,26 @@ impl Index {
             }
             let mtime_ms = identity.mtime_ns / 1_000_000;
             let read = match unit.kind {
-                UnitKind::Jsonl => read_jsonl(&tx, &root, &unit, identity, previous, mtime_ms),
+                UnitKind::Jsonl => {
+                    // A big file is read and committed in parts, so the search indexer
+                    // (woken by each commit) works alongside and memory stays bounded.
+                    let mut previous = previous;
+                    let mut total = 0;
+                    loop {
+                        match read_jsonl(&tx, &root, &unit, identity, previous, mtime_ms, self.commit_every) {
+                            Ok((bytes, true)) => {
+                                total += bytes;
+                                tx.commit()?;
+                                super::committed(&self.on_commit);
+                                tx = self.conn.transaction()?;
+                                since_commit = 0;
+                                previous = load_units(&tx, Some(&unit.path))?.remove(&unit.path);
+                            }
+                            Ok((bytes, false)) => break Ok(total + bytes),
+                            Err(e) => break Err(e),
+                        }
+                    }
+                }
                 UnitKind::Whole => read_whole(&tx, &root, &unit, identity, previous, mtime_ms),
             };
             match read {
@@ -148,14 +173,16 @@ impl Index {
                 }
                 Err(ReadError::Sqlite(e)) => return Err(e.into()),
             }
-            if since_commit >= COMMIT_EVERY_BYTES {
+            if since_commit >= self.commit_every {
                 tx.commit()?;
+                super::committed(&self.on_commit);
                 tx = self.conn.transaction()?;
                 since_commit = 0;
             }
         }
         if scanned_roots.is_empty() {
             tx.commit()?;
+            super::committed(&self.on_commit);
             return Ok(());
         }
         // Files gone from a scanned root.
@@ -171,6 +198,7 @@ impl Index {
             }
         }
         tx.commit()?;
+        super::committed(&self.on_commit);
         Ok(())
     }
 }
@@ -297,7 +325,8 @@ fn read_jsonl(
     identity: Identity,
     previous: Option<Stored>,
     mtime_ms: i64,
-) -> Result<u64, ReadError> {
+    budget: u64,
+) -> Result<(u64, bool), ReadError> {
     let mut file = File::open(&unit.path)?;
     // Resume only when it is the same file, it grew (or stayed), and the bytes before the
     // resume point are the ones read last time.
@@ -321,14 +350,17 @@ fn read_jsonl(
     }
     let mut parser = sources::reader(unit.source).line_parser(unit);
     let mut events = Vec::new();
-    let end = read_complete_lines(&mut file, start, |line| {
+    let (end, more) = read_complete_lines_upto(&mut file, start, budget, |line| {
         line_no += 1;
         parser.line(&line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
     })?;
     let sum = if end > 0 { tail_sum(&mut file, end)? } else { 0 };
+    // Part of a big file: an identity no file has, so if the rest is never read (the app
+    // quit), the next refresh resumes from `end` instead of taking the file as read.
+    let identity = if more { Identity { size: -1, ..identity } } else { identity };
     let unit_id = upsert_unit(tx, previous.as_ref(), root, unit, identity, (end as i64, line_no as i64, sum))?;
     apply_session(tx, unit_id, unit, "", events, !resume, mtime_ms)?;
-    Ok(end - start)
+    Ok((end - start, more))
 }
 
 fn read_whole(

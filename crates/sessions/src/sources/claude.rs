@@ -79,6 +79,9 @@ struct Parser {
     /// Summaries whose leaf has not been seen yet in this pass.
     pending_summaries: HashMap<String, String>,
     workspace_sent: bool,
+    /// Whether this pass started after the file's first line (an append, or the next
+    /// part of a big file): a leaf may then be in an earlier pass.
+    resumed: Option<bool>,
 }
 
 impl Parser {
@@ -97,7 +100,8 @@ impl Parser {
 }
 
 impl LineParser for Parser {
-    fn line(&mut self, line: &[u8], _pos: LinePos, out: &mut Vec<Event>) {
+    fn line(&mut self, line: &[u8], pos: LinePos, out: &mut Vec<Event>) {
+        let resumed = *self.resumed.get_or_insert(pos.offset > 0);
         let Some(record) = crate::jsonl::parse_line_as::<Record>(line) else { return };
         let ts = record.timestamp.as_deref().and_then(crate::model::parse_time);
         if let Some(uuid) = &record.uuid {
@@ -132,6 +136,11 @@ impl LineParser for Parser {
                     if self.uuids.contains(&leaf) {
                         out.push(title(TitleRank::Summary, summary));
                     } else {
+                        if resumed {
+                            // The leaf may have been read in an earlier pass: the index
+                            // looks it up among the stored messages.
+                            out.push(Event::LeafSummary { leaf: leaf.clone(), title: summary.clone() });
+                        }
                         self.pending_summaries.insert(leaf, summary);
                     }
                 }

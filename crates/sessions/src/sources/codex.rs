@@ -223,6 +223,9 @@ impl LineParser for IndexParser {
 struct RolloutParser {
     last_time: Option<i64>,
     seen_meta: bool,
+    /// Whether this pass started after the file's first line (bytes appended since the
+    /// last pass, or the next part of a big file).
+    resumed: Option<bool>,
 }
 
 impl RolloutParser {
@@ -238,12 +241,25 @@ impl RolloutParser {
 
 impl LineParser for RolloutParser {
     fn line(&mut self, line: &[u8], pos: LinePos, out: &mut Vec<Event>) {
+        let resumed = *self.resumed.get_or_insert(pos.offset > 0);
         let Some(rec) = jsonl::parse_line_as::<Line>(line) else { return };
         let time = rec.timestamp.time();
         let id = || format!("L{}", pos.line_no);
         match (rec.ty.as_str(), rec.payload.0) {
             (Some("session_meta"), Some(p)) => {
                 if std::mem::replace(&mut self.seen_meta, true) {
+                    self.touch(time, out);
+                    return;
+                }
+                if resumed {
+                    // Codex writes its own meta first, so one met past the start is a
+                    // fork's copy of its parent's: its id and workspace only count when
+                    // none is known (the index keeps the first), its times and flags never.
+                    out.push(Event::Meta(MetaEvent {
+                        session_id: p.id.string(),
+                        workspace: p.cwd.string(),
+                        ..Default::default()
+                    }));
                     self.touch(time, out);
                     return;
                 }

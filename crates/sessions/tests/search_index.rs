@@ -1,0 +1,245 @@
+//! The message search index, which lives in a file of its own and is built beside the
+//! refresh: search answers the same before it is built (by scanning) and after; changed
+//! and deleted messages leave it; a rebuilt index starts it over; big files read in
+//! parts index exactly like whole reads.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use memory_bank_sessions::index::{search_path, ListFilter};
+use memory_bank_sessions::{Index, Library, Roots, SearchHit, Source};
+use serde_json::json;
+
+fn line(kind: &str, uuid: &str, text: &str, minute: u32) -> String {
+    let message = if kind == "user" {
+        json!({"role":"user","content":text})
+    } else {
+        json!({"id":format!("msg_{uuid}"),"role":"assistant","content":[{"type":"text","text":text}]})
+    };
+    json!({"type":kind,"uuid":uuid,"cwd":"/work/app","timestamp":format!("2026-11-01T10:{minute:02}:00.000Z"),
+           "message":message})
+    .to_string()
+        + "\n"
+}
+
+struct Home {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    index: PathBuf,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".claude/projects/-work-app")).unwrap();
+        let index = dir.path().join("data/sessions.sqlite");
+        Home { _dir: dir, home, index }
+    }
+
+    fn session(&self, id: &str) -> PathBuf {
+        self.home.join(format!(".claude/projects/-work-app/{id}.jsonl"))
+    }
+
+    fn roots(&self) -> Vec<(Source, PathBuf)> {
+        Roots::new(&common::env_with_home(&self.home), &[]).0
+    }
+
+    fn keys(&self) -> Vec<String> {
+        self.roots().iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect()
+    }
+
+    /// An index over this home, refreshed, with no search indexer of its own.
+    fn index(&self) -> Index {
+        let mut index = Index::open(&self.index).unwrap();
+        index.refresh(&self.roots()).unwrap();
+        index
+    }
+
+    fn search(&self, index: &Index, query: &str, limit: u32) -> Vec<(String, String)> {
+        let hits: Vec<SearchHit> = index.search(&self.keys(), query, limit).unwrap();
+        hits.into_iter().map(|h| (h.message_id, h.snippet)).collect()
+    }
+}
+
+fn index_for_search(index: &Index) {
+    index.index_for_search(&|| false).unwrap();
+    assert!(index.search_is_caught_up().unwrap());
+}
+
+#[test]
+fn search_answers_the_same_before_and_after_the_search_index_is_built() {
+    let h = Home::new();
+    let mut lines = String::new();
+    lines += &line("user", "u-old", "The real one: xxABCDxx, then the client migration plan", 1);
+    // Newer messages holding every trigram of "abcd" but never "abcd" itself: the search
+    // index finds them, containment rules them out, and the older real match still shows.
+    for i in 0..30 {
+        lines += &line("assistant", &format!("a-decoy{i}"), "abc then bcd, apart", 2 + i);
+    }
+    lines += &line("user", "u-cjk", "我们讨论了客户迁移的计划", 40);
+    lines += &line("user", "u-only", "只有迁移", 41);
+    std::fs::write(h.session("s1"), lines).unwrap();
+
+    let index = h.index();
+    assert!(!index.search_is_caught_up().unwrap(), "nothing indexed for search yet");
+    let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this"];
+    let scanned: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
+    index_for_search(&index);
+    let indexed: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
+    assert_eq!(scanned, indexed);
+
+    let ids = |hits: &[(String, String)]| hits.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&indexed[0]), ["u-old"]);
+    assert_eq!(ids(&indexed[1]), ["u-old"]);
+    assert_eq!(ids(&indexed[2]), ["u-old"]);
+    assert_eq!(ids(&indexed[3]), ["u-cjk"]);
+    assert_eq!(ids(&indexed[4]), ["u-only", "u-cjk"]);
+    assert_eq!(indexed[5].len(), 5, "a common term fills the limit");
+    assert!(indexed[6].is_empty());
+}
+
+#[test]
+fn changed_and_deleted_messages_leave_the_search_index() {
+    let h = Home::new();
+    let path = h.session("s1");
+    let block = |text: &str, minute: u32| {
+        // Two blocks of one streamed assistant message (same message.id) are one message.
+        json!({"type":"assistant","uuid":format!("a-{minute}"),"cwd":"/work/app",
+               "timestamp":format!("2026-11-01T10:{minute:02}:00.000Z"),
+               "message":{"id":"msg_stream","role":"assistant","content":[{"type":"text","text":text}]}})
+        .to_string()
+            + "\n"
+    };
+    std::fs::write(&path, line("user", "u1", "please plan the quokka census", 1) + &block("alpha half", 2)).unwrap();
+    let mut index = h.index();
+    index_for_search(&index);
+    assert_eq!(h.search(&index, "omega half", 5).len(), 0);
+
+    // The second block arrives: the stored message's text changes.
+    std::fs::write(
+        &path,
+        line("user", "u1", "please plan the quokka census", 1) + &block("alpha half", 2) + &block("omega half", 3),
+    )
+    .unwrap();
+    index.refresh(&h.roots()).unwrap();
+    assert!(!index.search_is_caught_up().unwrap(), "the changed text is logged for the search index");
+    index_for_search(&index);
+    let hits = h.search(&index, "omega half", 5);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(h.search(&index, "alpha half", 5).len(), 1);
+
+    // The file is rewritten: its old messages are deleted.
+    std::fs::write(&path, line("user", "u9", "an unrelated question about wombats", 9)).unwrap();
+    index.refresh(&h.roots()).unwrap();
+    index_for_search(&index);
+    assert!(h.search(&index, "quokka", 5).is_empty());
+    assert!(h.search(&index, "omega half", 5).is_empty());
+    assert_eq!(h.search(&index, "wombats", 5).len(), 1);
+
+    // Applied changes are forgotten by the next refresh.
+    index.refresh(&h.roots()).unwrap();
+    let conn = rusqlite::Connection::open(&h.index).unwrap();
+    let logged: i64 = conn.query_row("SELECT count(*) FROM search_dirty", [], |r| r.get(0)).unwrap();
+    assert_eq!(logged, 0);
+}
+
+#[test]
+fn a_rebuilt_index_starts_the_search_index_over() {
+    let h = Home::new();
+    let mut lines = String::new();
+    for i in 0..20 {
+        lines += &line("user", &format!("u{i}"), &format!("first index message number {i}"), i);
+    }
+    std::fs::write(h.session("s1"), lines).unwrap();
+    index_for_search(&h.index());
+    assert!(search_path(&h.index).exists());
+
+    // The index is deleted (it is a cache), the search file stays, and new ids mean other
+    // messages: if the search file kept its watermark, these would be taken as indexed.
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", h.index.display()));
+    }
+    std::fs::write(h.session("s1"), line("user", "n1", "a kangaroo appears", 1)).unwrap();
+    std::fs::write(h.session("s2"), line("user", "n2", "another kangaroo", 2)).unwrap();
+    let index = h.index();
+    assert!(!index.search_is_caught_up().unwrap());
+    index_for_search(&index);
+    assert_eq!(h.search(&index, "kangaroo", 5).len(), 2);
+    assert!(h.search(&index, "first index", 5).is_empty());
+}
+
+/// A home holding every tool's fixtures.
+fn full_home() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    common::copy_fixture("claude", &home.join(".claude"));
+    common::copy_fixture("codex/home", &home.join(".codex"));
+    common::copy_fixture("gemini/home/.gemini", &home.join(".gemini"));
+    common::copy_fixture("opencode/json-tree/storage", &home.join(".local/share/opencode/storage"));
+    (dir, home)
+}
+
+/// Everything an index answers about `home`: the listing, every transcript, searches.
+fn everything(index: &Index, home: &Path) -> serde_json::Value {
+    let roots = Roots::new(&common::env_with_home(home), &[]).0;
+    let keys: Vec<String> = roots.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
+    let list = index.list(&keys, &ListFilter { limit: 200, ..Default::default() }).unwrap();
+    let transcripts: Vec<_> = list
+        .sessions
+        .iter()
+        .map(|s| {
+            let found = index.find(&keys, &s.session_id, Some(s.source)).unwrap().unwrap();
+            index.messages_before(found.row, s.message_count, 100_000).unwrap()
+        })
+        .collect();
+    let searches: Vec<_> = ["the", "migration", "迁移", "error", "ok"]
+        .iter()
+        .map(|q| index.search(&keys, q, 50).unwrap())
+        .collect();
+    json!({ "list": list, "transcripts": transcripts, "searches": searches })
+}
+
+#[test]
+fn files_read_in_parts_index_exactly_like_whole_reads() {
+    let (dir, home) = full_home();
+    let roots = Roots::new(&common::env_with_home(&home), &[]).0;
+    let mut whole = Index::open(&dir.path().join("whole.sqlite")).unwrap();
+    whole.refresh(&roots).unwrap();
+    index_for_search(&whole);
+    let expected = everything(&whole, &home);
+    assert!(expected["list"]["total"].as_u64().unwrap() >= 8, "{}", expected["list"]);
+    // Down to one line per part: every fixture file is read in many parts, each its own
+    // commit, as a 1 GB session is read in 64 MB parts.
+    for part_bytes in [1, 97, 300, 4096] {
+        let mut parts = Index::open(&dir.path().join(format!("parts-{part_bytes}.sqlite"))).unwrap();
+        parts.set_commit_every(part_bytes);
+        parts.refresh(&roots).unwrap();
+        index_for_search(&parts);
+        assert_eq!(everything(&parts, &home), expected, "parts of {part_bytes} bytes");
+    }
+}
+
+#[test]
+fn a_file_backed_library_builds_its_search_index_in_the_background() {
+    let h = Home::new();
+    std::fs::write(h.session("s1"), line("user", "u1", "where is the platypus config", 1)).unwrap();
+    let lib: Library = common::library(&h.home, Some(&h.index));
+    lib.wait_for_search_index().unwrap();
+    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+    let hits = lib
+        .search_messages(memory_bank_sessions::SearchArgs { query: Some("platypus".into()), limit: None })
+        .unwrap()
+        .hits;
+    assert_eq!(hits.len(), 1);
+
+    // An appended message is indexed for search after the refresh that reads it.
+    let path = h.session("s1");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text += &line("assistant", "a2", "the platypus config lives in /etc", 2);
+    std::fs::write(&path, text).unwrap();
+    lib.refresh().unwrap();
+    lib.wait_for_search_index().unwrap();
+    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+}
