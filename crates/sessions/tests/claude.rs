@@ -110,6 +110,38 @@ fn split_assistant_blocks_merge_into_one_message() {
 }
 
 #[test]
+fn content_of_unexpected_shapes_keeps_the_rest_of_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join(".claude/projects/-p");
+    std::fs::create_dir_all(&project).unwrap();
+    let record = |kind: &str, uuid: &str, content: serde_json::Value| {
+        json!({"type":kind,"uuid":uuid,"cwd":"/p","timestamp":"2026-01-01T00:00:00Z",
+               "message":{"id":format!("msg_{uuid}"),"role":kind,"content":content}})
+        .to_string()
+    };
+    let big_output = "x".repeat(200_000);
+    let lines = [
+        // A tool result holding nested output: skipped, and the record's time still counts.
+        record("user", "r1", json!([{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":big_output}]}])),
+        // Blocks that are not objects, and fields of other types, are dropped one by one.
+        record("assistant", "a1", json!(["stray", 7, {"type":"text","text":42}, {"type":"text","text":"kept"},
+                                          {"type":"tool_use","id":9,"name":["Bash"]}])),
+        record("user", "u1", json!({"unexpected":"object"})),
+        record("user", "u2", json!("plain text")),
+    ];
+    std::fs::write(project.join("s1.jsonl"), lines.join("\n") + "\n").unwrap();
+    let lib = common::library(dir.path(), None);
+    let t = lib.read_transcript(ReadArgs { session_id: Some("s1".into()), ..Default::default() }).unwrap();
+    let texts: Vec<&str> = t.messages.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["kept", "plain text"]);
+    let activity = lib
+        .session_activity(memory_bank_sessions::ActivityArgs { session_id: Some("s1".into()), ..Default::default() })
+        .unwrap();
+    let tools: Vec<&String> = activity.activity.iter().flat_map(|e| &e.tools).collect();
+    assert_eq!(tools, ["tool"], "a tool_use whose name is not a string is still a call");
+}
+
+#[test]
 fn the_index_agrees_with_the_reader_and_lists_empty_sessions() {
     let (_dir, home) = common::claude_home();
     let lib = common::library(&home, None);

@@ -11,6 +11,7 @@ use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
 use crate::source::{
     read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
 };
+use crate::sources::lenient::{Obj, Scalar};
 use crate::text::join_text;
 
 /// Reads Claude Code sessions.
@@ -44,23 +45,72 @@ struct Message {
     content: Option<Content>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// `message.content`: a string, or an array of blocks; anything else holds no text.
 enum Content {
     Text(String),
     Blocks(Vec<Block>),
-    Other(serde::de::IgnoredAny),
+    Other,
 }
 
+/// Read with a visitor, not `#[serde(untagged)]`: an untagged enum first copies the whole
+/// value into a buffer to try each shape, which for tool results means copying megabytes
+/// of output nobody reads (it was most of the parsing time of big sessions).
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Content, E> {
+                Ok(Content::Text(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Content, E> {
+                Ok(Content::Text(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(block) = seq.next_element::<Obj<Block>>()? {
+                    blocks.extend(block.0);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Content, E> {
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One content block; fields of another type than expected read as absent.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Block {
     #[serde(rename = "type")]
-    kind: Option<String>,
-    text: Option<String>,
+    kind: Scalar,
+    text: Scalar,
     /// `tool_use` blocks: the call id and the tool's name.
-    id: Option<String>,
-    name: Option<String>,
+    id: Scalar,
+    name: Scalar,
 }
 
 /// Older versions wrote slash commands and their output as user text.
@@ -158,11 +208,11 @@ fn title(rank: TitleRank, text: String) -> Event {
 fn tool_calls(record: &Record, out: &mut Vec<Event>) {
     let Some(Content::Blocks(blocks)) = record.message.as_ref().and_then(|m| m.content.as_ref()) else { return };
     for (n, block) in blocks.iter().enumerate() {
-        if block.kind.as_deref() != Some("tool_use") {
+        if block.kind.as_str() != Some("tool_use") {
             continue;
         }
-        let key = block.id.clone().unwrap_or_else(|| format!("{}#{n}", record.uuid.as_deref().unwrap_or("")));
-        let name = block.name.clone().unwrap_or_else(|| "tool".into());
+        let key = block.id.as_str().map_or_else(|| format!("{}#{n}", record.uuid.as_deref().unwrap_or("")), str::to_string);
+        let name = block.name.as_str().unwrap_or("tool").to_string();
         out.push(Event::ToolCall { key, name });
     }
 }
@@ -181,10 +231,10 @@ fn message_event(record: &Record, ts: Option<i64>) -> Option<Event> {
         Content::Blocks(blocks) => join_text(
             blocks
                 .iter()
-                .filter(|b| b.kind.as_deref() == Some("text"))
-                .filter_map(|b| b.text.as_deref()),
+                .filter(|b| b.kind.as_str() == Some("text"))
+                .filter_map(|b| b.text.as_str()),
         ),
-        Content::Other(_) => None,
+        Content::Other => None,
     }?;
     if role == Role::User && COMMAND_WRAPPERS.iter().any(|w| text.starts_with(w)) {
         return None;
