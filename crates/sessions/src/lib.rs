@@ -21,4 +21,4 @@ pub mod text;
 pub use model::*;
 pub use index::{Facets, Index, IndexError, RefreshReport};
 pub use library::{ActivityArgs, ActionError, ErrorCode, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs};
-pub use source::{Env, Problem, SourceReader, Unit, UnitKind};
+pub use source::{Env, Problem, SourceReader, Unit, UnitKind, WholeRead};

@@ -72,6 +72,20 @@ pub struct WholeSession {
     pub events: Vec<Event>,
 }
 
+/// What [`SourceReader::parse_whole_since`] read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WholeRead {
+    /// The sessions read: all of the unit's, or with `present` only those that changed.
+    pub sessions: Vec<WholeSession>,
+    /// For a read of changes only: the key of every session the unit still holds (the
+    /// index keeps the others as they are and drops those not listed). `None`: `sessions`
+    /// is everything.
+    pub present: Option<Vec<String>>,
+    /// Where the next read of changes starts (the reader's own high-water mark); `None`
+    /// when the reader cannot read changes only.
+    pub mark: Option<i64>,
+}
+
 /// The environment a reader resolves its default locations from. Built from the process
 /// environment, so `HOME=/some/home memory-bank sessions list` reads that home.
 #[derive(Debug, Clone, Default)]
@@ -140,6 +154,14 @@ pub trait SourceReader: Send + Sync {
 
     /// Reads a [`UnitKind::Whole`] unit.
     fn parse_whole(&self, unit: &Unit) -> std::io::Result<Vec<WholeSession>>;
+
+    /// Reads what changed in a [`UnitKind::Whole`] unit since `since`, a mark this reader
+    /// returned before for the same file (`None`: read everything). By default every
+    /// session is read.
+    fn parse_whole_since(&self, unit: &Unit, since: Option<i64>) -> std::io::Result<WholeRead> {
+        let _ = since;
+        Ok(WholeRead { sessions: self.parse_whole(unit)?, present: None, mark: None })
+    }
 }
 
 /// Lists a directory, reporting (not failing on) an unreadable one. A missing directory

@@ -185,6 +185,8 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     );
     std::fs::OpenOptions::new().write(true).open(&h.big_path)?.set_len(h.big_size)?;
 
+    opencode_change(&home, &mut row)?;
+
     // search_messages, once the search index holds the appended messages too.
     lib.wait_for_search_index()?;
     for (label, query) in [
@@ -212,5 +214,45 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     for (name, value, target) in rows {
         println!("| {name} | {value} | {target} |");
     }
+    Ok(())
+}
+
+/// A new turn written into the 190 MB `opencode.db` while opencode runs: the reader reads
+/// the sessions with rows stamped since its last read, not the whole database.
+fn opencode_change(home: &std::path::Path, row: &mut impl FnMut(&str, String, &str)) -> anyhow::Result<()> {
+    use memory_bank_sessions::sources::reader;
+    use memory_bank_sessions::{Source, Unit, UnitKind};
+    let db = home.join(".local/share/opencode/opencode.db");
+    let unit = Unit::new(Source::Opencode, db.clone(), UnitKind::Whole);
+    let reader = reader(Source::Opencode);
+    let (full_p50, full_p95, n) = time(5, || {
+        reader.parse_whole_since(&unit, None).unwrap();
+    });
+    row("opencode.db read whole (190 MB)", format!("{full_p50:.0} / {full_p95:.0} ms ({n})"), "");
+    let mark = reader.parse_whole_since(&unit, None)?.mark.context("no mark")?;
+
+    let conn = rusqlite::Connection::open(&db)?;
+    let session: String = conn.query_row("SELECT id FROM session ORDER BY time_updated DESC LIMIT 1", [], |r| r.get(0))?;
+    let now = mark + 1_000;
+    conn.execute(
+        "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES ('msg_bench_new', ?1, ?2, ?2, ?3)",
+        rusqlite::params![session, now, json!({"role":"user","time":{"created":now}}).to_string()],
+    )?;
+    conn.execute(
+        "INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES ('prt_bench_new', 'msg_bench_new', ?1, ?2, ?2, ?3)",
+        rusqlite::params![session, now, json!({"type":"text","text":"one more question"}).to_string()],
+    )?;
+    let mut changed = 0;
+    let (p50, p95, n) = time(20, || {
+        let read = reader.parse_whole_since(&unit, Some(now)).unwrap();
+        changed = read.sessions.len();
+    });
+    row(
+        "opencode.db read changes only (1 new message)",
+        format!("{p50:.0} / {p95:.0} ms ({n}, {changed} session read)"),
+        &format!("{:.0}× less than whole", full_p50 / p50.max(0.001)),
+    );
+    conn.execute("DELETE FROM part WHERE id = 'prt_bench_new'", [])?;
+    conn.execute("DELETE FROM message WHERE id = 'msg_bench_new'", [])?;
     Ok(())
 }

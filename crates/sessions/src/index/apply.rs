@@ -377,6 +377,23 @@ fn forget_calls_from(calls: &mut Vec<(String, String, i64)>, at: &mut HashMap<St
     *at = calls.iter().enumerate().map(|(i, (key, _, _))| (key.clone(), i)).collect();
 }
 
+/// Removes one session of a unit with its messages and tool calls (before it is read
+/// again, or when its unit no longer holds it).
+pub(super) fn clear_session(tx: &Transaction, unit_id: i64, key: &str) -> rusqlite::Result<()> {
+    let Some(session) = tx
+        .query_row("SELECT id FROM session WHERE unit_id = ?1 AND key = ?2", params![unit_id, key], |r| {
+            r.get::<_, i64>(0)
+        })
+        .optional()?
+    else {
+        return Ok(());
+    };
+    tx.execute("DELETE FROM tool_call WHERE session = ?1", [session])?;
+    tx.execute("DELETE FROM message WHERE session = ?1", [session])?;
+    tx.execute("DELETE FROM session WHERE id = ?1", [session])?;
+    Ok(())
+}
+
 /// Removes a unit's sessions and messages (before a full read, or when the file is gone).
 pub(super) fn clear_unit(tx: &Transaction, unit_id: i64) -> rusqlite::Result<()> {
     tx.execute(

@@ -17,7 +17,7 @@ pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
@@ -36,7 +36,9 @@ CREATE TABLE unit (
     -- (so a file rewritten in place is read again from the start).
     offset INTEGER NOT NULL DEFAULT 0,
     lines INTEGER NOT NULL DEFAULT 0,
-    tail_sum INTEGER NOT NULL DEFAULT 0
+    tail_sum INTEGER NOT NULL DEFAULT 0,
+    -- Whole units whose reader reads changes only (opencode.db): where the next read starts.
+    mark INTEGER
 );
 CREATE TABLE session (
     id INTEGER PRIMARY KEY,

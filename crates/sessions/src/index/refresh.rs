@@ -10,7 +10,7 @@ use std::time::UNIX_EPOCH;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::apply::{apply_session, clear_unit};
+use super::apply::{apply_session, clear_session, clear_unit};
 use super::{Index, IndexError};
 use crate::jsonl::read_complete_lines_upto;
 use crate::model::Source;
@@ -49,6 +49,7 @@ struct Stored {
     offset: i64,
     lines: i64,
     tail_sum: i64,
+    mark: Option<i64>,
 }
 
 
@@ -222,7 +223,8 @@ impl From<rusqlite::Error> for ReadError {
 
 /// The stored state of every unit, or of the one at `only`.
 fn load_units(conn: &rusqlite::Connection, only: Option<&Path>) -> rusqlite::Result<HashMap<PathBuf, Stored>> {
-    const COLUMNS: &str = "SELECT id, path, dev, ino, size, mtime_ns, fingerprint, offset, lines, tail_sum FROM unit";
+    const COLUMNS: &str =
+        "SELECT id, path, dev, ino, size, mtime_ns, fingerprint, offset, lines, tail_sum, mark FROM unit";
     let mut stmt = match only {
         Some(_) => conn.prepare_cached(&format!("{COLUMNS} WHERE path = ?1"))?,
         None => conn.prepare_cached(COLUMNS)?,
@@ -243,6 +245,7 @@ fn load_units(conn: &rusqlite::Connection, only: Option<&Path>) -> rusqlite::Res
                 offset: r.get(7)?,
                 lines: r.get(8)?,
                 tail_sum: r.get(9)?,
+                mark: r.get(10)?,
             },
         ))
     })?;
@@ -371,12 +374,38 @@ fn read_whole(
     previous: Option<Stored>,
     mtime_ms: i64,
 ) -> Result<u64, ReadError> {
-    let sessions = sources::reader(unit.source).parse_whole(unit)?;
-    if let Some(p) = &previous {
-        clear_unit(tx, p.id)?;
-    }
-    let unit_id = upsert_unit(tx, previous.as_ref(), root, unit, identity, (0, 0, 0))?;
-    for session in sessions {
+    // Changes only, when the reader can and it is the same file as last time.
+    let since = previous
+        .as_ref()
+        .filter(|p| p.identity.dev == identity.dev && p.identity.ino == identity.ino)
+        .and_then(|p| p.mark);
+    let read = sources::reader(unit.source).parse_whole_since(unit, since)?;
+    let unit_id = match (&previous, &read.present) {
+        (Some(p), Some(present)) => {
+            let unit_id = upsert_unit(tx, previous.as_ref(), root, unit, identity, (0, 0, 0))?;
+            // Sessions the unit no longer holds, then the changed ones read again.
+            let present: HashSet<&str> = present.iter().map(String::as_str).collect();
+            let keys: Vec<String> = tx
+                .prepare_cached("SELECT key FROM session WHERE unit_id = ?1")?
+                .query_map([p.id], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for key in keys.iter().filter(|k| !present.contains(k.as_str())) {
+                clear_session(tx, unit_id, key)?;
+            }
+            for session in &read.sessions {
+                clear_session(tx, unit_id, &session.key)?;
+            }
+            unit_id
+        }
+        _ => {
+            if let Some(p) = &previous {
+                clear_unit(tx, p.id)?;
+            }
+            upsert_unit(tx, previous.as_ref(), root, unit, identity, (0, 0, 0))?
+        }
+    };
+    tx.execute("UPDATE unit SET mark = ?2 WHERE id = ?1", params![unit_id, read.mark])?;
+    for session in read.sessions {
         apply_session(tx, unit_id, unit, &session.key, session.events, true, mtime_ms)?;
     }
     Ok(identity.size.max(0) as u64)

@@ -39,7 +39,7 @@ use serde::Deserialize;
 
 use crate::jsonl::parse_line_as;
 use crate::model::Role;
-use crate::source::WholeSession;
+use crate::source::{WholeRead, WholeSession};
 use crate::text::{join_text, time_value};
 
 use super::{
@@ -130,10 +130,60 @@ fn uri(path: &Path, query: &str) -> String {
 
 /// Reads every session of one database.
 pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
-    read_db(path).map_err(io_err)
+    Ok(read_db(path, None).map_err(io_err)?.sessions)
 }
 
-fn read_db(path: &Path) -> rusqlite::Result<Vec<WholeSession>> {
+/// Reads the sessions with a row written at or after `since` (ms; every session when
+/// `None`), and the mark to read from next time.
+///
+/// opencode stamps `time_updated` on every session, message and part row it writes, so
+/// a new or changed message shows in its rows; a session it deletes disappears from
+/// `present`. Messages it deletes without touching their session (none known) would stay
+/// until the next full read. The boundary millisecond is read again (`>=`), so rows written
+/// in the same millisecond as the last read are never missed. 2.x databases are read
+/// whole.
+pub(super) fn read_since(path: &Path, since: Option<i64>) -> std::io::Result<WholeRead> {
+    read_db(path, since).map_err(io_err)
+}
+
+/// Sessions with a row stamped at or after `since`, and the latest stamp seen.
+fn changed_since(conn: &Connection, tables: &HashSet<String>, since: i64) -> rusqlite::Result<(HashSet<String>, i64)> {
+    let mut changed = HashSet::new();
+    let mut mark = since;
+    for (table, session_column) in [("session", "id"), ("message", "session_id"), ("part", "session_id")] {
+        if !tables.contains(table) {
+            continue;
+        }
+        // Table and column names are constants; the mark is bound.
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {session_column}, max(time_updated) FROM \"{table}\"
+             WHERE time_updated >= ?1 GROUP BY {session_column}"
+        ))?;
+        let mut rows = stmt.query([since])?;
+        while let Some(row) = rows.next()? {
+            if let Some(id) = text_at(row, Some(0)) {
+                changed.insert(id);
+            }
+            mark = mark.max(int_at(row, Some(1)).unwrap_or(since));
+        }
+    }
+    Ok((changed, mark))
+}
+
+/// The latest `time_updated` of any session, message or part row.
+fn latest_stamp(conn: &Connection, tables: &HashSet<String>) -> rusqlite::Result<Option<i64>> {
+    let mut latest: Option<i64> = None;
+    for table in ["session", "message", "part"] {
+        if tables.contains(table) {
+            let stamp: Option<i64> =
+                conn.query_row(&format!("SELECT max(time_updated) FROM \"{table}\""), [], |r| r.get(0))?;
+            latest = latest.max(stamp);
+        }
+    }
+    Ok(latest)
+}
+
+fn read_db(path: &Path, since: Option<i64>) -> rusqlite::Result<WholeRead> {
     let conn = open(path)?;
     // One snapshot for all queries; dropped (rolled back) at the end, nothing was written.
     let _snapshot = conn.unchecked_transaction()?;
@@ -156,9 +206,28 @@ fn read_db(path: &Path) -> rusqlite::Result<Vec<WholeSession>> {
     } else if tables.contains("session") {
         "session"
     } else {
-        return Ok(Vec::new());
+        return Ok(WholeRead::default());
     };
+    let v2 = session_table == "session_v2" || has_rows("session_message")?;
     let sessions = read_sessions(&conn, session_table)?;
+    // 1.x only: the rows' stamps say which sessions changed.
+    let stamped = !v2 && ["session", "message", "part"].iter().all(|t| tables.contains(*t));
+    let (only, mark) = match (since, stamped) {
+        (Some(since), true) => {
+            let (changed, mark) = changed_since(&conn, &tables, since)?;
+            (Some(changed), Some(mark))
+        }
+        (None, true) => (None, latest_stamp(&conn, &tables)?),
+        (_, false) => (None, None),
+    };
+    let present = only.as_ref().map(|_| sessions.iter().map(|s| s.id.clone()).collect());
+    let sessions: Vec<SessionFacts> = match &only {
+        Some(changed) => sessions.into_iter().filter(|s| changed.contains(&s.id)).collect(),
+        None => sessions,
+    };
+    if sessions.is_empty() {
+        return Ok(WholeRead { sessions: Vec::new(), present, mark });
+    }
 
     let mut messages: HashMap<String, Vec<Msg>> = HashMap::new();
     let mut v2_sessions: HashSet<String> = HashSet::new();
@@ -169,16 +238,18 @@ fn read_db(path: &Path) -> rusqlite::Result<Vec<WholeSession>> {
         && tables.contains("part")
         && sessions.iter().any(|s| !v2_sessions.contains(&s.id))
     {
-        read_v1_messages(&conn, &v2_sessions, &mut messages)?;
+        let only: Option<Vec<&str>> = only.as_ref().map(|_| sessions.iter().map(|s| s.id.as_str()).collect());
+        read_v1_messages(&conn, &v2_sessions, only.as_deref(), &mut messages)?;
     }
 
-    Ok(sessions
+    let sessions = sessions
         .into_iter()
         .map(|facts| {
             let msgs = messages.remove(&facts.id).unwrap_or_default();
             session_events(facts, msgs)
         })
-        .collect())
+        .collect();
+    Ok(WholeRead { sessions, present, mark })
 }
 
 /// Column positions by name.
@@ -276,21 +347,31 @@ fn read_sessions(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Session
     Ok(out)
 }
 
-/// 1.x: one query for messages, one for the parts that may hold text.
+/// 1.x: one query for messages, one for the parts that may hold text (of the sessions
+/// `only` when given).
 fn read_v1_messages(
     conn: &Connection,
     skip_sessions: &HashSet<String>,
+    only: Option<&[&str]>,
     out: &mut HashMap<String, Vec<Msg>>,
 ) -> rusqlite::Result<()> {
+    // The sessions as one bound JSON array (the connection is read-only: no temp table).
+    let only_json = only.map(|ids| serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()));
+    let filter = if only_json.is_some() {
+        " AND session_id IN (SELECT value FROM json_each(?1))"
+    } else {
+        ""
+    };
+    let args: Vec<&str> = only_json.as_deref().into_iter().collect();
     // `"text"` occurs in every text part (key and type), `"compaction"` in every compaction
     // part; the JSON decides, this only spares fetching tool output and file contents.
     let mut parts: HashMap<String, PartsSummary> = HashMap::new();
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT message_id, data FROM part \
-         WHERE instr(data, '\"text\"') > 0 OR instr(data, '\"compaction\"') > 0 \
-         ORDER BY message_id, id",
-    )?;
-    let mut rows = stmt.query([])?;
+         WHERE (instr(data, '\"text\"') > 0 OR instr(data, '\"compaction\"') > 0){filter} \
+         ORDER BY message_id, id"
+    ))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
     while let Some(row) = rows.next()? {
         let (Some(message_id), Some(part)) =
             (text_at(row, Some(0)), json_at::<PartData>(row, Some(1)))
@@ -302,19 +383,20 @@ fn read_v1_messages(
 
     // Tool parts: only the call id and the tool's name, extracted by SQLite, so their
     // (large) input and output never reach Rust.
-    let mut stmt = conn.prepare(
+    let mut stmt = conn.prepare(&format!(
         "SELECT message_id, json_extract(data, '$.callID'), json_extract(data, '$.tool') FROM part \
-         WHERE instr(data, '\"tool\"') > 0 AND json_valid(data) AND json_extract(data, '$.type') = 'tool' \
-         ORDER BY message_id, id",
-    )?;
-    let mut rows = stmt.query([])?;
+         WHERE instr(data, '\"tool\"') > 0 AND json_valid(data) AND json_extract(data, '$.type') = 'tool'{filter} \
+         ORDER BY message_id, id"
+    ))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
     while let Some(row) = rows.next()? {
         let Some(message_id) = text_at(row, Some(0)) else { continue };
         parts.entry(message_id).or_default().add_tool(text_at(row, Some(1)), text_at(row, Some(2)));
     }
 
-    let mut stmt = conn.prepare("SELECT id, session_id, time_created, data FROM message")?;
-    let mut rows = stmt.query([])?;
+    let where_only = if only_json.is_some() { " WHERE session_id IN (SELECT value FROM json_each(?1))" } else { "" };
+    let mut stmt = conn.prepare(&format!("SELECT id, session_id, time_created, data FROM message{where_only}"))?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
     while let Some(row) = rows.next()? {
         let (Some(id), Some(session_id)) = (text_at(row, Some(0)), text_at(row, Some(1))) else {
             continue;

@@ -26,7 +26,7 @@ use serde::Deserialize;
 
 use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
 use crate::source::{
-    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
+    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
 };
 use crate::text::{join_text, time_value};
 
@@ -82,6 +82,17 @@ impl SourceReader for Opencode {
             db::read(&unit.path)
         } else {
             tree::read(&unit.path)
+        }
+    }
+
+    /// A database is read by its rows' `time_updated`: only the sessions with a session,
+    /// message or part row written since the last read (opencode writes every message to
+    /// it while it runs, so reading all of it each time would cost seconds per message).
+    fn parse_whole_since(&self, unit: &Unit, since: Option<i64>) -> std::io::Result<WholeRead> {
+        if unit.path.extension().is_some_and(|e| e == "db") {
+            db::read_since(&unit.path, since)
+        } else {
+            Ok(WholeRead { sessions: tree::read(&unit.path)?, present: None, mark: None })
         }
     }
 }
