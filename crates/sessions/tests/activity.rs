@@ -11,17 +11,6 @@ use memory_bank_sessions::sources::all;
 use memory_bank_sessions::{ActivityArgs, ErrorCode, ListArgs};
 use serde_json::json;
 
-/// A home holding every tool's fixtures, as the users' machines do.
-fn full_home() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    common::copy_fixture("claude", &home.join(".claude"));
-    common::copy_fixture("codex/home", &home.join(".codex"));
-    common::copy_fixture("gemini/home/.gemini", &home.join(".gemini"));
-    common::copy_fixture("opencode/json-tree/storage", &home.join(".local/share/opencode/storage"));
-    (dir, home)
-}
-
 fn activity(lib: &memory_bank_sessions::Library, id: &str) -> Vec<(i64, Vec<String>)> {
     let args = ActivityArgs { session_id: Some(id.into()), ..Default::default() };
     lib.session_activity(args).unwrap().activity.into_iter().map(|e| (e.after_index, e.tools)).collect()
@@ -29,7 +18,7 @@ fn activity(lib: &memory_bank_sessions::Library, id: &str) -> Vec<(i64, Vec<Stri
 
 #[test]
 fn the_index_places_tool_calls_exactly_as_a_whole_read() {
-    let (_dir, home) = full_home();
+    let (_dir, home) = common::full_home();
     let lib = common::library(&home, None);
     let env = common::env_with_home(&home);
     let mut with_tools = 0;
@@ -62,7 +51,7 @@ fn the_index_places_tool_calls_exactly_as_a_whole_read() {
 
 #[test]
 fn each_reader_reports_its_tools() {
-    let (_dir, home) = full_home();
+    let (_dir, home) = common::full_home();
     let lib = common::library(&home, None);
     // Claude: the `tool_use` block of msg_01A follows its text (message 1).
     assert_eq!(activity(&lib, "5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10"), vec![(1, vec!["Read".to_string()])]);
@@ -89,7 +78,7 @@ fn each_reader_reports_its_tools() {
 
 #[test]
 fn ranges_and_bad_arguments() {
-    let (_dir, home) = full_home();
+    let (_dir, home) = common::full_home();
     let lib = common::library(&home, None);
     let id = "5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10";
     let range = |from: serde_json::Value, to: serde_json::Value| {

@@ -9,7 +9,6 @@ mod common;
 
 use memory_bank_sessions::replay::{read_unit, ParsedSession};
 use memory_bank_sessions::sources;
-use memory_bank_sessions::index::ListFilter;
 use memory_bank_sessions::{Env, Index, Problem, Role, Source, SourceReader, TitleRank, Unit, UnitKind};
 use rusqlite::{params, Connection};
 use serde_json::json;
@@ -1291,19 +1290,8 @@ fn message_rows(path: &Path) -> std::collections::BTreeMap<String, Vec<i64>> {
     out
 }
 
-/// The listing and every transcript, as the index answers them.
 fn answers(index: &Index, root: &Path) -> serde_json::Value {
-    let keys = vec![root.to_string_lossy().into_owned()];
-    let list = index.list(&keys, &ListFilter { limit: 200, ..Default::default() }).unwrap();
-    let transcripts: Vec<_> = list
-        .sessions
-        .iter()
-        .map(|s| {
-            let found = index.find(&keys, &s.session_id, Some(s.source)).unwrap().unwrap();
-            index.messages_before(found.row, s.message_count, 1000).unwrap()
-        })
-        .collect();
-    json!({ "list": list, "transcripts": transcripts })
+    common::index_answers(index, &[root.to_string_lossy().into_owned()])
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sessions::index::{search_path, ListFilter};
+use memory_bank_sessions::index::search_path;
 use memory_bank_sessions::{Index, Library, Roots, SearchHit, Source};
 use serde_json::json;
 
@@ -170,40 +170,22 @@ fn a_rebuilt_index_starts_the_search_index_over() {
     assert!(h.search(&index, "first index", 5).is_empty());
 }
 
-/// A home holding every tool's fixtures.
-fn full_home() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().join("home");
-    common::copy_fixture("claude", &home.join(".claude"));
-    common::copy_fixture("codex/home", &home.join(".codex"));
-    common::copy_fixture("gemini/home/.gemini", &home.join(".gemini"));
-    common::copy_fixture("opencode/json-tree/storage", &home.join(".local/share/opencode/storage"));
-    (dir, home)
-}
-
 /// Everything an index answers about `home`: the listing, every transcript, searches.
 fn everything(index: &Index, home: &Path) -> serde_json::Value {
     let roots = Roots::new(&common::env_with_home(home), &[]).0;
     let keys: Vec<String> = roots.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
-    let list = index.list(&keys, &ListFilter { limit: 200, ..Default::default() }).unwrap();
-    let transcripts: Vec<_> = list
-        .sessions
-        .iter()
-        .map(|s| {
-            let found = index.find(&keys, &s.session_id, Some(s.source)).unwrap().unwrap();
-            index.messages_before(found.row, s.message_count, 100_000).unwrap()
-        })
-        .collect();
+    let mut answers = common::index_answers(index, &keys);
     let searches: Vec<_> = ["the", "migration", "迁移", "error", "ok"]
         .iter()
         .map(|q| index.search(&keys, q, 50).unwrap())
         .collect();
-    json!({ "list": list, "transcripts": transcripts, "searches": searches })
+    answers["searches"] = json!(searches);
+    answers
 }
 
 #[test]
 fn files_read_in_parts_index_exactly_like_whole_reads() {
-    let (dir, home) = full_home();
+    let (dir, home) = common::full_home();
     let roots = Roots::new(&common::env_with_home(&home), &[]).0;
     let mut whole = Index::open(&dir.path().join("whole.sqlite")).unwrap();
     whole.refresh(&roots).unwrap();

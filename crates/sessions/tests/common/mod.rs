@@ -46,6 +46,32 @@ pub fn claude_home() -> (tempfile::TempDir, PathBuf) {
     (dir, home)
 }
 
+/// A temp home holding every tool's fixtures, as the users' machines do.
+pub fn full_home() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    copy_fixture("claude", &home.join(".claude"));
+    copy_fixture("codex/home", &home.join(".codex"));
+    copy_fixture("gemini/home/.gemini", &home.join(".gemini"));
+    copy_fixture("opencode/json-tree/storage", &home.join(".local/share/opencode/storage"));
+    (dir, home)
+}
+
+/// The listing and every transcript an index answers for the roots `keys`.
+pub fn index_answers(index: &memory_bank_sessions::Index, keys: &[String]) -> serde_json::Value {
+    let filter = memory_bank_sessions::index::ListFilter { limit: 200, ..Default::default() };
+    let list = index.list(keys, &filter).unwrap();
+    let transcripts: Vec<_> = list
+        .sessions
+        .iter()
+        .map(|s| {
+            let found = index.find(keys, &s.session_id, Some(s.source)).unwrap().unwrap();
+            index.messages_before(found.row, s.message_count, 100_000).unwrap()
+        })
+        .collect();
+    serde_json::json!({ "list": list, "transcripts": transcripts })
+}
+
 /// The units `reader` finds under `root`, and what it could not read.
 pub fn discover(reader: &dyn SourceReader, root: &Path) -> (Vec<Unit>, Vec<Problem>) {
     let mut units = Vec::new();
