@@ -225,3 +225,60 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     lib.wait_for_search_index().unwrap();
     assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
 }
+
+#[test]
+fn two_libraries_on_one_index_share_the_search_index() {
+    // The app and a CLI run (each with its own indexer) on the same index files.
+    let h = Home::new();
+    for s in 0..20 {
+        let mut lines = String::new();
+        for i in 0..30 {
+            lines += &line("user", &format!("u{s}-{i}"), &format!("session {s} message {i} about wombat number {i}"), i);
+        }
+        std::fs::write(h.session(&format!("s{s}")), lines).unwrap();
+    }
+    let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap();
+    let (a, b) = (open(), open());
+    std::thread::scope(|scope| {
+        scope.spawn(|| a.refresh().unwrap());
+        scope.spawn(|| b.refresh().unwrap());
+    });
+    a.wait_for_search_index().unwrap();
+    b.wait_for_search_index().unwrap();
+    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+    let search = |lib: &Library| {
+        lib.search_messages(memory_bank_sessions::SearchArgs { query: Some("wombat number 7".into()), limit: Some(json!(50)) })
+            .unwrap()
+            .hits
+            .len()
+    };
+    assert_eq!(search(&a), 20);
+    assert_eq!(search(&b), 20);
+}
+
+#[test]
+fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
+    let h = Home::new();
+    std::fs::write(h.session("s1"), line("user", "u1", "the first question", 1)).unwrap();
+    let lib = common::library(&h.home, Some(&h.index));
+    std::fs::write(h.session("s2"), line("user", "u2", "a second session", 2)).unwrap();
+
+    // Another process holds the index's write lock for longer than the busy timeout.
+    let other = rusqlite::Connection::open(&h.index).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let report = lib.refresh().unwrap();
+    assert!(
+        report.problems.iter().any(|p| p.message.contains("another Memory Bank process")),
+        "{:?}",
+        report.problems
+    );
+    let listed = lib.list_sessions(memory_bank_sessions::ListArgs::default()).unwrap();
+    assert_eq!(listed.total, 1, "what was committed before is still answered");
+    // A transcript read does not wait for it either.
+    let t = lib.read_transcript(memory_bank_sessions::ReadArgs { session_id: Some("s1".into()), ..Default::default() });
+    assert_eq!(t.unwrap().messages[0].text, "the first question");
+
+    other.execute_batch("ROLLBACK").unwrap();
+    lib.refresh().unwrap();
+    assert_eq!(lib.list_sessions(memory_bank_sessions::ListArgs::default()).unwrap().total, 2);
+}

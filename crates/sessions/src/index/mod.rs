@@ -147,6 +147,10 @@ pub struct Index {
 /// search indexer, and holds at most this much of a big file in memory.
 const COMMIT_EVERY_BYTES: u64 = 64 << 20;
 
+/// How long a write waits for another process's transaction (a refresh commits at least
+/// every 64 MB of source, so this is rarely reached).
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The search index file beside the index file at `path`.
 pub fn search_path(path: &Path) -> PathBuf {
     path.with_extension("search.sqlite")
@@ -186,7 +190,7 @@ impl Index {
 
     fn open_existing(path: &Path) -> Result<Index, IndexError> {
         let conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         // A cache: losing the last transactions on power loss only means re-reading files.
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.

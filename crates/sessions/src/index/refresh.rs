@@ -67,9 +67,20 @@ impl Index {
         }
         report.units_seen = found.len() as u64;
         let scanned: HashSet<String> = roots.iter().map(|(_, r)| r.to_string_lossy().into_owned()).collect();
-        let stored = load_units(&self.conn, None)?;
-        super::search::prune_applied_changes(&self.conn)?;
-        self.sync(found, stored, &scanned, &mut report)?;
+        match self.sync(found, None, &scanned, &mut report) {
+            Err(IndexError::Sqlite(e)) if is_busy(&e) => {
+                // Another process (the app, or another CLI run) holds the index for a long
+                // first read: answer from what it has committed so far.
+                report.problems.push(Problem {
+                    path: PathBuf::from(self.conn.path().unwrap_or_default()),
+                    message: "another Memory Bank process is updating the session index; \
+                              answers come from what it has written so far"
+                        .into(),
+                });
+                return Ok(report);
+            }
+            other => other?,
+        }
         if self.inline_search {
             self.index_for_search(&|| false)?;
         }
@@ -105,24 +116,37 @@ impl Index {
         unit.session_hint = session_hint;
         unit.workspace_hint = workspace_hint;
         // Only this unit's stored state: loading every unit costs milliseconds per read.
-        let stored = load_units(&self.conn, Some(&unit.path))?;
+        let only = unit.path.clone();
         let units = vec![(root, unit)];
         let mut report = RefreshReport::default();
-        self.sync(units, stored, &HashSet::new(), &mut report)?;
+        // A lookup does not wait long for another process's refresh (which reads this
+        // file too): it answers from what is committed.
+        self.conn.busy_timeout(std::time::Duration::from_millis(250))?;
+        let synced = self.sync(units, Some(&only), &HashSet::new(), &mut report);
+        self.conn.busy_timeout(super::BUSY_TIMEOUT)?;
+        match synced {
+            Err(IndexError::Sqlite(e)) if is_busy(&e) => return Ok(()),
+            other => other?,
+        }
         if self.inline_search {
             self.index_for_search(&|| false)?;
         }
         Ok(())
     }
 
+    /// Reads the units in `found` that changed (`only`: the stored state of that one unit
+    /// suffices) and, with `scanned_roots`, drops the units gone from those roots.
     fn sync(
         &mut self,
         found: Vec<(String, Unit)>,
-        mut stored: HashMap<PathBuf, Stored>,
+        only: Option<&Path>,
         scanned_roots: &HashSet<String>,
         report: &mut RefreshReport,
     ) -> Result<(), IndexError> {
-        let mut tx = self.conn.transaction()?;
+        let mut tx = begin_write(&mut self.conn)?;
+        // Loaded under the write lock: another process's refresh may have just added units.
+        let mut stored = load_units(&tx, only)?;
+        super::search::prune_applied_changes(&tx)?;
         let mut since_commit = 0u64;
         let mut present: HashSet<PathBuf> = HashSet::new();
         for (root, unit) in found {
@@ -152,7 +176,7 @@ impl Index {
                                 total += bytes;
                                 tx.commit()?;
                                 super::committed(&self.on_commit);
-                                tx = self.conn.transaction()?;
+                                tx = begin_write(&mut self.conn)?;
                                 since_commit = 0;
                                 previous = load_units(&tx, Some(&unit.path))?.remove(&unit.path);
                             }
@@ -177,8 +201,10 @@ impl Index {
             if since_commit >= self.commit_every {
                 tx.commit()?;
                 super::committed(&self.on_commit);
-                tx = self.conn.transaction()?;
+                tx = begin_write(&mut self.conn)?;
                 since_commit = 0;
+                // Between the two transactions another process may have read units too.
+                stored = load_units(&tx, only)?;
             }
         }
         if scanned_roots.is_empty() {
@@ -202,6 +228,20 @@ impl Index {
         super::committed(&self.on_commit);
         Ok(())
     }
+}
+
+/// A transaction that holds the index file's write lock from its first statement, so
+/// what it reads (the stored units) cannot change under it. Not `BEGIN IMMEDIATE`, which
+/// would also lock the attached search file that the search indexer writes meanwhile.
+fn begin_write(conn: &mut rusqlite::Connection) -> rusqlite::Result<Transaction<'_>> {
+    let tx = conn.transaction()?;
+    tx.execute("UPDATE main.index_meta SET generation = generation", [])?;
+    Ok(tx)
+}
+
+/// The index file is locked by another process for longer than the busy timeout.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 enum ReadError {
