@@ -221,6 +221,22 @@ fn list_filters_and_total_never_hide_a_cap() {
     assert_eq!(q("über").sessions[0].session_id, "umlaut");
     assert_eq!(q("OTHER-REPO").total, 1);
     assert_eq!(q("umlaut").total, 1);
+    // A text filter counts every match and pages newest first, like the plain listing.
+    let some = lib.list_sessions(ListArgs { query: Some("task".into()), limit: Some(json!(2)), ..Default::default() }).unwrap();
+    let all = lib.list_sessions(ListArgs::default()).unwrap();
+    let newest_tasks: Vec<_> = all.sessions.iter().filter(|s| s.title.contains("task")).take(2).cloned().collect();
+    assert_eq!((some.total, some.sessions), (6, newest_tasks));
+}
+
+#[test]
+fn the_text_filter_matches_titles_kept_outside_the_session_file() {
+    let (_dir, home) = common::full_home();
+    let lib = common::library(&home, None);
+    // Codex `session_index.jsonl` names 019cb900… "Windows cache path"; its file does not.
+    let found = lib.list_sessions(ListArgs { query: Some("WINDOWS CACHE".into()), ..Default::default() }).unwrap();
+    let ids: Vec<&str> = found.sessions.iter().map(|s| s.session_id.as_str()).collect();
+    assert_eq!(ids, ["019cb900-1111-7222-8333-944455566677"]);
+    assert_eq!(found.total, 1);
 }
 
 #[test]

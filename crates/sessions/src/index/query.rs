@@ -117,23 +117,46 @@ impl Index {
             // Titles kept outside the session file are short: lower-cased here; the rest
             // was lower-cased when written (`filter_key`).
             conditions.push(
-                "(instr(s.filter_key, ?) > 0 OR instr(lower(coalesce(et.title, '')), ?) > 0 OR s.session_id = ?)"
+                "(instr(s.filter_key, ?) > 0 OR s.session_id = ?
+                  OR (s.source, s.session_id) IN
+                     (SELECT source, session_id FROM external_title WHERE instr(lower(title), ?) > 0))"
                     .into(),
             );
             let needle = query.trim().to_lowercase();
             args.push(Sql::Text(needle.clone()));
-            args.push(Sql::Text(needle));
             args.push(Sql::Text(query.trim().into()));
+            args.push(Sql::Text(needle));
         }
         let filter_sql = conditions.join(" AND ");
-        // The count needs the external title only when the query filter reads the title.
-        let count_from = if filter.query.is_some() {
-            "FROM session s LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id"
-        } else {
-            "FROM session s"
-        };
+        let order = "ORDER BY s.updated DESC, s.created DESC, s.id DESC";
+        if filter.query.is_some() {
+            // The text filter reads every session's key: one sequential pass over the table
+            // finds the matches (walking the list index instead costs a random read per
+            // session), which are few enough to count and order here.
+            let mut stmt = self.conn.prepare(&format!(
+                "SELECT s.id, s.updated, s.created FROM session s NOT INDEXED WHERE {filter_sql}"
+            ))?;
+            let mut matches: Vec<(Option<i64>, Option<i64>, i64)> = stmt
+                .query_map(params_from_iter(args.iter()), |r| Ok((r.get(1)?, r.get(2)?, r.get(0)?)))?
+                .collect::<Result<_, _>>()?;
+            // SQLite's `updated DESC, created DESC, id DESC` (NULL sorts below any number).
+            matches.sort_unstable_by(|a, b| b.cmp(a));
+            let total = matches.len() as u64;
+            let ids: Vec<i64> = matches.iter().take(filter.limit as usize).map(|m| m.2).collect();
+            let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
+            let mut stmt = self.conn.prepare_cached(&format!(
+                "SELECT {INFO_COLUMNS}, {TITLE} FROM session s
+                     LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
+                 WHERE s.id IN (SELECT value FROM json_each(?1)) {order}"
+            ))?;
+            let sessions = stmt
+                .query_map([ids], |r| info(r, r.get(7)?))?
+                .map(|r| r.map(|f| f.info))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(SessionList { total, sessions });
+        }
         let total: i64 = self.conn.query_row(
-            &format!("SELECT count(*) {count_from} WHERE {filter_sql}"),
+            &format!("SELECT count(*) FROM session s WHERE {filter_sql}"),
             params_from_iter(args.iter()),
             |r| r.get(0),
         )?;
@@ -141,8 +164,7 @@ impl Index {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {INFO_COLUMNS}, {TITLE} FROM session s
                  LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
-             WHERE {filter_sql}
-             ORDER BY s.updated DESC, s.created DESC, s.id DESC LIMIT ?"
+             WHERE {filter_sql} {order} LIMIT ?"
         ))?;
         let sessions = stmt
             .query_map(params_from_iter(args.iter()), |r| info(r, r.get(7)?))?
