@@ -178,7 +178,9 @@ impl Index {
                                 super::committed(&self.on_commit);
                                 tx = begin_write(&mut self.conn)?;
                                 since_commit = 0;
-                                previous = load_units(&tx, Some(&unit.path))?.remove(&unit.path);
+                                // Another process may have read units between the two.
+                                stored = load_units(&tx, only)?;
+                                previous = stored.remove(&unit.path);
                             }
                             Ok((bytes, false)) => break Ok(total + bytes),
                             Err(e) => break Err(e),
