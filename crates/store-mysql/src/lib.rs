@@ -15,6 +15,7 @@ mod fulltext;
 mod layout;
 mod rows;
 mod schema;
+mod search;
 mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -24,13 +25,16 @@ use std::time::Duration;
 
 use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
-use sqlx::MySqlPool;
+use sqlx::{Connection as _, MySqlPool};
 
 pub use fulltext::SEARCH_INDEX;
 pub use schema::SchemaState;
 
 /// The migrations of this backend, embedded in the binary.
 pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// A pooled connection idle for at least this long is pinged before it is handed out.
+const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
 
 /// Connection pool settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +77,22 @@ impl MySqlStore {
             .acquire_timeout(options.acquire_timeout)
             // A pooled connection may have died with a server restart; checking it
             // before use lets the pool replace it, so the service recovers by itself.
-            .test_before_acquire(true)
+            // sqlx already pings every connection as it returns to the pool, so one
+            // that came back moments ago is known to be alive: only a connection idle
+            // for longer is pinged again. That saves a round trip per statement (a
+            // search makes two), which on a busy machine is also one less wake-up to
+            // wait for. If the server dies within that second, the request fails as
+            // 503, as it would a moment later, and the failed ping on release drops
+            // the connection.
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= PING_IF_IDLE_FOR {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             // Well under the servers' default wait_timeout (8 h), so the pool closes
             // idle connections before the server does.
             .idle_timeout(Duration::from_secs(600))

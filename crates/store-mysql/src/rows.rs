@@ -8,7 +8,7 @@ use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_citation, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlDatabaseError, MySqlRow};
-use sqlx::{MySqlPool, Row};
+use sqlx::{MySqlConnection, Row};
 
 /// Server error numbers that mean "the server is going away or cannot take us now":
 /// too many connections (1040), shutdown in progress (1053), connection killed
@@ -99,7 +99,7 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
 
 /// Loads the contexts of `memories` in one query and attaches them in saved order
 /// (context ids sort in the order they were saved).
-pub(crate) async fn attach_contexts(pool: &MySqlPool, mut memories: Vec<Memory>) -> Result<Vec<Memory>, StoreError> {
+pub(crate) async fn attach_contexts(conn: &mut MySqlConnection, mut memories: Vec<Memory>) -> Result<Vec<Memory>, StoreError> {
     if memories.is_empty() {
         return Ok(memories);
     }
@@ -112,7 +112,7 @@ pub(crate) async fn attach_contexts(pool: &MySqlPool, mut memories: Vec<Memory>)
          ORDER BY memory_id, id",
     )
     .bind(serde_json::Value::from(ids).to_string())
-    .fetch_all(pool)
+    .fetch_all(&mut *conn)
     .await
     .map_err(db_err)?;
     let mut by_memory: HashMap<String, Vec<MemoryContext>> = HashMap::new();

@@ -7,26 +7,13 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
-use sqlx::{MySqlConnection, Row};
+use sqlx::MySqlConnection;
 
-use crate::rows::{attach_contexts, db_err, memory_columns, memory_from_row, org, org_from_row, timestamp, user_from_row};
-use crate::{fulltext, schema, MySqlStore};
+use crate::rows::{attach_contexts, db_err, memory_columns, memory_from_row, org, org_from_row, user_from_row};
+use crate::{fulltext, schema, search, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
-}
-
-/// The boolean-mode expression for already scoped terms: the terms space-separated,
-/// which InnoDB reads as "any of them". The terms are letters and digits only (see
-/// memory_bank_store::terms); anything else is dropped rather than trusted, so no
-/// operator (`+ - * " ( ) ~ < > @`) can ever reach the parser.
-fn boolean_expression(scoped_terms: &[String]) -> String {
-    let safe: Vec<&str> = scoped_terms
-        .iter()
-        .map(String::as_str)
-        .filter(|t| !t.is_empty() && t.chars().all(char::is_alphanumeric))
-        .collect();
-    safe.join(" ")
 }
 
 async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
@@ -226,6 +213,9 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        // One connection for the page and its contexts: one pool checkout (and its
+        // liveness ping) per request instead of two.
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
         let rows = match cursor {
             None => sqlx::query(concat!(
                 "SELECT ",
@@ -248,48 +238,26 @@ impl MemoryStore for MySqlStore {
             .bind(&cursor.id)
             .bind(limit),
         }
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *conn)
         .await
         .map_err(db_err)?;
         let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
-        attach_contexts(&self.pool, memories).await
+        attach_contexts(&mut conn, memories).await
     }
 
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
-        let expression = boolean_expression(scoped_terms);
-        if expression.is_empty() {
+        if search::boolean_expression(scoped_terms).is_empty() {
             return Ok(Vec::new());
         }
-        // BOOLEAN MODE without operators is "any term", like the SQLite store's OR, and
-        // skips natural-language relevance, which the app computes itself (rank.rs).
-        // The user code in every term keeps each posting list to one user's rows; the
-        // user_id predicate guards against a code collision.
-        let rows = sqlx::query(
-            "SELECT id, created_at, search_text FROM memory
-             WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
-             ORDER BY created_at DESC, id DESC LIMIT ?",
-        )
-        .bind(expression)
-        .bind(user_id)
-        .bind(cap)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(db_err)?;
-        rows.iter()
-            .map(|row| {
-                Ok(Candidate {
-                    id: row.try_get("id").map_err(db_err)?,
-                    created_at: timestamp(row, "created_at")?,
-                    search_text: row.try_get("search_text").map_err(db_err)?,
-                })
-            })
-            .collect()
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        search::candidates(&mut conn, user_id, scoped_terms, cap).await
     }
 
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
         // STRAIGHT_JOIN: the ids first, then one lookup each by the `id` index. Left to
         // itself the optimizer walks all of the owner's rows (the primary key starts
         // with user_id), which at 1 000 memories per user reads 50 times the rows.
@@ -303,11 +271,11 @@ impl MemoryStore for MySqlStore {
         ))
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
         .bind(user_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *conn)
         .await
         .map_err(db_err)?;
         let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
-        attach_contexts(&self.pool, memories).await
+        attach_contexts(&mut conn, memories).await
     }
 
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
@@ -329,20 +297,5 @@ impl MemoryStore for MySqlStore {
         sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
         tx.commit().await.map_err(db_err)?;
         Ok(true)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn boolean_expression_keeps_only_letter_and_digit_terms() {
-        let terms: Vec<String> = ["u0123456789tea", "u0123456789绿茶", "", "u0123456789a+b", "-x", "u0123456789\"q"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
-        assert_eq!(boolean_expression(&terms), "u0123456789tea u0123456789绿茶");
-        assert_eq!(boolean_expression(&["*".to_owned()]), "");
     }
 }
