@@ -46,7 +46,7 @@ macro_rules! store_suite {
             save_round_trips_byte_for_byte, tags_and_citations_keep_what_was_given,
             list_walks_every_memory_once_while_rows_change, search_covers_content_snippets_and_tags,
             search_matches_short_terms_and_cjk, hostile_queries_are_plain_text, search_ranks_then_newest_first,
-            search_sees_a_save_right_after_commit, users_are_isolated, org_scoped_rows_are_invisible,
+            search_sees_a_save_right_after_commit, candidates_are_the_newest_matches_up_to_the_cap, users_are_isolated, org_scoped_rows_are_invisible,
             delete_removes_rows_contexts_and_index_entries, failed_context_insert_leaves_nothing,
             concurrent_ensure_creates_the_index_once, missing_index_is_reported, accounts_and_tokens);
     };
@@ -274,6 +274,33 @@ pub async fn search_sees_a_save_right_after_commit(f: &dyn Fixture) {
         let marker = format!("marker{i}x");
         save(&w, &w.alice, request(&format!("note with {marker}"))).await;
         assert_eq!(search(&w, &w.alice, &marker).await.len(), 1, "{marker}");
+    }
+}
+
+/// The full-text candidates are the user's newest matches, newest first (ties by id),
+/// at most `cap`, whether the user has fewer matches than the cap or more: every
+/// backend hands ranking the same set.
+pub async fn candidates_are_the_newest_matches_up_to_the_cap(f: &dyn Fixture) {
+    let w = world(f).await;
+    let mut matching = Vec::new();
+    for i in 0..6 {
+        matching.push(save(&w, &w.alice, request(&format!("lantern number {i}"))).await.id);
+        save(&w, &w.alice, request("no match here")).await;
+        // Lanterns 2 and 3 share a millisecond: the later id is the newer one.
+        if i != 2 {
+            w.clock.advance(3);
+        }
+    }
+    save(&w, &w.bob, request("bob's lantern")).await;
+    let newest_first: Vec<String> = matching.iter().rev().cloned().collect();
+    let scoped = terms::scope_terms(&w.alice, &["lantern".to_owned()]);
+    let store = f.store();
+    for cap in [1, 3, 5, 6, 7, 1000] {
+        let got = store.search_candidates(&w.alice, &scoped, cap).await.unwrap();
+        let ids: Vec<&str> = got.iter().map(|c| c.id.as_str()).collect();
+        let want: Vec<&str> = newest_first.iter().take(cap as usize).map(String::as_str).collect();
+        assert_eq!(ids, want, "cap {cap}");
+        assert!(got.iter().all(|c| terms::stored_terms(&c.search_text).any(|t| t == "lantern")), "cap {cap}");
     }
 }
 
