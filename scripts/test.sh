@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 ensure_build_deps
 ensure_node
 # The MySQL/MariaDB tests start a throwaway MariaDB server of their own (unless
-# MEMORY_BANK_TEST_MYSQL_URL names one); they fail, never skip, without it.
-apt_install mariadb-server mariadb-client
+# MEMORY_BANK_TEST_MYSQL_URL names one); they fail, never skip, without it. The TLS
+# tests make their certificates with the openssl command.
+apt_install mariadb-server mariadb-client openssl
 # End to end: a virtual display, WebKit's WebDriver, and python3-xlib to close the
 # window the way a window manager does.
 apt_install xvfb xauth webkit2gtk-driver python3-xlib

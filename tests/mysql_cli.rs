@@ -139,3 +139,30 @@ async fn connection_problems_say_what_to_do_and_never_show_the_password() {
     assert!(err.contains("unavailable") && err.contains("check that it is running"), "{err}");
     assert!(!err.contains("hunter2"), "{err}");
 }
+
+/// `serve` on a managed-service style server: TLS only (`REQUIRE SSL`), the CA given in
+/// the URL. Certificates are made at test time; the server is its own throwaway MariaDB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_connects_over_verified_tls_and_says_so_when_tls_is_off() {
+    use memory_bank_store_mysql::testing::{MariaDb, TestCertificates};
+    let certs = TestCertificates::generate().unwrap();
+    let args = certs.server_args();
+    let server = tokio::task::spawn_blocking(move || MariaDb::start_with(&args)).await.unwrap().unwrap();
+    let db = TestDatabase::create_on(&server.server_url()).await;
+    let root = memory_bank_store_mysql::MySqlStore::open(db.url()).await.unwrap();
+    sqlx::raw_sql("CREATE USER 'tls_only'@'%' IDENTIFIED BY 'secret' REQUIRE SSL").execute(root.pool()).await.unwrap();
+    // The database name is letters, digits and _ only.
+    let grant = format!("GRANT ALL PRIVILEGES ON {}.* TO 'tls_only'@'%'", db.name());
+    sqlx::raw_sql(sqlx::AssertSqlSafe(grant)).execute(root.pool()).await.unwrap();
+    root.pool().close().await;
+    let base = format!("mysql://tls_only:secret@127.0.0.1:{}/{}", server.port(), db.name());
+    let url = format!("{base}?ssl-mode=VERIFY_IDENTITY&ssl-ca={}", certs.ca().display());
+
+    assert_eq!(ok(&url, &["db", "bootstrap"]).trim(), "bootstrapped; full-text index created");
+    let (child, _service) = serve(&url).expect("serve starts over TLS");
+    assert!(stop(child), "SIGTERM stops the service cleanly");
+
+    let err = serve(&format!("{base}?ssl-mode=DISABLED")).expect_err("a TLS-only user cannot log in without TLS");
+    assert!(err.contains("ssl-mode=VERIFY_IDENTITY&ssl-ca="), "{err}");
+    assert!(!err.contains("secret"), "the password stays out of messages: {err}");
+}

@@ -24,7 +24,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use memory_bank_store::StoreError;
-use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions};
+use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{Connection as _, MySqlPool};
 
 pub use fulltext::SEARCH_INDEX;
@@ -71,6 +71,8 @@ impl MySqlStore {
     pub async fn open_with(url: &str, options: &MySqlOptions) -> Result<Self, StoreError> {
         let connect = connect_options(url)?;
         let database = connect.get_database().unwrap_or_default().to_owned();
+        let tls_off = matches!(connect.get_ssl_mode(), MySqlSslMode::Disabled);
+        let verifying = matches!(connect.get_ssl_mode(), MySqlSslMode::VerifyCa | MySqlSslMode::VerifyIdentity);
         let pool = MySqlPoolOptions::new()
             // `migrate` holds a lock on one connection while it works on another.
             .max_connections(options.max_connections.max(2))
@@ -99,7 +101,7 @@ impl MySqlStore {
             .max_lifetime(Duration::from_secs(1800))
             .connect_with(connect)
             .await
-            .map_err(|e| rows::open_err(e, &database))?;
+            .map_err(|e| rows::open_err(e, &database, tls_off, verifying))?;
         Ok(Self { pool })
     }
 

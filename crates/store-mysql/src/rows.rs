@@ -44,17 +44,49 @@ pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
     }
 }
 
+fn is_tls_failure(err: &sqlx::Error, verifying: bool) -> bool {
+    match err {
+        sqlx::Error::Tls(_) => true,
+        sqlx::Error::Io(io) => verifying && io.kind() == std::io::ErrorKind::InvalidData,
+        _ => false,
+    }
+}
+
+/// What to add to a URL to connect over verified TLS, for error messages.
+const TLS_HINT: &str = "ssl-mode=VERIFY_IDENTITY&ssl-ca=/path/to/ca.pem (the CA bundle of the server's certificate)";
+
 /// Like [`db_err`], with advice for the mistakes made when first pointing the
-/// service at a server: a database that does not exist, wrong credentials.
-pub(crate) fn open_err(err: sqlx::Error, database: &str) -> StoreError {
-    match error_number(&err) {
-        Some(1049) => StoreError::Invalid(format!(
+/// service at a server: a database that does not exist, wrong credentials, a user
+/// that must use TLS, a certificate that does not verify. `tls_off` is true when
+/// the URL says `ssl-mode=DISABLED`, `verifying` when it says VERIFY_CA or
+/// VERIFY_IDENTITY.
+pub(crate) fn open_err(err: sqlx::Error, database: &str, tls_off: bool, verifying: bool) -> StoreError {
+    // A user created `REQUIRE SSL` (and managed services, and MySQL 8's default
+    // caching_sha2_password login without a cached password) refuse a plaintext login
+    // with the same "access denied" as a wrong password, so say both.
+    let tls_advice = if tls_off {
+        format!("; the URL turns TLS off (ssl-mode=DISABLED): if the user or server requires TLS, use {TLS_HINT}")
+    } else {
+        format!("; if the server requires verified TLS, add {TLS_HINT}")
+    };
+    match (&err, error_number(&err)) {
+        (_, Some(1049)) => StoreError::Invalid(format!(
             "the database {database:?} does not exist on the server; create it \
              (CREATE DATABASE {database} CHARACTER SET utf8mb4) and run `memory-bank db bootstrap`"
         )),
-        Some(1044 | 1045) => StoreError::Invalid(format!(
+        (_, Some(1044 | 1045)) => StoreError::Invalid(format!(
             "the server refused the login ({err}); check the user and password in the database URL \
-             and that the user may use {database:?}"
+             and that the user may use {database:?}{tls_advice}"
+        )),
+        // A certificate that does not verify, a server without TLS under a VERIFY mode,
+        // an unreadable ssl-ca file: a setting to fix, not an outage to wait out.
+        // rustls reports a certificate it rejects during the handshake as an I/O
+        // error of kind InvalidData (an unreachable server is ConnectionRefused,
+        // TimedOut and the like, and stays Unavailable).
+        (sqlx::Error::Tls(_), _) | (sqlx::Error::Io(_), _) if is_tls_failure(&err, verifying) => StoreError::Invalid(format!(
+            "TLS with the database server failed ({err}); check ssl-mode and ssl-ca in the database URL: \
+             ssl-ca must name the CA bundle that signed the server's certificate, and VERIFY_IDENTITY \
+             needs the URL's host to be a name (or IP) in that certificate"
         )),
         _ => db_err(err),
     }

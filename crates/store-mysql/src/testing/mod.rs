@@ -7,6 +7,7 @@
 //! saying what to install: they are never skipped.
 
 mod server;
+mod tls;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -14,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use sqlx::{Connection as _, MySqlConnection};
 
 pub use server::{MariaDb, INSTALL_HINT};
+pub use tls::TestCertificates;
 
 /// The variable naming an existing server to test against instead of a throwaway one.
 pub const URL_ENV: &str = "MEMORY_BANK_TEST_MYSQL_URL";
