@@ -184,6 +184,8 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
     let projects = home.join(".claude/projects");
     let mut total = Written::default();
     let sz = sizes(&mut g, counts[0] - 1, budgets[0]);
+    // An index, not an iterator over `sz`: the last session (the big one) has no entry.
+    #[allow(clippy::needless_range_loop)]
     for i in 0..counts[0] {
         let cwd = ws(&mut g);
         let dir = projects.join(claude::encode(cwd));
@@ -234,7 +236,7 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
         .into_iter()
         .map(|target| {
             let start = start_time(&mut g);
-            let hex = ((0xffff_ffff_ffffu64 - ((start as u64) << 12)) & 0xffff_ffff_ffff) as u64;
+            let hex = (0xffff_ffff_ffffu64 - ((start as u64) << 12)) & 0xffff_ffff_ffff;
             opencode::Plan { id: format!("ses_{hex:012x}{}", g.base62(14)), cwd: ws(&mut g).to_string(), start, target }
         })
         .collect();
