@@ -138,10 +138,13 @@ fn memory_commands_save_search_list_and_delete_through_the_service() {
     assert!(clean, "SIGTERM stops the service cleanly");
 }
 
+/// Environment overrides, arguments, and what stderr must say.
+type ClientErrorCase<'a> = (Vec<(&'a str, String)>, Vec<&'a str>, &'a str);
+
 #[test]
 fn client_errors_go_to_stderr_and_say_what_to_do() {
     let s = Served::start();
-    let cases: Vec<(Vec<(&str, String)>, Vec<&str>, &str)> = vec![
+    let cases: Vec<ClientErrorCase> = vec![
         (vec![("MEMORY_BANK_TOKEN", "mbk_wrong".into())], vec!["list"], "admin token issue"),
         (vec![("MEMORY_BANK_ORG", "org_01jdq0000000000000000000".into())], vec!["list"], "not a member"),
         (vec![("MEMORY_BANK_URL", "http://127.0.0.1:9".into())], vec!["list"], "memory-bank serve"),

@@ -16,13 +16,16 @@ fn error(json: &Value) -> &str {
     json["error"].as_str().unwrap_or("<none>")
 }
 
+/// Method, path, token, org, body, expected status, expected error code.
+type RouteCase<'a> = (Method, String, Option<&'a str>, Option<&'a str>, Option<Value>, u16, Option<&'a str>);
+
 #[tokio::test]
 async fn every_route_answers_with_its_documented_status() {
     let s = Service::start().await;
     let mine = s.save(&s.alice, json!({"content": "route table memory"})).await;
     let mine = mine["id"].as_str().unwrap().to_owned();
     let (a, acme) = (Some(s.alice.token.as_str()), Some(s.acme.as_str()));
-    let cases: Vec<(Method, String, Option<&str>, Option<&str>, Option<Value>, u16, Option<&str>)> = vec![
+    let cases: Vec<RouteCase> = vec![
         (POST, "/v1/memory".into(), a, acme, Some(json!({"content": "x"})), 201, None),
         (GET, "/v1/memory".into(), a, acme, None, 200, None),
         (GET, "/v1/memory/search?q=route".into(), a, acme, None, 200, None),
