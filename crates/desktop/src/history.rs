@@ -17,6 +17,8 @@ use crate::DesktopError;
 
 /// How long the watcher waits for a burst of writes to settle before refreshing.
 const SETTLE: Duration = Duration::from_millis(300);
+/// The least time between two progress events of one long refresh.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 /// How often roots that do not exist yet are checked for (a tool installed later).
 const ROOT_POLL: Duration = Duration::from_secs(1);
 
@@ -134,6 +136,20 @@ impl History {
 fn start_watched(index: &Path, extra_roots: &[(Source, PathBuf)], on_change: OnChange) -> Result<Watched, DesktopError> {
     let roots = Roots::new(&Env::from_process(), extra_roots);
     let library = Arc::new(Library::open(Some(index), roots)?);
+    // A first index of a big history commits every 64 MB: the list fills as it goes
+    // instead of appearing all at the end (at most one event per PROGRESS_EVERY; the
+    // watcher sends one more when the refresh ends).
+    library.on_progress({
+        let on_change = on_change.clone();
+        let last = std::sync::Mutex::new(None::<std::time::Instant>);
+        move || {
+            let mut last = last.lock().unwrap_or_else(|p| p.into_inner());
+            if last.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY) {
+                *last = Some(std::time::Instant::now());
+                on_change();
+            }
+        }
+    });
     let stop = Arc::new(AtomicBool::new(false));
     {
         let (library, stop) = (library.clone(), stop.clone());

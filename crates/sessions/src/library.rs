@@ -2,7 +2,8 @@
 //! call exactly these functions, so they answer identically.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -162,7 +163,15 @@ pub struct Library {
     /// Builds the message search index beside a file-backed index (in memory, a refresh
     /// builds it itself).
     search: Option<SearchWorker>,
+    /// Called after each commit of a refresh (see [`Library::on_progress`]).
+    progress: Arc<Mutex<Option<Progress>>>,
+    /// Whether [`Library::refresh`] is running: the catch-up before a transcript read
+    /// commits too, but reports no progress (the app reads transcripts on progress).
+    refreshing: Arc<AtomicBool>,
 }
+
+/// What [`Library::on_progress`] calls.
+type Progress = Box<dyn Fn() + Send>;
 
 impl Library {
     /// Opens the index at `index_path` (in memory when `None`) for `roots`. Call
@@ -179,11 +188,40 @@ impl Library {
             }
             None => (Index::in_memory()?, None, None),
         };
-        if let Some(worker) = &search {
-            writer.set_on_commit(worker.waker());
-        }
+        let progress: Arc<Mutex<Option<Progress>>> = Arc::default();
+        let refreshing = Arc::new(AtomicBool::new(false));
+        let wake_search = search.as_ref().map(SearchWorker::waker);
+        writer.set_on_commit(Box::new({
+            let (progress, refreshing) = (Arc::clone(&progress), Arc::clone(&refreshing));
+            move || {
+                if let Some(wake) = &wake_search {
+                    wake();
+                }
+                if refreshing.load(Ordering::Relaxed) {
+                    if let Some(report) = lock(&progress).as_ref() {
+                        report();
+                    }
+                }
+            }
+        }));
         let root_keys = roots.keys();
-        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open: Mutex::new(None), search })
+        let open = Mutex::new(None);
+        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open, search, progress, refreshing })
+    }
+
+    /// Calls `progress` after each commit of a refresh: a long first index commits every
+    /// 64 MB of source, and what it committed can be listed and read at once, so the app
+    /// shows sessions as they are indexed rather than all at the end. It runs on the
+    /// refreshing thread, with the index's writer held: lookups work, refreshes wait.
+    pub fn on_progress(&self, progress: impl Fn() + Send + 'static) {
+        *lock(&self.progress) = Some(Box::new(progress));
+    }
+
+    /// Commits after every `bytes` of source read instead of 64 MB (tests use a small
+    /// value to see a refresh in many commits).
+    #[doc(hidden)]
+    pub fn set_commit_every(&self, bytes: u64) {
+        lock(&self.writer).set_commit_every(bytes);
     }
 
     /// Waits until message search is served by the search index, which a refresh brings
@@ -203,7 +241,11 @@ impl Library {
 
     /// Reads what changed in the source folders since the last refresh.
     pub fn refresh(&self) -> Result<RefreshReport, ActionError> {
-        Ok(lock(&self.writer).refresh(&self.roots.0)?)
+        let mut writer = lock(&self.writer);
+        self.refreshing.store(true, Ordering::Relaxed);
+        let report = writer.refresh(&self.roots.0);
+        self.refreshing.store(false, Ordering::Relaxed);
+        Ok(report?)
     }
 
     fn with_reader<T>(&self, f: impl FnOnce(&Index) -> Result<T, IndexError>) -> Result<T, ActionError> {

@@ -282,3 +282,43 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     lib.refresh().unwrap();
     assert_eq!(lib.list_sessions(memory_bank_sessions::ListArgs::default()).unwrap().total, 2);
 }
+
+#[test]
+fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
+    let h = Home::new();
+    for s in 0..12 {
+        std::fs::write(h.session(&format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
+    }
+    let lib = std::sync::Arc::new(
+        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap(),
+    );
+    // A few hundred bytes per commit: a dozen sessions take several commits, as 2 GB take
+    // several 64 MB ones.
+    lib.set_commit_every(600);
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    lib.on_progress({
+        let (lib, seen) = (std::sync::Arc::downgrade(&lib), shared.clone());
+        move || {
+            // Lookups answer while the refresh goes on (the reader is its own connection).
+            if let Some(lib) = lib.upgrade() {
+                let total = lib.list_sessions(memory_bank_sessions::ListArgs::default()).unwrap().total;
+                seen.lock().unwrap().push(total);
+            }
+        }
+    });
+    lib.refresh().unwrap();
+    let seen = shared.lock().unwrap().clone();
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert!(seen[0] < 12, "the first commit held only part of the sessions: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert_eq!(*seen.last().unwrap(), 12);
+
+    // Reading a transcript catches up on appends and commits, but reports no progress.
+    let path = h.session("s00");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text += &line("assistant", "a0", "an appended answer", 30);
+    std::fs::write(&path, text).unwrap();
+    let t = lib.read_transcript(memory_bank_sessions::ReadArgs { session_id: Some("s00".into()), ..Default::default() });
+    assert_eq!(t.unwrap().messages.last().unwrap().text, "an appended answer");
+    assert_eq!(shared.lock().unwrap().len(), seen.len());
+}
