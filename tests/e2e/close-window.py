@@ -9,23 +9,13 @@ import sys
 
 from Xlib import X, display, protocol
 
-
-def find_all(window, title, found):
-    if window.get_wm_name() == title:
-        found.append(window)
-    for child in window.query_tree().children:
-        find_all(child, title, found)
-    return found
+from xwindow import topmost
 
 
 def main():
     title = sys.argv[1]
     d = display.Display()
-    # The topmost match: a window left behind by an earlier run sits below.
-    matches = find_all(d.screen().root, title, [])
-    if not matches:
-        sys.exit(f"no window titled {title!r}")
-    target = matches[-1]
+    target = topmost(d, title)
     protocols = d.intern_atom("WM_PROTOCOLS")
     delete = d.intern_atom("WM_DELETE_WINDOW")
     event = protocol.event.ClientMessage(window=target, client_type=protocols, data=(32, [delete, X.CurrentTime, 0, 0, 0]))

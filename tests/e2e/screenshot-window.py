@@ -13,13 +13,7 @@ import zlib
 
 from Xlib import X, display
 
-
-def find_all(window, title, found):
-    if window.get_wm_name() == title:
-        found.append(window)
-    for child in window.query_tree().children:
-        find_all(child, title, found)
-    return found
+from xwindow import topmost
 
 
 def png(width, height, rows):
@@ -35,11 +29,7 @@ def png(width, height, rows):
 def main():
     title, path = sys.argv[1], sys.argv[2]
     d = display.Display()
-    # The topmost match: a window left behind by an earlier run sits below.
-    matches = find_all(d.screen().root, title, [])
-    if not matches:
-        sys.exit(f"no window titled {title!r}")
-    window = matches[-1]
+    window = topmost(d, title)
     geometry = window.get_geometry()
     width, height = geometry.width, geometry.height
     image = window.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
