@@ -146,19 +146,35 @@ pub(super) fn read_since(path: &Path, since: Option<i64>) -> std::io::Result<Who
     read_db(path, since).map_err(io_err)
 }
 
+/// Per stamped table: which session a row belongs to, and its latest stamp. Constant
+/// statements (identifiers cannot be bound); the mark is bound.
+const STAMPED: [(&str, &str, &str); 3] = [
+    (
+        "session",
+        "SELECT id, max(time_updated) FROM session WHERE time_updated >= ?1 GROUP BY id",
+        "SELECT max(time_updated) FROM session",
+    ),
+    (
+        "message",
+        "SELECT session_id, max(time_updated) FROM message WHERE time_updated >= ?1 GROUP BY session_id",
+        "SELECT max(time_updated) FROM message",
+    ),
+    (
+        "part",
+        "SELECT session_id, max(time_updated) FROM part WHERE time_updated >= ?1 GROUP BY session_id",
+        "SELECT max(time_updated) FROM part",
+    ),
+];
+
 /// Sessions with a row stamped at or after `since`, and the latest stamp seen.
 fn changed_since(conn: &Connection, tables: &HashSet<String>, since: i64) -> rusqlite::Result<(HashSet<String>, i64)> {
     let mut changed = HashSet::new();
     let mut mark = since;
-    for (table, session_column) in [("session", "id"), ("message", "session_id"), ("part", "session_id")] {
+    for (table, changed_sql, _) in STAMPED {
         if !tables.contains(table) {
             continue;
         }
-        // Table and column names are constants; the mark is bound.
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {session_column}, max(time_updated) FROM \"{table}\"
-             WHERE time_updated >= ?1 GROUP BY {session_column}"
-        ))?;
+        let mut stmt = conn.prepare(changed_sql)?;
         let mut rows = stmt.query([since])?;
         while let Some(row) = rows.next()? {
             if let Some(id) = text_at(row, Some(0)) {
@@ -173,10 +189,9 @@ fn changed_since(conn: &Connection, tables: &HashSet<String>, since: i64) -> rus
 /// The latest `time_updated` of any session, message or part row.
 fn latest_stamp(conn: &Connection, tables: &HashSet<String>) -> rusqlite::Result<Option<i64>> {
     let mut latest: Option<i64> = None;
-    for table in ["session", "message", "part"] {
+    for (table, _, latest_sql) in STAMPED {
         if tables.contains(table) {
-            let stamp: Option<i64> =
-                conn.query_row(&format!("SELECT max(time_updated) FROM \"{table}\""), [], |r| r.get(0))?;
+            let stamp: Option<i64> = conn.query_row(latest_sql, [], |r| r.get(0))?;
             latest = latest.max(stamp);
         }
     }
@@ -394,8 +409,11 @@ fn read_v1_messages(
         parts.entry(message_id).or_default().add_tool(text_at(row, Some(1)), text_at(row, Some(2)));
     }
 
-    let where_only = if only_json.is_some() { " WHERE session_id IN (SELECT value FROM json_each(?1))" } else { "" };
-    let mut stmt = conn.prepare(&format!("SELECT id, session_id, time_created, data FROM message{where_only}"))?;
+    let mut stmt = conn.prepare(if only_json.is_some() {
+        "SELECT id, session_id, time_created, data FROM message WHERE session_id IN (SELECT value FROM json_each(?1))"
+    } else {
+        "SELECT id, session_id, time_created, data FROM message"
+    })?;
     let mut rows = stmt.query(rusqlite::params_from_iter(&args))?;
     while let Some(row) = rows.next()? {
         let (Some(id), Some(session_id)) = (text_at(row, Some(0)), text_at(row, Some(1))) else {
