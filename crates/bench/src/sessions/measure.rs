@@ -15,19 +15,20 @@ fn pct(samples: &mut [Duration], p: f64) -> f64 {
     samples[((samples.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3
 }
 
-/// Times `calls` calls of `f` (after 3 untimed ones); stops early after 20 s.
-fn time(calls: usize, mut f: impl FnMut()) -> (f64, f64, usize) {
+/// Times `calls` calls of `f` (after 3 untimed ones); stops early after 20 s. The first
+/// error ends the measurement and is returned.
+fn time<E>(calls: usize, mut f: impl FnMut() -> Result<(), E>) -> Result<(f64, f64, usize), E> {
     for _ in 0..3 {
-        f();
+        f()?;
     }
     let mut samples = Vec::new();
     let budget = Instant::now();
     while samples.len() < calls && (budget.elapsed() < Duration::from_secs(20) || samples.len() < 5) {
         let t = Instant::now();
-        f();
+        f()?;
         samples.push(t.elapsed());
     }
-    (pct(&mut samples, 0.5), pct(&mut samples, 0.95), samples.len())
+    Ok((pct(&mut samples, 0.5), pct(&mut samples, 0.95), samples.len()))
 }
 
 /// Bytes this process has read through read(2) and friends (Linux `rchar`).
@@ -87,9 +88,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
         return Ok(());
     }
 
-    let (p50, p95, n) = time(5, || {
-        lib.refresh().unwrap();
-    });
+    let (p50, p95, n) = time(5, || lib.refresh().map(drop))?;
     row("no-change refresh p50 / p95", format!("{p50:.1} / {p95:.1} ms ({n})"), "");
 
     // What was indexed.
@@ -132,9 +131,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
         ),
     ] {
         let total = lib.list_sessions(args_of.clone())?.total;
-        let (p50, p95, n) = time(args.calls, || {
-            lib.list_sessions(args_of.clone()).unwrap();
-        });
+        let (p50, p95, n) = time(args.calls, || lib.list_sessions(args_of.clone()).map(drop))?;
         let ok = if p95 < 50.0 { "< 50 ms: met" } else { "< 50 ms: NOT met" };
         row(label, format!("{p50:.2} / {p95:.2} ms ({n}, {total} match)"), ok);
     }
@@ -143,15 +140,11 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     let read = || ReadArgs { session_id: Some(h.big_id.clone()), count: Some(json!(30)), before: None };
     let transcript = lib.read_transcript(read())?;
     anyhow::ensure!(transcript.returned == 30, "the big session returned {}", transcript.returned);
-    let (p50, p95, n) = time(args.calls, || {
-        lib.read_transcript(read()).unwrap();
-    });
+    let (p50, p95, n) = time(args.calls, || lib.read_transcript(read()).map(drop))?;
     let ok = if p95 < 50.0 { "< 50 ms: met" } else { "< 50 ms: NOT met" };
     row("read_transcript last 30 of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), ok);
     let latest = || LatestArgs { session_id: Some(h.big_id.clone()) };
-    let (p50, p95, n) = time(args.calls, || {
-        lib.latest_message(latest()).unwrap();
-    });
+    let (p50, p95, n) = time(args.calls, || lib.latest_message(latest()).map(drop))?;
     row("latest_message of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), "");
 
     // Append one message, then read: only the appended bytes may be read.
@@ -201,9 +194,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
         let hits = lib.search_messages(args_of.clone())?.hits.len();
         let first = t.elapsed().as_secs_f64() * 1e3;
         let calls = if first > 1000.0 { 5 } else { args.calls };
-        let (p50, p95, n) = time(calls, || {
-            lib.search_messages(args_of.clone()).unwrap();
-        });
+        let (p50, p95, n) = time(calls, || lib.search_messages(args_of.clone()).map(drop))?;
         let ok = if p95 < 100.0 { "< 100 ms: met" } else { "< 100 ms: NOT met" };
         row(&format!("search_messages {label} {query:?}"), format!("{p50:.1} / {p95:.1} ms ({n}, {hits} hits)"), ok);
     }
@@ -225,10 +216,8 @@ fn opencode_change(home: &std::path::Path, row: &mut impl FnMut(&str, String, &s
     let db = home.join(".local/share/opencode/opencode.db");
     let unit = Unit::new(Source::Opencode, db.clone(), UnitKind::Whole);
     let reader = reader(Source::Opencode);
-    let (full_p50, full_p95, n) = time(5, || {
-        reader.parse_whole_since(&unit, None).unwrap();
-    });
-    row("opencode.db read whole (190 MB)", format!("{full_p50:.0} / {full_p95:.0} ms ({n})"), "");
+    let (full_p50, full_p95, n) = time(5, || reader.parse_whole_since(&unit, None).map(drop))?;
+    row("opencode.db read whole", format!("{full_p50:.0} / {full_p95:.0} ms ({n})"), "");
     let mark = reader.parse_whole_since(&unit, None)?.mark.context("no mark")?;
 
     let conn = rusqlite::Connection::open(&db)?;
@@ -244,9 +233,9 @@ fn opencode_change(home: &std::path::Path, row: &mut impl FnMut(&str, String, &s
     )?;
     let mut changed = 0;
     let (p50, p95, n) = time(20, || {
-        let read = reader.parse_whole_since(&unit, Some(now)).unwrap();
-        changed = read.sessions.len();
-    });
+        changed = reader.parse_whole_since(&unit, Some(now))?.sessions.len();
+        Ok::<_, std::io::Error>(())
+    })?;
     row(
         "opencode.db read changes only (1 new message)",
         format!("{p50:.0} / {p95:.0} ms ({n}, {changed} session read)"),
