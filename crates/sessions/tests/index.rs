@@ -4,7 +4,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use memory_bank_sessions::{ErrorCode, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, Source};
 use serde_json::json;
@@ -21,37 +21,7 @@ fn assistant(uuid: &str, text: &str, minute: u32) -> String {
     .to_string()
 }
 
-struct Home {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    index: PathBuf,
-}
-
-impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(home.join(".claude/projects")).unwrap();
-        let index = dir.path().join("data/sessions.sqlite");
-        Home { _dir: dir, home, index }
-    }
-
-    fn session_path(&self, project: &str, id: &str) -> PathBuf {
-        let p = self.home.join(".claude/projects").join(project);
-        std::fs::create_dir_all(&p).unwrap();
-        p.join(format!("{id}.jsonl"))
-    }
-
-    fn write(&self, project: &str, id: &str, lines: &[String]) -> PathBuf {
-        let path = self.session_path(project, id);
-        std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
-        path
-    }
-
-    fn library(&self) -> Library {
-        common::library(&self.home, Some(&self.index))
-    }
-}
+use common::TempHome as Home;
 
 fn append(path: &Path, text: &str) {
     std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();

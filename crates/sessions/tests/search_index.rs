@@ -23,23 +23,11 @@ fn line(kind: &str, uuid: &str, text: &str, minute: u32) -> String {
         + "\n"
 }
 
-struct Home {
-    _dir: tempfile::TempDir,
-    home: PathBuf,
-    index: PathBuf,
-}
+use common::TempHome as Home;
 
 impl Home {
-    fn new() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(home.join(".claude/projects/-work-app")).unwrap();
-        let index = dir.path().join("data/sessions.sqlite");
-        Home { _dir: dir, home, index }
-    }
-
     fn session(&self, id: &str) -> PathBuf {
-        self.home.join(format!(".claude/projects/-work-app/{id}.jsonl"))
+        self.session_path("-work-app", id)
     }
 
     fn roots(&self) -> Vec<(Source, PathBuf)> {

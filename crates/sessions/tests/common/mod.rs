@@ -38,6 +38,42 @@ pub fn library(home: &Path, index: Option<&Path>) -> Library {
     lib
 }
 
+/// A temp home with an empty `~/.claude/projects`, and an index file beside it.
+pub struct TempHome {
+    _dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub index: PathBuf,
+}
+
+impl TempHome {
+    pub fn new() -> TempHome {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".claude/projects")).unwrap();
+        let index = dir.path().join("data/sessions.sqlite");
+        TempHome { _dir: dir, home, index }
+    }
+
+    /// The file of Claude session `id` in `project` (the folder is created).
+    pub fn session_path(&self, project: &str, id: &str) -> PathBuf {
+        let p = self.home.join(".claude/projects").join(project);
+        std::fs::create_dir_all(&p).unwrap();
+        p.join(format!("{id}.jsonl"))
+    }
+
+    /// Writes Claude session `id` in `project`, one line per record.
+    pub fn write(&self, project: &str, id: &str, lines: &[String]) -> PathBuf {
+        let path = self.session_path(project, id);
+        std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        path
+    }
+
+    /// A library over this home with its index file, refreshed.
+    pub fn library(&self) -> Library {
+        library(&self.home, Some(&self.index))
+    }
+}
+
 /// A temp home holding the Claude fixtures at `~/.claude`.
 pub fn claude_home() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
