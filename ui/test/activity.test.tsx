@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolActivity } from "../src/ipc";
 import { installFakeBackend } from "./fakeBackend";
 import { activity, session, transcript } from "./fakeSessions";
-import { renderApp, settle, tick, useFakeClock } from "./render";
+import { openFirstListedSession, renderApp, settle, showSessions, tick, useFakeClock } from "./render";
 import { ROW_PX } from "./setup";
 
 beforeEach(() => useFakeClock());
@@ -21,11 +21,8 @@ async function openTranscript(count: number, tools: ToolActivity[], setup?: (bac
   setup?.(backend);
   const app = renderApp();
   await settle();
-  await app.user.click(screen.getByRole("button", { name: "Sessions" }));
-  await settle();
-  await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-  await tick(50);
-  await settle();
+  await showSessions(app);
+  await openFirstListedSession(app);
   return { app, backend };
 }
 
@@ -198,9 +195,7 @@ describe("tool activity", () => {
     await app.user.click(screen.getByRole("button", { name: "Back to sessions" }));
     await settle();
     await tick(31_000);
-    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-    await tick(50);
-    await settle();
+    await openFirstListedSession(app);
     expect(backend.callsOf("read_transcript")).toHaveLength(2);
     expect(backend.callsOf("session_activity")).toHaveLength(2);
     expect(toggle(2).textContent).toBe("▸2 tool calls · Read, Write");

@@ -5,7 +5,7 @@ import type { AppState } from "../src/ipc";
 import { appStateKey } from "../src/memory/queryKeys";
 import { installFakeBackend } from "./fakeBackend";
 import { session, transcript } from "./fakeSessions";
-import { renderApp, settle, tick, useFakeClock } from "./render";
+import { openFirstListedSession, renderApp, settle, showSessions, tick, useFakeClock } from "./render";
 
 beforeEach(() => useFakeClock());
 
@@ -18,11 +18,8 @@ async function openDialogOn(text: string, state?: Partial<AppState>, selection?:
   });
   const app = renderApp();
   await settle();
-  await app.user.click(screen.getByRole("button", { name: "Sessions" }));
-  await settle();
-  await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-  await tick(50);
-  await settle();
+  await showSessions(app);
+  await openFirstListedSession(app);
   const message = document.querySelector('[data-message-index="2"]') as HTMLElement;
   if (selection) {
     const node = message.querySelector(".message-text")!.firstChild as Text;

@@ -50,6 +50,21 @@ export async function settle() {
   for (let i = 0; i < 5; i++) await tick(0);
 }
 
+type RenderedApp = ReturnType<typeof renderApp>;
+
+/** Switches to the Sessions view and lets its list load. */
+export async function showSessions(app: RenderedApp) {
+  await app.user.click(screen.getByRole("button", { name: "Sessions" }));
+  await settle();
+}
+
+/** Opens the first listed session and lets its transcript load. */
+export async function openFirstListedSession(app: RenderedApp) {
+  await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
+  await tick(50);
+  await settle();
+}
+
 export function rowTitles(): string[] {
   return Array.from(document.querySelectorAll(".row-title"), (node) => node.textContent ?? "");
 }

@@ -3,7 +3,7 @@ import { fireEvent, screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
 import { installFakeBackend, memory } from "./fakeBackend";
 import { session, transcript } from "./fakeSessions";
-import { renderApp, settle, tick, useFakeClock } from "./render";
+import { openFirstListedSession, renderApp, settle, tick, useFakeClock } from "./render";
 
 beforeEach(() => useFakeClock());
 
@@ -24,9 +24,7 @@ const renderedIndexes = () =>
 describe("transcript", () => {
   it("opens the session, reads the last 30, shows role, time and text with line breaks", async () => {
     const { app, backend } = await openTranscript(100);
-    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-    await tick(50);
-    await settle();
+    await openFirstListedSession(app);
     expect(backend.calls.map((c) => c.cmd).filter((c) => c === "open_session" || c === "read_transcript")).toEqual([
       "open_session",
       "read_transcript",
@@ -41,9 +39,7 @@ describe("transcript", () => {
 
   it("pages backwards with before as the person scrolls up", async () => {
     const { app, backend } = await openTranscript(100);
-    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-    await tick(50);
-    await settle();
+    await openFirstListedSession(app);
     const scroller = screen.getByRole("region", { name: "Transcript" });
     scroller.scrollTop = 0;
     fireEvent.scroll(scroller);
@@ -73,9 +69,7 @@ describe("transcript", () => {
 
   it("keyboard: j/k and arrows move, Enter opens Remember, Escape goes back to the list", async () => {
     const { app } = await openTranscript(10);
-    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-    await tick(50);
-    await settle();
+    await openFirstListedSession(app);
     const last = document.querySelector('[data-message-index="9"]') as HTMLElement;
     expect(last.tabIndex).toBe(0);
     last.focus();
@@ -107,9 +101,7 @@ describe("transcript", () => {
   it("session_not_found: an error with the message", async () => {
     const { app, backend } = await openTranscript(3);
     backend.sessionData.sessions = [];
-    await app.user.click(within(screen.getByRole("list", { name: "Sessions" })).getByRole("button"));
-    await tick(50);
-    await settle();
+    await openFirstListedSession(app);
     expect(within(screen.getByRole("alert")).getByText("Could not open the session")).not.toBeNull();
     expect(screen.getByText("No session ses_1")).not.toBeNull();
   });
