@@ -1,23 +1,10 @@
 // axe-core on every screen of the app: no violations. (color-contrast needs real
 // layout and canvas, which jsdom lacks, so axe cannot judge it here.)
 import { screen, within } from "@testing-library/react";
-import axe from "axe-core";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { installFakeBackend, memories, memory } from "./fakeBackend";
 import { deleteButton, renderApp, settle, tick, useFakeClock } from "./render";
-
-async function expectNoViolations() {
-  // axe schedules its own work on timers; the screen is set up, so let real time run.
-  vi.useRealTimers();
-  const results = await axe.run(document, {
-    rules: { "color-contrast": { enabled: false } },
-    resultTypes: ["violations"],
-  });
-  const found = results.violations.map(
-    (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`,
-  );
-  expect(found).toEqual([]);
-}
+import { expectNoViolations } from "./axe";
 
 async function start() {
   const app = renderApp();

@@ -2,13 +2,13 @@
 // set_session_roots (the whole list each time), over the fake backend at the IPC boundary.
 import { screen, within } from "@testing-library/react";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
-import axe from "axe-core";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import * as ipc from "../src/ipc";
 import type { SessionRoot } from "../src/ipc";
 import { isAbsolutePath } from "../src/settings/sessionFolders";
 import { installFakeBackend } from "./fakeBackend";
 import { renderApp, settle, useFakeClock } from "./render";
+import { expectNoViolations } from "./axe";
 
 const OLD_CODEX: SessionRoot = { source: "codex", path: "/mnt/old-laptop/.codex" };
 const OLD_CLAUDE: SessionRoot = { source: "claude-code", path: "/mnt/old-laptop/.claude" };
@@ -51,18 +51,6 @@ function toolSelect() {
 async function fillPath(app: ReturnType<typeof renderApp>, text: string) {
   await app.user.click(pathField());
   await app.user.paste(text);
-}
-
-async function expectNoViolations() {
-  vi.useRealTimers();
-  const results = await axe.run(document, {
-    rules: { "color-contrast": { enabled: false } },
-    resultTypes: ["violations"],
-  });
-  const found = results.violations.map(
-    (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`,
-  );
-  expect(found).toEqual([]);
 }
 
 describe("session folders", () => {

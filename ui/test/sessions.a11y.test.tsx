@@ -1,23 +1,11 @@
 // axe-core on every new Sessions screen: list, empty, error, transcript, and the
 // Remember dialog with its secret warning. (color-contrast needs real layout.)
 import { screen, within } from "@testing-library/react";
-import axe from "axe-core";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { installFakeBackend, type FakeBackend } from "./fakeBackend";
 import { activity, session, transcript, type SessionData } from "./fakeSessions";
 import { renderApp, settle, tick, useFakeClock } from "./render";
-
-async function expectNoViolations() {
-  vi.useRealTimers();
-  const results = await axe.run(document, {
-    rules: { "color-contrast": { enabled: false } },
-    resultTypes: ["violations"],
-  });
-  const found = results.violations.map(
-    (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(" ")).join(" | ")}`,
-  );
-  expect(found).toEqual([]);
-}
+import { expectNoViolations } from "./axe";
 
 const data = (): SessionData => ({
   sessions: [1, 2, 3, 4].map((n) => session(n, n === 1 ? { title: "<img src=x onerror=alert(1)>" } : {})),
