@@ -24,3 +24,41 @@ pub fn time_value(v: &serde_json::Value) -> Option<i64> {
         _ => None,
     }
 }
+
+/// Whether `text` lower-cased (`str::to_lowercase`) contains `needle`, which is already
+/// lower-cased. SQLite's own `lower()` folds ASCII only, so the index registers this as
+/// the SQL function `contains_folded(text, needle)` (see `index/mod.rs`).
+pub fn contains_folded(text: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    if text.is_ascii() {
+        // Lower-cased ASCII stays ASCII: no allocation for the common case.
+        return needle.is_ascii()
+            && text.as_bytes().windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle.as_bytes()));
+    }
+    text.to_lowercase().contains(needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_folded;
+
+    #[test]
+    fn contains_folded_agrees_with_to_lowercase() {
+        for (text, query, expected) in [
+            ("The Client Migration", "client migration", true),
+            ("ΟΔΟΣ ΠΡΟΣ", "οδος", true), // to_lowercase picks the final form ς at a word end
+            ("ΟΔΟΣ ΠΡΟΣ", "οδος προς", true),
+            ("Привет МИР", "мир", true),
+            ("ascii only", "ï", false),
+            ("KELVIN \u{212A}", "k", true),
+            ("我们讨论了客户迁移", "客户迁移", true),
+            ("只有迁移", "客户迁移", false),
+        ] {
+            let needle = query.to_lowercase();
+            assert_eq!(contains_folded(text, &needle), expected, "{text} / {query}");
+            assert_eq!(contains_folded(text, &needle), text.to_lowercase().contains(&needle), "{text}");
+        }
+    }
+}

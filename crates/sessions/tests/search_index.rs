@@ -68,11 +68,13 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
     }
     lines += &line("user", "u-cjk", "我们讨论了客户迁移的计划", 40);
     lines += &line("user", "u-only", "只有迁移", 41);
+    // Case beyond ASCII (SQLite's lower() folds ASCII only): both ways must find it.
+    lines += &line("user", "u-ru", "ПЛАН МИГРАЦИИ готов", 42);
     std::fs::write(h.session("s1"), lines).unwrap();
 
     let index = h.index();
     assert!(!index.search_is_caught_up().unwrap(), "nothing indexed for search yet");
-    let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this"];
+    let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this", "миграции", "ии"];
     let scanned: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
     index_for_search(&index);
     let indexed: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
@@ -86,6 +88,8 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
     assert_eq!(ids(&indexed[4]), ["u-only", "u-cjk"]);
     assert_eq!(indexed[5].len(), 5, "a common term fills the limit");
     assert!(indexed[6].is_empty());
+    assert_eq!(ids(&indexed[7]), ["u-ru"]);
+    assert_eq!(ids(&indexed[8]), ["u-ru"], "two characters: scanned, also case-insensitively");
 }
 
 #[test]
@@ -309,4 +313,45 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
     let t = lib.read_transcript(memory_bank_sessions::ReadArgs { session_id: Some("s00".into()), ..Default::default() });
     assert_eq!(t.unwrap().messages.last().unwrap().text, "an appended answer");
     assert_eq!(shared.lock().unwrap().len(), seen.len());
+}
+
+fn search_file_value(h: &Home, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(search_path(&h.index)).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn small_updates_are_merged_and_a_mostly_stale_search_index_starts_over() {
+    let h = Home::new();
+    let path = h.session("s1");
+    let mut lines = String::new();
+    let mut index = h.index();
+    // Twenty refreshes of one new message each: twenty small segments, merged as they
+    // accumulate, so a query reads a bounded number of them.
+    for round in 0..20 {
+        lines += &line("user", &format!("m{round}"), &format!("marmot sighting number {round}"), round);
+        std::fs::write(&path, &lines).unwrap();
+        index.refresh(&h.roots()).unwrap();
+        index_for_search(&index);
+    }
+    let segments = search_file_value(&h, "SELECT count(*) FROM segment");
+    assert!(segments < 8, "{segments} segments");
+    assert_eq!(h.search(&index, "marmot", 50).len(), 20);
+    assert_eq!(h.search(&index, "NUMBER 13", 50).len(), 1);
+
+    // 1 200 more, then the file rewritten with one message: 1 220 stale postings, more
+    // than a quarter of what was indexed, so the search index is built again.
+    let more: String = (0..1200).map(|i| line("assistant", &format!("b{i}"), &format!("badger report {i}"), 30)).collect();
+    std::fs::write(&path, lines.clone() + &more).unwrap();
+    index.refresh(&h.roots()).unwrap();
+    index_for_search(&index);
+    assert_eq!(h.search(&index, "badger report 1199", 5).len(), 1);
+    std::fs::write(&path, line("user", "w1", "only a wombat is left", 1)).unwrap();
+    index.refresh(&h.roots()).unwrap();
+    index_for_search(&index);
+    assert_eq!(search_file_value(&h, "SELECT stale FROM progress"), 0);
+    assert_eq!(search_file_value(&h, "SELECT indexed FROM progress"), 1);
+    assert!(h.search(&index, "badger", 5).is_empty());
+    assert!(h.search(&index, "marmot", 5).is_empty());
+    assert_eq!(h.search(&index, "WOMBAT", 5).len(), 1);
 }

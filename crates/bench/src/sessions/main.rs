@@ -67,6 +67,9 @@ pub struct Args {
     /// Stop after the first full index (for profiling it).
     #[arg(long)]
     index_only: bool,
+    /// Only time `search_messages`, on the index a previous run left in `--index-dir`.
+    #[arg(long)]
+    search_only: bool,
 }
 
 /// What one generated file or store holds.

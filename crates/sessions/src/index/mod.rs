@@ -8,6 +8,8 @@ mod apply;
 mod query;
 mod refresh;
 mod search;
+mod segments;
+mod trigram;
 
 use std::path::{Path, PathBuf};
 
@@ -201,6 +203,7 @@ impl Index {
     }
 
     fn init(conn: Connection) -> Result<Index, IndexError> {
+        register_functions(&conn)?;
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version != SCHEMA_VERSION {
             let tables: i64 =
@@ -242,6 +245,22 @@ impl Index {
 
 /// A number that tells one built index from another (time and process: two indexes
 /// built by the same process in the same nanosecond are not a concern).
+/// SQL functions the queries use: `contains_folded(text, needle)`, a Unicode
+/// case-insensitive containment test (SQLite's `lower()` folds ASCII only).
+fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    conn.create_scalar_function(
+        "contains_folded",
+        2,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS,
+        |ctx| {
+            let text = ctx.get_raw(0).as_str_or_null().ok().flatten().unwrap_or("");
+            let needle = ctx.get_raw(1).as_str_or_null().ok().flatten().unwrap_or("");
+            Ok(crate::text::contains_folded(text, needle))
+        },
+    )
+}
+
 fn new_generation() -> i64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

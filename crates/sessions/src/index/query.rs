@@ -119,7 +119,7 @@ impl Index {
             conditions.push(
                 "(instr(s.filter_key, ?) > 0 OR s.session_id = ?
                   OR (s.source, s.session_id) IN
-                     (SELECT source, session_id FROM external_title WHERE instr(lower(title), ?) > 0))"
+                     (SELECT source, session_id FROM external_title WHERE contains_folded(title, ?)))"
                     .into(),
             );
             let needle = query.trim().to_lowercase();
@@ -243,31 +243,28 @@ impl Index {
     /// Messages whose text contains `query` case-insensitively, newest first.
     ///
     /// The order is `coalesce(ts, session.updated)` newest first, then the row id, which is
-    /// what `message.sort_ts` holds. A term with few matches has them all sorted; a common
-    /// one (many full-text matches, or any two-character query, which the trigram index
-    /// cannot answer, or a search index still being built) walks `message_by_sort` newest
-    /// first and stops at the first `limit` hits, bounded to the newest [`WALK_ROWS`]
-    /// messages; when that window holds too few, the full sort runs as before. Both give
-    /// the same answer.
+    /// what `message.sort_ts` holds. The search index (`search.rs`) gives the messages
+    /// holding every trigram of the query; few of them are sorted whole, many are met by
+    /// walking `message_by_sort` newest first (bounded to the newest [`WALK_ROWS`]
+    /// messages; when that window holds too few hits, the full sort runs). A query the
+    /// index cannot answer (under three characters, or while a first index builds it)
+    /// scans the stored texts the same two ways. All give the same answer.
     pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
         let needle = query.to_lowercase();
         let mut args = Vec::new();
-        // Trigrams need three characters, and a search index that holds every message
-        // (a first index builds it in the background); otherwise the stored texts are scanned.
-        let trigrams = match super::search::trigram_query(query) {
-            Some(q) if super::search::is_caught_up(&self.conn)? => Some(q),
-            _ => None,
+        let candidates = super::search::candidates(&self.conn, query)?;
+        let (matcher, common) = match &candidates {
+            Some(ids) => {
+                args.push(Sql::Text(id_list(ids)));
+                ("", ids.len() >= FEW_MATCHES)
+            }
+            None => {
+                args.push(Sql::Text(needle.clone()));
+                ("contains_folded(m.text, ?)", true)
+            }
         };
-        let fts = trigrams.is_some();
-        let matcher = if let Some(trigrams) = trigrams {
-            args.push(Sql::Text(trigrams));
-            "m.id IN (SELECT rowid FROM search.message_fts WHERE message_fts MATCH ?)"
-        } else {
-            args.push(Sql::Text(query.into()));
-            args.push(Sql::Text(query.into()));
-            "(instr(m.text, ?) > 0 OR instr(lower(m.text), lower(?)) > 0)"
-        };
-        let roots_sql = roots_clause(roots, &mut args);
+        let mut roots_args = Vec::new();
+        let roots_sql = roots_clause(roots, &mut roots_args);
         let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}");
         let joins = |hint: &str| {
             format!(
@@ -276,17 +273,6 @@ impl Index {
             )
         };
 
-        let common = if fts {
-            let pattern = args[0].clone();
-            let hits: i64 = self.conn.prepare_cached(&format!(
-                "SELECT count(*) FROM (SELECT rowid FROM search.message_fts WHERE message_fts MATCH ?1 LIMIT {FEW_MATCHES})"
-            ))?
-            .query_row([pattern], |r| r.get(0))?;
-            hits >= FEW_MATCHES
-        } else {
-            true
-        };
-        let mut walked = None;
         if common {
             // The sort key of the WALK_ROWS-th newest message bounds the walk.
             let floor: Option<i64> = self
@@ -297,35 +283,86 @@ impl Index {
                 ))?
                 .query_row([], |r| r.get(0))
                 .optional()?;
-            let per_row = if fts {
-                "EXISTS (SELECT 1 FROM search.message_fts WHERE message_fts MATCH ? AND rowid = m.id)"
-            } else {
-                matcher
+            let floor = floor.unwrap_or(i64::MIN);
+            let hits = match &candidates {
+                Some(ids) => self.walk_candidates(ids, &columns, &joins(""), &roots_sql, &roots_args, floor, &needle, limit)?,
+                None => {
+                    let mut walk_args = args.clone();
+                    walk_args.extend(roots_args.iter().cloned());
+                    walk_args.push(Sql::Integer(floor));
+                    let mut stmt = self.conn.prepare(&format!(
+                        "SELECT {columns} {}
+                         WHERE {matcher} AND s.hidden = 0 AND {roots_sql} AND m.sort_ts >= ?
+                         ORDER BY m.sort_ts DESC, m.id DESC",
+                        joins("INDEXED BY message_by_sort")
+                    ))?;
+                    collect_hits(&mut stmt, &walk_args, &needle, limit)?
+                }
             };
-            let mut walk_args = args.clone();
-            walk_args.push(Sql::Integer(floor.unwrap_or(i64::MIN)));
-            let mut stmt = self.conn.prepare(&format!(
-                "SELECT {columns} {}
-                 WHERE {per_row} AND s.hidden = 0 AND {roots_sql} AND m.sort_ts >= ?
-                 ORDER BY m.sort_ts DESC, m.id DESC",
-                joins("INDEXED BY message_by_sort")
-            ))?;
-            let hits = collect_hits(&mut stmt, &walk_args, &needle, limit)?;
             // Complete when the window held enough matches, or was the whole table.
-            if hits.len() as u32 >= limit || floor.is_none() {
-                walked = Some(hits);
+            if hits.len() as u32 >= limit || floor == i64::MIN {
+                return Ok(hits);
             }
         }
-        if let Some(hits) = walked {
-            return Ok(hits);
-        }
-        let mut stmt = self.conn.prepare(&format!(
-            "SELECT {columns} {}
-             WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
-             ORDER BY coalesce(m.ts, s.updated) DESC, m.id DESC",
-            joins("")
-        ))?;
+        args.extend(roots_args);
+        let sql = if candidates.is_some() {
+            // The candidates drive the join (CROSS JOIN keeps them the outer loop); left to
+            // itself the planner walks every listed session's messages instead.
+            format!(
+                "SELECT {columns} {}
+                 WHERE s.hidden = 0 AND {roots_sql}
+                 ORDER BY m.sort_ts DESC, m.id DESC",
+                joins("").replacen("FROM message m", "FROM json_each(?) c CROSS JOIN message m ON m.id = c.value", 1)
+            )
+        } else {
+            format!(
+                "SELECT {columns} {}
+                 WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
+                 ORDER BY m.sort_ts DESC, m.id DESC",
+                joins("")
+            )
+        };
+        let mut stmt = self.conn.prepare(&sql)?;
         Ok(collect_hits(&mut stmt, &args, &needle, limit)?)
+    }
+
+    /// The first `limit` hits among `candidates` (sorted ids) in the newest messages down
+    /// to sort key `floor`, newest first: the walk reads ids only (from the index), and
+    /// the rows of candidates one by one.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_candidates(
+        &self,
+        candidates: &[i64],
+        columns: &str,
+        joins: &str,
+        roots_sql: &str,
+        roots_args: &[Sql],
+        floor: i64,
+        needle: &str,
+        limit: u32,
+    ) -> Result<Vec<SearchHit>, IndexError> {
+        let mut walk = self.conn.prepare_cached(
+            "SELECT id FROM message INDEXED BY message_by_sort WHERE sort_ts >= ?1 ORDER BY sort_ts DESC, id DESC",
+        )?;
+        let mut row = self
+            .conn
+            .prepare_cached(&format!("SELECT {columns} {joins} WHERE m.id = ? AND s.hidden = 0 AND {roots_sql}"))?;
+        let mut row_args = vec![Sql::Null];
+        row_args.extend(roots_args.iter().cloned());
+        let mut hits = Vec::new();
+        let mut ids = walk.query([floor])?;
+        while let Some(r) = ids.next()? {
+            if hits.len() as u32 >= limit {
+                break;
+            }
+            let id: i64 = r.get(0)?;
+            if candidates.binary_search(&id).is_err() {
+                continue;
+            }
+            row_args[0] = Sql::Integer(id);
+            hits.extend(collect_hits(&mut row, &row_args, needle, 1)?);
+        }
+        Ok(hits)
     }
 
     /// Listed sessions per source and per workspace.
@@ -354,8 +391,22 @@ impl Index {
     }
 }
 
-/// Full-text matches up to which a term is sorted whole rather than walked.
-const FEW_MATCHES: i64 = 2000;
+/// Candidates up to which a term is sorted whole rather than walked.
+const FEW_MATCHES: usize = 2000;
+
+/// `ids` as a JSON array, read back by `json_each` (one bound parameter for any number).
+fn id_list(ids: &[i64]) -> String {
+    let mut out = String::with_capacity(ids.len() * 8 + 2);
+    out.push('[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&id.to_string());
+    }
+    out.push(']');
+    out
+}
 
 /// Newest messages a walk looks at before it falls back to sorting every match.
 const WALK_ROWS: i64 = 20_000;

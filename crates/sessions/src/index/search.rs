@@ -10,17 +10,22 @@
 //! Until both are caught up, search scans the stored texts instead, so an answer is
 //! never missing a message: only slower while a first index runs.
 //!
-//! The index keeps no positions (`detail = none`: half the build time and a seventh of
-//! the size of the positional index, measured on the bench history). It finds the messages holding every trigram of the query, a
-//! superset that the caller narrows down by checking containment.
+//! The index maps each trigram of folded text (`trigram.rs`) to the messages holding it,
+//! without positions, in segments written a batch at a time (`segments.rs`). It finds
+//! the messages holding every trigram of the query, a superset that the caller narrows
+//! down by checking containment. A message deleted or changed leaves stale postings
+//! behind (harmless: candidates are checked against the stored text); once they are a
+//! quarter of everything, the search index is built again.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::segments::{self, SegmentBuilder};
+use super::trigram::{self, Trigram};
+
 /// Bump when the layout below changes: the search file is then rebuilt from the index.
-const SEARCH_SCHEMA_VERSION: i64 = 1;
+const SEARCH_SCHEMA_VERSION: i64 = 2;
 
 const SEARCH_SCHEMA: &str = r#"
 CREATE TABLE search.progress (
@@ -28,15 +33,11 @@ CREATE TABLE search.progress (
     -- The `index_meta.generation` indexed: a rebuilt index starts the search over.
     generation INTEGER NOT NULL,
     message_id INTEGER NOT NULL,
-    dirty_seq INTEGER NOT NULL
+    dirty_seq INTEGER NOT NULL,
+    -- Messages indexed, and those indexed whose text changed or that are gone since.
+    indexed INTEGER NOT NULL DEFAULT 0,
+    stale INTEGER NOT NULL DEFAULT 0
 );
-CREATE VIRTUAL TABLE search.message_fts USING fts5 (
-    text, content = '', contentless_delete = 1, detail = none,
-    tokenize = 'trigram case_sensitive 0'
-);
--- Pending terms buffered before a segment is written (default 1 MB): fewer, larger
--- segments to merge during a first index.
-INSERT INTO search.message_fts (message_fts, rank) VALUES ('hashsize', 16777216);
 "#;
 
 /// Text indexed per transaction: bounded so the main file's WAL can be checkpointed
@@ -45,6 +46,10 @@ const BATCH_BYTES: usize = 16 << 20;
 
 /// Changes from `search_dirty` applied per transaction.
 const BATCH_CHANGES: i64 = 10_000;
+
+/// Stale messages (deleted, or indexed again after a change) that, once also more than a
+/// quarter of those indexed, make the search index start over.
+const STALE_REBUILD_MIN: i64 = 1000;
 
 /// Distinct trigrams a query is narrowed by (a long query needs no more to be selective).
 const MAX_TERMS: usize = 24;
@@ -64,9 +69,13 @@ pub(super) fn attach(conn: &Connection, path: Option<&Path>) -> rusqlite::Result
             "BEGIN;
              DROP TABLE IF EXISTS search.message_fts;
              DROP TABLE IF EXISTS search.progress;
+             DROP TABLE IF EXISTS search.segment;
+             DROP TABLE IF EXISTS search.chunk;
              {SEARCH_SCHEMA}
+             {}
              PRAGMA search.user_version = {SEARCH_SCHEMA_VERSION};
-             COMMIT;"
+             COMMIT;",
+            segments::SCHEMA
         ))?;
     }
     Ok(())
@@ -111,31 +120,30 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
          ON CONFLICT (id) DO UPDATE SET id = 1",
         [],
     )?;
-    let (indexed_generation, mut watermark, mut dirty_seq): (i64, i64, i64) = tx.query_row(
-        "SELECT generation, message_id, dirty_seq FROM search.progress WHERE id = 1",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let (indexed_generation, mut watermark, mut dirty_seq, mut indexed, mut stale): (i64, i64, i64, i64, i64) =
+        tx.query_row(
+            "SELECT generation, message_id, dirty_seq, indexed, stale FROM search.progress WHERE id = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )?;
     let generation: i64 = tx.query_row("SELECT generation FROM main.index_meta", [], |r| r.get(0))?;
+    // A rebuilt index: its ids mean other messages.
     if indexed_generation != generation {
-        // A rebuilt index: its ids mean other messages. Everything logged so far is
-        // covered by indexing every message again.
-        tx.execute("INSERT INTO search.message_fts (message_fts) VALUES ('delete-all')", [])?;
-        watermark = 0;
-        dirty_seq = tx.query_row("SELECT coalesce(max(seq), 0) FROM main.search_dirty", [], |r| r.get(0))?;
+        (watermark, dirty_seq, indexed, stale) = start_over(&tx)?;
     }
 
     let mut more = false;
-    let mut insert = tx.prepare_cached("INSERT INTO search.message_fts (rowid, text) VALUES (?1, ?2)")?;
-    // Messages already indexed whose text changed or that are gone: drop and re-add.
+    let mut builder = SegmentBuilder::default();
+    let (mut chars, mut trigrams): (Vec<u32>, Vec<Trigram>) = (Vec::new(), Vec::new());
+    // Messages already indexed whose text changed or that are gone: their postings stay
+    // (stale, harmless) and a changed one is indexed again with its new text.
     {
         let mut changes = tx.prepare_cached(
             "SELECT d.seq, d.message_id, m.text FROM main.search_dirty d
              LEFT JOIN main.message m ON m.id = d.message_id
              WHERE d.seq > ?1 ORDER BY d.seq LIMIT ?2",
         )?;
-        let mut delete = tx.prepare_cached("DELETE FROM search.message_fts WHERE rowid = ?1")?;
-        let mut seen = HashSet::new();
+        let mut changed: Vec<(i64, Option<String>)> = Vec::new();
         let mut applied = 0;
         let mut rows = changes.query(params![dirty_seq, BATCH_CHANGES])?;
         while let Some(row) = rows.next()? {
@@ -143,15 +151,21 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
             dirty_seq = row.get(0)?;
             let id: i64 = row.get(1)?;
             // Newer than the watermark: indexed below with its current text anyway.
-            if id > watermark || !seen.insert(id) {
-                continue;
-            }
-            delete.execute([id])?;
-            if let Some(text) = row.get::<_, Option<String>>(2)? {
-                insert.execute(params![id, text])?;
+            if id <= watermark {
+                changed.push((id, row.get(2)?));
             }
         }
         more |= applied >= BATCH_CHANGES;
+        // Ids must reach the builder in increasing order (all of these are below the new ones).
+        changed.sort_by_key(|(id, _)| *id);
+        changed.dedup_by_key(|(id, _)| *id);
+        stale += changed.len() as i64;
+        for (id, text) in changed {
+            if let Some(text) = text {
+                trigram::distinct_trigrams(&text, &mut chars, &mut trigrams);
+                builder.add(id, &trigrams);
+            }
+        }
     }
     // New messages, oldest first, up to the batch budget.
     {
@@ -166,17 +180,36 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
             let id: i64 = row.get(0)?;
             let text = row.get_ref(1)?.as_str()?;
             bytes += text.len();
-            insert.execute(params![id, text])?;
+            trigram::distinct_trigrams(text, &mut chars, &mut trigrams);
+            builder.add(id, &trigrams);
             watermark = id;
+            indexed += 1;
         }
     }
-    drop(insert);
+    builder.write(&tx)?;
+    segments::merge_full_levels(&tx)?;
+    // Mostly stale postings (many messages deleted or changed): cheaper to build again
+    // than to keep checking candidates that cannot match.
+    if stale > STALE_REBUILD_MIN && stale * 4 > indexed {
+        (watermark, dirty_seq, indexed, stale) = start_over(&tx)?;
+        more = true;
+    }
     tx.execute(
-        "UPDATE search.progress SET generation = ?1, message_id = ?2, dirty_seq = ?3 WHERE id = 1",
-        params![generation, watermark, dirty_seq],
+        "UPDATE search.progress SET generation = ?1, message_id = ?2, dirty_seq = ?3, indexed = ?4, stale = ?5
+         WHERE id = 1",
+        params![generation, watermark, dirty_seq, indexed, stale],
     )?;
     tx.commit()?;
     Ok(more)
+}
+
+/// Drops every segment so that every message is indexed again; returns the progress to
+/// store (watermark, dirty_seq, indexed, stale). Everything logged so far is covered by
+/// indexing every message with its current text.
+fn start_over(tx: &Connection) -> rusqlite::Result<(i64, i64, i64, i64)> {
+    segments::clear(tx)?;
+    let dirty_seq = tx.query_row("SELECT coalesce(max(seq), 0) FROM main.search_dirty", [], |r| r.get(0))?;
+    Ok((0, dirty_seq, 0, 0))
 }
 
 /// Forgets logged changes the search index has applied (run by the index's writer, the
@@ -190,43 +223,35 @@ pub(super) fn prune_applied_changes(conn: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The full-text query for "contains `query`": its distinct trigrams, all required.
-/// `None` for queries under three characters, which trigrams cannot answer.
-pub(super) fn trigram_query(query: &str) -> Option<String> {
-    let chars: Vec<char> = query.chars().collect();
-    if chars.len() < 3 {
-        return None;
+/// The messages that may contain `query` (case-insensitively): those holding every
+/// trigram of it, sorted by id. `None` when the search index cannot answer: a query
+/// under three characters, or an index that has not caught up (the caller scans).
+pub(super) fn candidates(conn: &Connection, query: &str) -> rusqlite::Result<Option<Vec<i64>>> {
+    let terms = trigram::query_trigrams(query);
+    if terms.is_empty() || !is_caught_up(conn)? {
+        return Ok(None);
     }
-    let mut seen = HashSet::new();
-    let terms: Vec<String> = chars
-        .windows(3)
-        // Not lower-cased here: the tokenizer folds case one character to one, whereas
-        // Rust's lower-casing may turn one character into two (and a term into a phrase).
-        .map(|w| w.iter().collect::<String>())
-        .filter(|t| seen.insert(t.clone()))
-        .collect();
     // Evenly spaced, first and last included: as selective as all of them in practice.
-    let picked: Vec<&String> = if terms.len() <= MAX_TERMS {
-        terms.iter().collect()
+    let picked: Vec<Trigram> = if terms.len() <= MAX_TERMS {
+        terms
     } else {
-        (0..MAX_TERMS).map(|i| &terms[i * (terms.len() - 1) / (MAX_TERMS - 1)]).collect()
+        (0..MAX_TERMS).map(|i| terms[i * (terms.len() - 1) / (MAX_TERMS - 1)]).collect()
     };
-    Some(picked.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" AND "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::trigram_query;
-
-    #[test]
-    fn a_query_becomes_its_distinct_trigrams() {
-        assert_eq!(trigram_query("ab"), None);
-        assert_eq!(trigram_query("Abc").as_deref(), Some("\"Abc\""));
-        assert_eq!(trigram_query("aaaa").as_deref(), Some("\"aaa\""));
-        assert_eq!(trigram_query("客户迁移").as_deref(), Some("\"客户迁\" AND \"户迁移\""));
-        assert_eq!(trigram_query("a\"bc").as_deref(), Some("\"a\"\"b\" AND \"\"\"bc\""));
-        let q = trigram_query("abcdefghijklmnopqrstuvwxyz0123456789").unwrap();
-        assert_eq!(q.matches(" AND ").count(), super::MAX_TERMS - 1);
-        assert!(q.starts_with("\"abc\"") && q.ends_with("\"789\""), "{q}");
+    let segments = segments::segment_ids(conn)?;
+    let mut lists = picked
+        .iter()
+        .map(|&t| segments::postings(conn, &segments, t))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    // Shortest first: every step can only shrink the candidates.
+    lists.sort_by_key(Vec::len);
+    let mut lists = lists.into_iter();
+    let mut ids = lists.next().unwrap_or_default();
+    for list in lists {
+        if ids.is_empty() {
+            break;
+        }
+        trigram::intersect_in_place(&mut ids, &list);
     }
+    Ok(Some(ids))
 }
+
