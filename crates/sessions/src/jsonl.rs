@@ -2,7 +2,7 @@
 //! and JSON that strict parsers reject (lone UTF-16 surrogate escapes).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 
 /// Parses one line as JSON the way the agents' own (JavaScript, Python) readers would:
 /// invalid UTF-8 becomes U+FFFD and a lone surrogate escape such as `"\ud83c"` (output cut
@@ -104,62 +104,85 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// One complete line read from a file.
 #[derive(Debug)]
-pub struct Line {
+pub struct Line<'a> {
     /// Byte offset of the line's first byte.
     pub offset: u64,
     /// The line without its newline.
-    pub bytes: Vec<u8>,
+    pub bytes: &'a [u8],
 }
+
+/// Bytes read from a file at a time; a longer line grows the buffer.
+const READ_BLOCK: usize = 1 << 20;
 
 /// Reads the complete lines of `file` from byte `start`: lines that end in `\n`, plus a
 /// final unterminated line only when it is already a whole JSON value (a writer that
 /// has not flushed yet leaves a fragment, which is skipped and read again next time).
 /// Returns the lines and the offset after the last one consumed.
-pub fn read_complete_lines(file: &mut File, start: u64, each: impl FnMut(Line)) -> std::io::Result<u64> {
+pub fn read_complete_lines(file: &mut File, start: u64, each: impl FnMut(Line<'_>)) -> std::io::Result<u64> {
     Ok(read_complete_lines_upto(file, start, u64::MAX, each)?.0)
 }
 
 /// [`read_complete_lines`] that stops at the first line boundary after `budget` bytes:
 /// returns the offset after the last line consumed and whether it stopped early (more
 /// lines may follow).
+///
+/// Lines are handed out as slices of one block buffer: no copy or allocation per line.
 pub fn read_complete_lines_upto(
     file: &mut File,
     start: u64,
     budget: u64,
-    mut each: impl FnMut(Line),
+    mut each: impl FnMut(Line<'_>),
 ) -> std::io::Result<(u64, bool)> {
     file.seek(SeekFrom::Start(start))?;
-    let mut reader = BufReader::with_capacity(256 * 1024, file.by_ref());
+    let mut buf = vec![0u8; READ_BLOCK];
+    // `buf[pos..filled]` is read and not yet consumed; `buf[pos..searched]` holds no newline.
+    let (mut pos, mut searched, mut filled) = (0, 0, 0);
     let mut offset = start;
-    let mut buf = Vec::new();
     loop {
         if offset - start >= budget {
             return Ok((offset, true));
         }
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
+        if let Some(at) = memchr::memchr(b'\n', &buf[searched..filled]) {
+            let end = searched + at;
+            let mut line = &buf[pos..end];
+            if line.last() == Some(&b'\r') {
+                line = &line[..line.len() - 1];
+            }
+            each(Line { offset, bytes: line });
+            offset += (end + 1 - pos) as u64;
+            pos = end + 1;
+            searched = pos;
+            continue;
+        }
+        searched = filled;
+        // More bytes are needed: keep the partial line at the front, and make room.
+        if pos > 0 {
+            buf.copy_within(pos..filled, 0);
+            (filled, searched, pos) = (filled - pos, searched - pos, 0);
+        }
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match file.read(&mut buf[filled..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => break other?,
+            }
+        };
         if n == 0 {
-            break;
-        }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            each(Line { offset, bytes: std::mem::take(&mut buf) });
-            offset += n as u64;
-        } else {
             // Unterminated: consume only a complete JSON value.
-            if serde_json::from_slice::<serde::de::IgnoredAny>(trim_ascii(&buf)).is_ok()
-                || parse_line(&buf).is_some()
-            {
-                each(Line { offset, bytes: std::mem::take(&mut buf) });
-                offset += n as u64;
+            let rest = &buf[pos..filled];
+            let whole = !rest.is_empty()
+                && (serde_json::from_slice::<serde::de::IgnoredAny>(trim_ascii(rest)).is_ok()
+                    || parse_line(rest).is_some());
+            if whole {
+                each(Line { offset, bytes: rest });
+                offset += rest.len() as u64;
             }
-            break;
+            return Ok((offset, false));
         }
+        filled += n;
     }
-    Ok((offset, false))
 }
 
 #[cfg(test)]
@@ -191,15 +214,57 @@ mod tests {
         std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n{\"c\":").unwrap();
         let mut file = File::open(&path).unwrap();
         let mut lines = Vec::new();
-        let end = read_complete_lines(&mut file, 0, |l| lines.push(l)).unwrap();
+        let end = read_complete_lines(&mut file, 0, |l| lines.push(l.bytes.to_vec())).unwrap();
         assert_eq!(lines.len(), 2);
         assert_eq!(end, 16);
         std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n{\"c\":3}").unwrap();
         let mut file = File::open(&path).unwrap();
         let mut more = Vec::new();
-        let end = read_complete_lines(&mut file, end, |l| more.push(l)).unwrap();
+        let end = read_complete_lines(&mut file, end, |l| more.push(l.bytes.to_vec())).unwrap();
         assert_eq!(more.len(), 1);
-        assert_eq!(more[0].bytes, b"{\"c\":3}");
+        assert_eq!(more[0], b"{\"c\":3}");
         assert_eq!(end, 23);
+    }
+
+    #[test]
+    fn lines_across_and_beyond_the_read_block_come_back_whole_in_parts() {
+        // Short lines, CRLF, and lines longer than the block (the buffer grows), in parts.
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for i in 0..3000usize {
+            let len = match i % 1000 {
+                7 => 3 * READ_BLOCK + 11,
+                500 => READ_BLOCK - 1,
+                _ => i % 300,
+            };
+            lines.push(format!("{{\"i\":{i},\"t\":\"{}\"}}", "x".repeat(len)).into_bytes());
+        }
+        let mut file_bytes = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            file_bytes.extend_from_slice(line);
+            file_bytes.extend_from_slice(if i % 2 == 0 { b"\r\n" } else { b"\n" });
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.jsonl");
+        std::fs::write(&path, &file_bytes).unwrap();
+        for budget in [1, 700_000, u64::MAX] {
+            let mut file = File::open(&path).unwrap();
+            let (mut read, mut offsets, mut start) = (Vec::new(), Vec::new(), 0);
+            loop {
+                let (end, more) = read_complete_lines_upto(&mut file, start, budget, |l| {
+                    offsets.push(l.offset);
+                    read.push(l.bytes.to_vec());
+                })
+                .unwrap();
+                start = end;
+                if !more {
+                    break;
+                }
+            }
+            assert_eq!(start, file_bytes.len() as u64, "budget {budget}");
+            assert!(read == lines, "budget {budget}: lines differ");
+            for (offset, line) in offsets.iter().zip(&lines) {
+                assert!(file_bytes[*offset as usize..].starts_with(line));
+            }
+        }
     }
 }

@@ -169,7 +169,7 @@ pub fn read_unit(reader: &dyn SourceReader, unit: &Unit) -> std::io::Result<Vec<
             let mut line_no = 0;
             read_complete_lines(&mut file, 0, |line| {
                 line_no += 1;
-                parser.line(&line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
+                parser.line(line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
             })?;
             let mut session = ParsedSession::default();
             for e in events {

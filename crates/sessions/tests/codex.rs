@@ -420,7 +420,7 @@ fn appended_lines_parsed_in_a_second_pass_continue_the_session() {
         let mut file = std::fs::File::open(&path).unwrap();
         let end = read_complete_lines(&mut file, from, |l| {
             line_no += 1;
-            parser.line(&l.bytes, LinePos { offset: l.offset, line_no }, &mut events);
+            parser.line(l.bytes, LinePos { offset: l.offset, line_no }, &mut events);
         })
         .unwrap();
         events.into_iter().for_each(|e| session.apply(e));

@@ -25,11 +25,10 @@ struct SessionRow {
 
 impl SessionRow {
     fn load(tx: &Transaction, unit_id: i64, key: &str) -> rusqlite::Result<Option<SessionRow>> {
-        tx.query_row(
-            "SELECT id, session_id, title, title_rank, workspace, created, updated, hidden,
+        tx.prepare_cached("SELECT id, session_id, title, title_rank, workspace, created, updated, hidden,
                     message_count, first_user
-             FROM session WHERE unit_id = ?1 AND key = ?2",
-            params![unit_id, key],
+             FROM session WHERE unit_id = ?1 AND key = ?2")?
+            .query_row(params![unit_id, key],
             |r| {
                 Ok(SessionRow {
                     id: Some(r.get(0)?),
@@ -43,8 +42,7 @@ impl SessionRow {
                     message_count: r.get(8)?,
                     first_user: r.get(9)?,
                 })
-            },
-        )
+            })
         .optional()
     }
 
@@ -106,11 +104,9 @@ pub(super) fn apply_session(
     for event in events {
         match event {
             Event::ExternalTitle { session_id, title } => {
-                tx.execute(
-                    "INSERT INTO external_title (source, session_id, title) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (source, session_id) DO UPDATE SET title = excluded.title",
-                    params![unit.source.as_str(), session_id, title.trim()],
-                )?;
+                tx.prepare_cached("INSERT INTO external_title (source, session_id, title) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (source, session_id) DO UPDATE SET title = excluded.title")?
+                    .execute(params![unit.source.as_str(), session_id, title.trim()])?;
             }
             Event::Meta(meta) => {
                 touches_session = true;
@@ -159,15 +155,11 @@ pub(super) fn apply_session(
                     if let Some((message_row, text)) = stored {
                         touched_stored = true;
                         match m.merge {
-                            Merge::Append => tx.execute(
-                                "UPDATE message SET text = ?2 WHERE id = ?1",
-                                params![message_row, format!("{text}\n\n{}", m.text)],
-                            )?,
-                            Merge::Replace => tx.execute(
-                                "UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts),
-                                     sort_ts = coalesce(?4, ts, sort_ts) WHERE id = ?1",
-                                params![message_row, m.role.as_str(), m.text, m.timestamp],
-                            )?,
+                            Merge::Append => tx.prepare_cached("UPDATE message SET text = ?2 WHERE id = ?1")?
+                                .execute(params![message_row, format!("{text}\n\n{}", m.text)])?,
+                            Merge::Replace => tx.prepare_cached("UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts),
+                                     sort_ts = coalesce(?4, ts, sort_ts) WHERE id = ?1")?
+                                .execute(params![message_row, m.role.as_str(), m.text, m.timestamp])?,
                         };
                         continue;
                     }
@@ -189,10 +181,8 @@ pub(super) fn apply_session(
                     continue;
                 }
                 if let Some(id) = session.id.filter(|_| !fresh) {
-                    let renamed = tx.execute(
-                        "UPDATE tool_call SET name = ?3 WHERE session = ?1 AND key = ?2",
-                        params![id, key, name],
-                    )?;
+                    let renamed = tx.prepare_cached("UPDATE tool_call SET name = ?3 WHERE session = ?1 AND key = ?2")?
+                        .execute(params![id, key, name])?;
                     if renamed > 0 {
                         continue;
                     }
@@ -220,8 +210,9 @@ pub(super) fn apply_session(
                     )
                     .optional()?;
                 if let Some(position) = position {
-                    tx.execute("DELETE FROM message WHERE session = ?1 AND idx >= ?2", params![id, position])?;
-                    tx.execute("DELETE FROM tool_call WHERE session = ?1 AND after_idx >= ?2", params![id, position])?;
+                    tx.prepare_cached("DELETE FROM message WHERE session = ?1 AND idx >= ?2")?
+                        .execute(params![id, position])?;
+                    tx.prepare_cached("DELETE FROM tool_call WHERE session = ?1 AND after_idx >= ?2")?.execute(params![id, position])?;
                     forget_calls_from(&mut calls, &mut calls_at, position);
                     session.message_count = position;
                     new.clear();
@@ -257,8 +248,7 @@ pub(super) fn apply_session(
     if had_row {
         // Messages without a time sort by the session's activity time, which may have moved.
         tx.prepare_cached(
-            "UPDATE message SET sort_ts = ?2 WHERE session = ?1 AND ts IS NULL AND sort_ts IS NOT ?2",
-        )?
+            "UPDATE message SET sort_ts = ?2 WHERE session = ?1 AND ts IS NULL AND sort_ts IS NOT ?2")?
         .execute(params![session_row, session.updated])?;
     }
     let base = session.message_count;
@@ -299,12 +289,11 @@ pub(super) fn apply_session(
             )
             .optional()?;
         let key = filter_key(session.title.as_deref().or(first_user.as_deref()), session.workspace.as_deref());
-        tx.execute(
-            "UPDATE session SET message_count = ?2, first_user = ?3, filter_key = ?4 WHERE id = ?1",
-            params![session_row, count, first_user, key],
-        )?;
+        tx.prepare_cached("UPDATE session SET message_count = ?2, first_user = ?3, filter_key = ?4 WHERE id = ?1")?
+            .execute(params![session_row, count, first_user, key])?;
     } else {
-        tx.execute("UPDATE session SET message_count = ?2 WHERE id = ?1", params![session_row, count])?;
+        tx.prepare_cached("UPDATE session SET message_count = ?2 WHERE id = ?1")?
+            .execute(params![session_row, count])?;
     }
     Ok(())
 }
@@ -320,18 +309,16 @@ fn upsert_session(
     unit_id: i64,
     unit: &Unit,
     key: &str,
-    s: &SessionRow,
-) -> rusqlite::Result<i64> {
+    s: &SessionRow) -> rusqlite::Result<i64> {
     let title_rank = if s.title.is_some() { s.title_rank } else { 0 };
     let filter = filter_key(s.title.as_deref().or(s.first_user.as_deref()), s.workspace.as_deref());
     debug_assert!(title_rank <= TitleRank::Custom as i64);
     match s.id {
         Some(id) => {
-            tx.execute(
-                "UPDATE session SET session_id = ?2, title = ?3, title_rank = ?4, workspace = ?5,
+            tx.prepare_cached("UPDATE session SET session_id = ?2, title = ?3, title_rank = ?4, workspace = ?5,
                      created = ?6, updated = ?7, hidden = ?8, first_user = ?9, filter_key = ?10
-                 WHERE id = ?1",
-                params![
+                 WHERE id = ?1")?
+                .execute(params![
                     id,
                     s.session_id,
                     s.title,
@@ -342,16 +329,14 @@ fn upsert_session(
                     s.hidden,
                     s.first_user,
                     filter
-                ],
-            )?;
+                ])?;
             Ok(id)
         }
         None => {
-            tx.execute(
-                "INSERT INTO session (unit_id, key, source, session_id, title, title_rank, workspace,
+            tx.prepare_cached("INSERT INTO session (unit_id, key, source, session_id, title, title_rank, workspace,
                      created, updated, hidden, first_user, filter_key)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                params![
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")?
+                .execute(params![
                     unit_id,
                     key,
                     unit.source.as_str(),
@@ -364,8 +349,7 @@ fn upsert_session(
                     s.hidden,
                     s.first_user,
                     filter
-                ],
-            )?;
+                ])?;
             Ok(tx.last_insert_rowid())
         }
     }
@@ -388,22 +372,18 @@ pub(super) fn clear_session(tx: &Transaction, unit_id: i64, key: &str) -> rusqli
     else {
         return Ok(());
     };
-    tx.execute("DELETE FROM tool_call WHERE session = ?1", [session])?;
-    tx.execute("DELETE FROM message WHERE session = ?1", [session])?;
-    tx.execute("DELETE FROM session WHERE id = ?1", [session])?;
+    tx.prepare_cached("DELETE FROM tool_call WHERE session = ?1")?
+        .execute([session])?;
+    tx.prepare_cached("DELETE FROM message WHERE session = ?1")?.execute([session])?;
+    tx.prepare_cached("DELETE FROM session WHERE id = ?1")?.execute([session])?;
     Ok(())
 }
 
 /// Removes a unit's sessions and messages (before a full read, or when the file is gone).
 pub(super) fn clear_unit(tx: &Transaction, unit_id: i64) -> rusqlite::Result<()> {
-    tx.execute(
-        "DELETE FROM tool_call WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)",
-        [unit_id],
-    )?;
-    tx.execute(
-        "DELETE FROM message WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)",
-        [unit_id],
-    )?;
-    tx.execute("DELETE FROM session WHERE unit_id = ?1", [unit_id])?;
+    tx.prepare_cached("DELETE FROM tool_call WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)")?.execute([unit_id])?;
+    tx.prepare_cached("DELETE FROM message WHERE session IN (SELECT id FROM session WHERE unit_id = ?1)")?
+        .execute([unit_id])?;
+    tx.prepare_cached("DELETE FROM session WHERE unit_id = ?1")?.execute([unit_id])?;
     Ok(())
 }

@@ -3,18 +3,19 @@
 //! and files that are gone are dropped.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{OptionalExtension, Transaction};
 
-use super::apply::{apply_session, clear_session, clear_unit};
+use super::apply::clear_unit;
+use super::read::{
+    apply_jsonl, apply_whole, continues, parse_jobs, parse_jsonl, parse_whole, Identity, Job, Parsed, ParsedJob,
+    ReadError, Stored,
+};
 use super::{Index, IndexError};
-use crate::jsonl::read_complete_lines_upto;
 use crate::model::Source;
-use crate::source::{LinePos, Problem, Unit, UnitKind};
+use crate::source::{Problem, Unit, UnitKind};
 use crate::sources;
 
 /// What a refresh did.
@@ -32,26 +33,6 @@ pub struct RefreshReport {
     /// Files and folders that could not be read.
     pub problems: Vec<Problem>,
 }
-
-/// A file's identity as far as the index cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
-    dev: i64,
-    ino: i64,
-    size: i64,
-    mtime_ns: i64,
-    fingerprint: i64,
-}
-
-struct Stored {
-    id: i64,
-    identity: Identity,
-    offset: i64,
-    lines: i64,
-    tail_sum: i64,
-    mark: Option<i64>,
-}
-
 
 impl Index {
     /// Reads whatever changed under `roots` (each a folder of one source). Source files
@@ -136,6 +117,9 @@ impl Index {
 
     /// Reads the units in `found` that changed (`only`: the stored state of that one unit
     /// suffices) and, with `scanned_roots`, drops the units gone from those roots.
+    ///
+    /// With more than one unit to read, a thread of its own parses them (`read.rs`) while
+    /// this one writes what it parsed.
     fn sync(
         &mut self,
         found: Vec<(String, Unit)>,
@@ -143,12 +127,14 @@ impl Index {
         scanned_roots: &HashSet<String>,
         report: &mut RefreshReport,
     ) -> Result<(), IndexError> {
-        let mut tx = begin_write(&mut self.conn)?;
+        let Index { conn, on_commit, commit_every, .. } = self;
+        let commit_every = *commit_every;
+        let mut tx = begin_write(&mut *conn)?;
         // Loaded under the write lock: another process's refresh may have just added units.
         let mut stored = load_units(&tx, only)?;
         super::search::prune_applied_changes(&tx)?;
-        let mut since_commit = 0u64;
         let mut present: HashSet<PathBuf> = HashSet::new();
+        let mut jobs = Vec::new();
         for (root, unit) in found {
             present.insert(unit.path.clone());
             let meta = match std::fs::metadata(&unit.path) {
@@ -159,59 +145,125 @@ impl Index {
                 }
             };
             let identity = identity_of(&meta, unit.fingerprint);
-            let previous = stored.remove(&unit.path);
-            if previous.as_ref().is_some_and(|p| p.identity == identity) {
+            let planned_from = stored.get(&unit.path).cloned();
+            if planned_from.as_ref().is_some_and(|p| p.identity == identity) {
                 continue;
             }
-            let mtime_ms = identity.mtime_ns / 1_000_000;
-            let read = match unit.kind {
-                UnitKind::Jsonl => {
-                    // A big file is read and committed in parts, so the search indexer
-                    // (woken by each commit) works alongside and memory stays bounded.
-                    let mut previous = previous;
-                    let mut total = 0;
-                    loop {
-                        match read_jsonl(&tx, &root, &unit, identity, previous, mtime_ms, self.commit_every) {
-                            Ok((bytes, true)) => {
-                                total += bytes;
-                                tx.commit()?;
-                                super::committed(&self.on_commit);
-                                tx = begin_write(&mut self.conn)?;
-                                since_commit = 0;
-                                // Another process may have read units between the two.
-                                stored = load_units(&tx, only)?;
-                                previous = stored.remove(&unit.path);
+            jobs.push(Job { root, unit, identity, planned_from });
+        }
+
+        let jobs = std::sync::Arc::new(jobs);
+        let (send, received) = std::sync::mpsc::sync_channel::<ParsedJob>(PARSED_AHEAD);
+        let parser = if jobs.len() > 1 {
+            let jobs = std::sync::Arc::clone(&jobs);
+            let spawned = std::thread::Builder::new()
+                .name("session-parse".into())
+                .spawn(move || parse_jobs(&jobs, commit_every, send));
+            // Without a thread (none to be had) every unit is read here.
+            spawned.ok()
+        } else {
+            drop(send); // one unit: read here, no thread needed
+            None
+        };
+        {
+            let mut received = received.into_iter().peekable();
+            let mut since_commit = 0u64;
+            for (i, job) in jobs.iter().enumerate() {
+                let mut previous = stored.remove(&job.unit.path);
+                // Another process may have read it since the plan.
+                if previous.as_ref().is_some_and(|p| p.identity == job.identity) {
+                    continue;
+                }
+                let mut read: Option<Result<u64, ReadError>> = None;
+                let mut bytes = 0;
+                // The parser thread's parts for this job, while they continue what is stored.
+                while read.is_none() {
+                    while received.next_if(|(job_no, _)| *job_no < i).is_some() {} // a job read here instead
+                    let Some((_, parsed)) = received.next_if(|(job_no, _)| *job_no == i) else { break };
+                    match parsed {
+                        Err(e) => read = Some(Err(ReadError::Io(e))),
+                        Ok(Parsed::Jsonl(part)) if continues(&part, previous.as_ref(), job.identity) => {
+                            let more = part.more;
+                            bytes += apply_jsonl(&tx, job, previous.as_ref(), part)?;
+                            if !more {
+                                read = Some(Ok(bytes));
+                                break;
                             }
-                            Ok((bytes, false)) => break Ok(total + bytes),
-                            Err(e) => break Err(e),
+                            tx.commit()?;
+                            super::committed(on_commit);
+                            tx = begin_write(&mut *conn)?;
+                            since_commit = 0;
+                            // Another process may have read units between the two.
+                            stored = load_units(&tx, only)?;
+                            previous = stored.remove(&job.unit.path);
                         }
+                        Ok(Parsed::Whole(part)) => {
+                            if apply_whole(&tx, job, previous.as_ref(), part)? {
+                                read = Some(Ok(job.identity.size.max(0) as u64));
+                            }
+                            break;
+                        }
+                        Ok(Parsed::Jsonl(_)) => break,
                     }
                 }
-                UnitKind::Whole => read_whole(&tx, &root, &unit, identity, previous, mtime_ms),
-            };
-            match read {
-                Ok(bytes) => {
-                    report.units_read += 1;
-                    report.bytes_read += bytes;
-                    since_commit += bytes;
+                let read = match read {
+                    Some(read) => read,
+                    // Not parsed ahead (one unit), or what was parsed no longer applies.
+                    None => match job.unit.kind {
+                        UnitKind::Jsonl => loop {
+                            let part = match parse_jsonl(&job.unit, job.identity, previous.as_ref(), commit_every) {
+                                Ok(part) => part,
+                                Err(e) => break Err(ReadError::Io(e)),
+                            };
+                            let more = part.more;
+                            bytes += apply_jsonl(&tx, job, previous.as_ref(), part)?;
+                            if !more {
+                                break Ok(bytes);
+                            }
+                            tx.commit()?;
+                            super::committed(on_commit);
+                            tx = begin_write(&mut *conn)?;
+                            since_commit = 0;
+                            stored = load_units(&tx, only)?;
+                            previous = stored.remove(&job.unit.path);
+                        },
+                        UnitKind::Whole => match parse_whole(&job.unit, job.identity, previous.as_ref()) {
+                            Ok(part) => {
+                                apply_whole(&tx, job, previous.as_ref(), part)?;
+                                Ok(job.identity.size.max(0) as u64)
+                            }
+                            Err(e) => Err(ReadError::Io(e)),
+                        },
+                    },
+                };
+                match read {
+                    Ok(bytes) => {
+                        report.units_read += 1;
+                        report.bytes_read += bytes;
+                        since_commit += bytes;
+                    }
+                    Err(ReadError::Io(e)) => {
+                        report.problems.push(Problem { path: job.unit.path.clone(), message: e.to_string() })
+                    }
+                    Err(ReadError::Sqlite(e)) => return Err(e.into()),
                 }
-                Err(ReadError::Io(e)) => {
-                    report.problems.push(Problem { path: unit.path.clone(), message: e.to_string() })
+                if since_commit >= commit_every {
+                    tx.commit()?;
+                    super::committed(on_commit);
+                    tx = begin_write(&mut *conn)?;
+                    since_commit = 0;
+                    // Between the two transactions another process may have read units too.
+                    stored = load_units(&tx, only)?;
                 }
-                Err(ReadError::Sqlite(e)) => return Err(e.into()),
             }
-            if since_commit >= self.commit_every {
-                tx.commit()?;
-                super::committed(&self.on_commit);
-                tx = begin_write(&mut self.conn)?;
-                since_commit = 0;
-                // Between the two transactions another process may have read units too.
-                stored = load_units(&tx, only)?;
-            }
+        } // the receiver is gone: a parser still running stops at its next send
+        if let Some(parser) = parser {
+            let _ = parser.join();
         }
+
         if scanned_roots.is_empty() {
             tx.commit()?;
-            super::committed(&self.on_commit);
+            super::committed(on_commit);
             return Ok(());
         }
         // Files gone from a scanned root.
@@ -222,45 +274,31 @@ impl Index {
         for (id, path, root) in rows {
             if scanned_roots.contains(&root) && !present.contains(Path::new(&path)) {
                 clear_unit(&tx, id)?;
-                tx.execute("DELETE FROM unit WHERE id = ?1", [id])?;
+                tx.prepare_cached("DELETE FROM unit WHERE id = ?1")?.execute([id])?;
                 report.units_removed += 1;
             }
         }
         tx.commit()?;
-        super::committed(&self.on_commit);
+        super::committed(on_commit);
         Ok(())
     }
 }
+
+/// Parsed units (or parts of a big file) the parser thread may run ahead of the writer.
+const PARSED_AHEAD: usize = 2;
 
 /// A transaction that holds the index file's write lock from its first statement, so
 /// what it reads (the stored units) cannot change under it. Not `BEGIN IMMEDIATE`, which
 /// would also lock the attached search file that the search indexer writes meanwhile.
 fn begin_write(conn: &mut rusqlite::Connection) -> rusqlite::Result<Transaction<'_>> {
     let tx = conn.transaction()?;
-    tx.execute("UPDATE main.index_meta SET generation = generation", [])?;
+    tx.prepare_cached("UPDATE main.index_meta SET generation = generation")?.execute([])?;
     Ok(tx)
 }
 
 /// The index file is locked by another process for longer than the busy timeout.
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
-}
-
-enum ReadError {
-    Io(std::io::Error),
-    Sqlite(rusqlite::Error),
-}
-
-impl From<std::io::Error> for ReadError {
-    fn from(e: std::io::Error) -> Self {
-        ReadError::Io(e)
-    }
-}
-
-impl From<rusqlite::Error> for ReadError {
-    fn from(e: rusqlite::Error) -> Self {
-        ReadError::Sqlite(e)
-    }
 }
 
 /// The stored state of every unit, or of the one at `only`.
@@ -288,8 +326,7 @@ fn load_units(conn: &rusqlite::Connection, only: Option<&Path>) -> rusqlite::Res
                 lines: r.get(8)?,
                 tail_sum: r.get(9)?,
                 mark: r.get(10)?,
-            },
-        ))
+            }))
     })?;
     rows.collect()
 }
@@ -310,145 +347,3 @@ fn identity_of(meta: &std::fs::Metadata, fingerprint: u64) -> Identity {
     Identity { dev, ino, size: meta.len() as i64, mtime_ns, fingerprint: fingerprint as i64 }
 }
 
-/// Bytes checked at the start of the file and before the resume offset, to notice a
-/// file rewritten in place (JSONL files are append-only, so this is rare and cheap).
-const HEAD_CHECK: u64 = 4096;
-const TAIL_CHECK: u64 = 64;
-
-fn tail_sum(file: &mut File, offset: u64) -> std::io::Result<i64> {
-    let head = read_range(file, 0, offset.min(HEAD_CHECK))?;
-    let tail_start = offset.saturating_sub(TAIL_CHECK).max(offset.min(HEAD_CHECK));
-    let tail = read_range(file, tail_start, offset)?;
-    // FNV-1a: a cheap checksum, not a security boundary.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in head.into_iter().chain(tail) {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    Ok(hash as i64)
-}
-
-fn read_range(file: &mut File, start: u64, end: u64) -> std::io::Result<Vec<u8>> {
-    let mut buf = vec![0u8; end.saturating_sub(start) as usize];
-    file.seek(SeekFrom::Start(start))?;
-    file.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-fn upsert_unit(
-    tx: &Transaction,
-    previous: Option<&Stored>,
-    root: &str,
-    unit: &Unit,
-    identity: Identity,
-    (offset, lines, sum): (i64, i64, i64),
-) -> rusqlite::Result<i64> {
-    if let Some(p) = previous {
-        tx.execute(
-            "UPDATE unit SET root = ?2, dev = ?3, ino = ?4, size = ?5, mtime_ns = ?6, fingerprint = ?7,
-                 offset = ?8, lines = ?9, tail_sum = ?10 WHERE id = ?1",
-            params![p.id, root, identity.dev, identity.ino, identity.size, identity.mtime_ns,
-                identity.fingerprint, offset, lines, sum],
-        )?;
-        return Ok(p.id);
-    }
-    tx.execute(
-        "INSERT INTO unit (path, root, source, session_hint, workspace_hint, dev, ino, size, mtime_ns,
-             fingerprint, offset, lines, tail_sum)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        params![unit.path.to_string_lossy(), root, unit.source.as_str(), unit.session_hint,
-            unit.workspace_hint, identity.dev, identity.ino, identity.size, identity.mtime_ns,
-            identity.fingerprint, offset, lines, sum],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
-fn read_jsonl(
-    tx: &Transaction,
-    root: &str,
-    unit: &Unit,
-    identity: Identity,
-    previous: Option<Stored>,
-    mtime_ms: i64,
-    budget: u64,
-) -> Result<(u64, bool), ReadError> {
-    let mut file = File::open(&unit.path)?;
-    // Resume only when it is the same file, it grew (or stayed), and the bytes before the
-    // resume point are the ones read last time.
-    let resume = match &previous {
-        Some(p)
-            if p.identity.dev == identity.dev
-                && p.identity.ino == identity.ino
-                && identity.size >= p.offset
-                && p.offset > 0 =>
-        {
-            tail_sum(&mut file, p.offset as u64).ok() == Some(p.tail_sum)
-        }
-        _ => false,
-    };
-    let (start, mut line_no) = match (&previous, resume) {
-        (Some(p), true) => (p.offset as u64, p.lines as u64),
-        _ => (0, 0),
-    };
-    if let (Some(p), false) = (&previous, resume) {
-        clear_unit(tx, p.id)?;
-    }
-    let mut parser = sources::reader(unit.source).line_parser(unit);
-    let mut events = Vec::new();
-    let (end, more) = read_complete_lines_upto(&mut file, start, budget, |line| {
-        line_no += 1;
-        parser.line(&line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
-    })?;
-    let sum = if end > 0 { tail_sum(&mut file, end)? } else { 0 };
-    // Part of a big file: an identity no file has, so if the rest is never read (the app
-    // quit), the next refresh resumes from `end` instead of taking the file as read.
-    let identity = if more { Identity { size: -1, ..identity } } else { identity };
-    let unit_id = upsert_unit(tx, previous.as_ref(), root, unit, identity, (end as i64, line_no as i64, sum))?;
-    apply_session(tx, unit_id, unit, "", events, !resume, mtime_ms)?;
-    Ok((end - start, more))
-}
-
-fn read_whole(
-    tx: &Transaction,
-    root: &str,
-    unit: &Unit,
-    identity: Identity,
-    previous: Option<Stored>,
-    mtime_ms: i64,
-) -> Result<u64, ReadError> {
-    // Changes only, when the reader can and it is the same file as last time.
-    let since = previous
-        .as_ref()
-        .filter(|p| p.identity.dev == identity.dev && p.identity.ino == identity.ino)
-        .and_then(|p| p.mark);
-    let read = sources::reader(unit.source).parse_whole_since(unit, since)?;
-    let unit_id = match (&previous, &read.present) {
-        (Some(p), Some(present)) => {
-            let unit_id = upsert_unit(tx, previous.as_ref(), root, unit, identity, (0, 0, 0))?;
-            // Sessions the unit no longer holds, then the changed ones read again.
-            let present: HashSet<&str> = present.iter().map(String::as_str).collect();
-            let keys: Vec<String> = tx
-                .prepare_cached("SELECT key FROM session WHERE unit_id = ?1")?
-                .query_map([p.id], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            for key in keys.iter().filter(|k| !present.contains(k.as_str())) {
-                clear_session(tx, unit_id, key)?;
-            }
-            for session in &read.sessions {
-                clear_session(tx, unit_id, &session.key)?;
-            }
-            unit_id
-        }
-        _ => {
-            if let Some(p) = &previous {
-                clear_unit(tx, p.id)?;
-            }
-            upsert_unit(tx, previous.as_ref(), root, unit, identity, (0, 0, 0))?
-        }
-    };
-    tx.execute("UPDATE unit SET mark = ?2 WHERE id = ?1", params![unit_id, read.mark])?;
-    for session in read.sessions {
-        apply_session(tx, unit_id, unit, &session.key, session.events, true, mtime_ms)?;
-    }
-    Ok(identity.size.max(0) as u64)
-}

@@ -162,7 +162,7 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
         stale += changed.len() as i64;
         for (id, text) in changed {
             if let Some(text) = text {
-                trigram::distinct_trigrams(&text, &mut chars, &mut trigrams);
+                trigram::text_trigrams(&text, &mut chars, &mut trigrams);
                 builder.add(id, &trigrams);
             }
         }
@@ -180,7 +180,7 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
             let id: i64 = row.get(0)?;
             let text = row.get_ref(1)?.as_str()?;
             bytes += text.len();
-            trigram::distinct_trigrams(text, &mut chars, &mut trigrams);
+            trigram::text_trigrams(text, &mut chars, &mut trigrams);
             builder.add(id, &trigrams);
             watermark = id;
             indexed += 1;

@@ -46,13 +46,14 @@ pub(crate) struct SegmentBuilder {
 }
 
 impl SegmentBuilder {
-    /// Adds message `id` under each of its (distinct) `trigrams`. Ids must come in
-    /// increasing order.
+    /// Adds message `id` under each of its `trigrams` (repeats are dropped). Ids must
+    /// come in increasing order.
     pub(crate) fn add(&mut self, id: i64, trigrams: &[Trigram]) {
         for &t in trigrams {
-            self.lists.entry(t).or_default().push(id);
+            if self.lists.entry(t).or_default().push(id) {
+                self.postings += 1;
+            }
         }
-        self.postings += trigrams.len() as u64;
     }
 
     /// Writes the batch as a new segment (nothing when empty).
@@ -305,7 +306,8 @@ mod tests {
             let mut builder = SegmentBuilder::default();
             for id in segment * 100 + 1..=segment * 100 + 50 {
                 let trigrams: Vec<Trigram> = (0..400).filter(|t| (t * 7 + id) % 5 == 0).collect();
-                builder.add(id, &trigrams);
+                // Repeats within a message are dropped.
+                builder.add(id, &[trigrams.clone(), trigrams.clone()].concat());
                 for t in trigrams {
                     expected.entry(t).or_default().push(id);
                 }

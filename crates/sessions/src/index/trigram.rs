@@ -30,15 +30,15 @@ fn pack(a: u32, b: u32, c: u32) -> Trigram {
     ((i64::from(a) << 42) | (i64::from(b) << 21)) | i64::from(c)
 }
 
-/// The distinct trigrams of `text`, sorted, into `out` (cleared first). `chars` is a
-/// scratch buffer, passed in so a batch reuses one allocation.
-pub(crate) fn distinct_trigrams(text: &str, chars: &mut Vec<u32>, out: &mut Vec<Trigram>) {
+/// The trigrams of `text` in text order, repeats included, into `out` (cleared first).
+/// `chars` is a scratch buffer, passed in so a batch reuses one allocation. Repeats cost
+/// less to drop where they meet their posting list (the same id twice in a row) than
+/// to sort away here.
+pub(crate) fn text_trigrams(text: &str, chars: &mut Vec<u32>, out: &mut Vec<Trigram>) {
     chars.clear();
     out.clear();
     fold_into(text, chars);
     out.extend(chars.windows(3).map(|w| pack(w[0], w[1], w[2])));
-    out.sort_unstable();
-    out.dedup();
 }
 
 /// The trigrams of a query in query order, without repeats; empty when the folded query
@@ -83,12 +83,15 @@ pub(crate) struct PostingWriter {
 }
 
 impl PostingWriter {
-    /// Appends `id`; ids not above the last one are ignored (already there).
-    pub(crate) fn push(&mut self, id: i64) {
+    /// Appends `id`; ids not above the last one are ignored (already there). Whether
+    /// it was appended.
+    pub(crate) fn push(&mut self, id: i64) -> bool {
         if id > self.last || self.bytes.is_empty() {
             push_varint(&mut self.bytes, (id - self.last) as u64);
             self.last = id;
+            return true;
         }
+        false
     }
 }
 
@@ -148,11 +151,12 @@ mod tests {
     }
 
     #[test]
-    fn distinct_trigrams_of_a_text_hold_those_of_any_query_it_contains() {
+    fn the_trigrams_of_a_text_hold_those_of_any_query_it_contains() {
         let (mut chars, mut keys) = (Vec::new(), Vec::new());
         let text = "Die Straße führt zum ΟΔΟΣ-Projekt; 我们讨论了客户迁移的问题";
-        distinct_trigrams(text, &mut chars, &mut keys);
-        assert!(keys.windows(2).all(|w| w[0] < w[1]));
+        text_trigrams(text, &mut chars, &mut keys);
+        assert_eq!(keys.len(), text.chars().count() - 2);
+        keys.sort_unstable();
         for query in ["STRASSE", "straße", "οδος-p", "客户迁移", "Projekt"] {
             let inside = text.to_lowercase().contains(&query.to_lowercase());
             let all = query_trigrams(query).iter().all(|t| keys.binary_search(t).is_ok());
