@@ -134,7 +134,9 @@ pub fn read_complete_lines_upto(
     mut each: impl FnMut(Line<'_>),
 ) -> std::io::Result<(u64, bool)> {
     file.seek(SeekFrom::Start(start))?;
-    let mut buf = vec![0u8; READ_BLOCK];
+    // Most session files are small: a block of their size (zeroed memory is not free).
+    let left = file.metadata().map_or(READ_BLOCK as u64, |m| m.len().saturating_sub(start));
+    let mut buf = vec![0u8; (left as usize).saturating_add(1).clamp(4096, READ_BLOCK)];
     // `buf[pos..filled]` is read and not yet consumed; `buf[pos..searched]` holds no newline.
     let (mut pos, mut searched, mut filled) = (0, 0, 0);
     let mut offset = start;

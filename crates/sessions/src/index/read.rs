@@ -10,6 +10,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use rusqlite::{params, Transaction};
@@ -252,20 +253,23 @@ pub(super) fn apply_whole(
 /// One parse sent by [`parse_jobs`]: the index of its job and what was read.
 pub(super) type ParsedJob = (usize, std::io::Result<Parsed>);
 
-/// Parses every job in order (a big JSONL file part by part) and sends the results,
-/// until done or the receiver hangs up.
-pub(super) fn parse_jobs(jobs: &[Job], budget: u64, out: SyncSender<ParsedJob>) {
-    for (i, job) in jobs.iter().enumerate() {
+/// Parses jobs until none is left, taking the next from `next` (shared by the parser
+/// threads), a big JSONL file part by part, and sends the results; stops early when the
+/// receiver hangs up.
+pub(super) fn parse_jobs(jobs: &[Job], next: &AtomicUsize, budget: u64, out: SyncSender<ParsedJob>) {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(job) = jobs.get(i) else { return };
         match job.unit.kind {
             UnitKind::Jsonl => {
                 let mut previous = job.planned_from.clone();
                 loop {
                     let part = parse_jsonl(&job.unit, job.identity, previous.as_ref(), budget);
-                    let next = part.as_ref().ok().filter(|p| p.more).map(|p| after(job, p));
+                    let next_part = part.as_ref().ok().filter(|p| p.more).map(|p| after(job, p));
                     if out.send((i, part.map(Parsed::Jsonl))).is_err() {
                         return;
                     }
-                    match next {
+                    match next_part {
                         Some(state) => previous = Some(state),
                         None => break,
                     }

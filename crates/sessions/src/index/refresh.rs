@@ -6,7 +6,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use rusqlite::{OptionalExtension, Transaction};
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use super::apply::clear_unit;
 use super::read::{
@@ -118,8 +121,9 @@ impl Index {
     /// Reads the units in `found` that changed (`only`: the stored state of that one unit
     /// suffices) and, with `scanned_roots`, drops the units gone from those roots.
     ///
-    /// With more than one unit to read, a thread of its own parses them (`read.rs`) while
-    /// this one writes what it parsed.
+    /// With more than one unit to read, [`PARSE_THREADS`] threads parse them (`read.rs`),
+    /// biggest first, while this one writes what they parsed, in the order it arrives
+    /// (units are independent of each other).
     fn sync(
         &mut self,
         found: Vec<(String, Unit)>,
@@ -127,12 +131,8 @@ impl Index {
         scanned_roots: &HashSet<String>,
         report: &mut RefreshReport,
     ) -> Result<(), IndexError> {
-        let Index { conn, on_commit, commit_every, .. } = self;
-        let commit_every = *commit_every;
-        let mut tx = begin_write(&mut *conn)?;
-        // Loaded under the write lock: another process's refresh may have just added units.
-        let mut stored = load_units(&tx, only)?;
-        super::search::prune_applied_changes(&tx)?;
+        let mut writer = Writer::begin(&self.conn, &self.on_commit, only, self.commit_every)?;
+        super::search::prune_applied_changes(writer.tx())?;
         let mut present: HashSet<PathBuf> = HashSet::new();
         let mut jobs = Vec::new();
         for (root, unit) in found {
@@ -145,153 +145,221 @@ impl Index {
                 }
             };
             let identity = identity_of(&meta, unit.fingerprint);
-            let planned_from = stored.get(&unit.path).cloned();
+            let planned_from = writer.stored.get(&unit.path).cloned();
             if planned_from.as_ref().is_some_and(|p| p.identity == identity) {
                 continue;
             }
             jobs.push(Job { root, unit, identity, planned_from });
         }
+        // Biggest first: a big file started last would leave one parser working alone.
+        jobs.sort_by_key(|job| std::cmp::Reverse(job.identity.size));
+        let jobs = Arc::new(jobs);
 
-        let jobs = std::sync::Arc::new(jobs);
         let (send, received) = std::sync::mpsc::sync_channel::<ParsedJob>(PARSED_AHEAD);
-        let parser = if jobs.len() > 1 {
-            let jobs = std::sync::Arc::clone(&jobs);
-            let spawned = std::thread::Builder::new()
-                .name("session-parse".into())
-                .spawn(move || parse_jobs(&jobs, commit_every, send));
-            // Without a thread (none to be had) every unit is read here.
-            spawned.ok()
-        } else {
-            drop(send); // one unit: read here, no thread needed
-            None
-        };
-        {
-            let mut received = received.into_iter().peekable();
-            let mut since_commit = 0u64;
-            for (i, job) in jobs.iter().enumerate() {
-                let mut previous = stored.remove(&job.unit.path);
+        let mut parsers = Vec::new();
+        if jobs.len() > 1 {
+            let next = Arc::new(AtomicUsize::new(0));
+            for _ in 0..PARSE_THREADS.min(jobs.len()) {
+                let (jobs, next, send) = (Arc::clone(&jobs), Arc::clone(&next), send.clone());
+                let budget = self.commit_every;
+                // Without a thread (none to be had) the units are read below instead.
+                if let Ok(parser) = std::thread::Builder::new()
+                    .name("session-parse".into())
+                    .spawn(move || parse_jobs(&jobs, &next, budget, send))
+                {
+                    parsers.push(parser);
+                }
+            }
+        }
+        drop(send);
+        let mut done = vec![false; jobs.len()];
+        let mut started = vec![false; jobs.len()];
+        let mut bytes = vec![0u64; jobs.len()];
+        for (i, parsed) in received.iter() {
+            if done[i] {
+                continue; // read here already (what was parsed no longer applied)
+            }
+            let job = &jobs[i];
+            let previous = writer.stored.get(&job.unit.path).cloned();
+            if !started[i] {
+                started[i] = true;
                 // Another process may have read it since the plan.
                 if previous.as_ref().is_some_and(|p| p.identity == job.identity) {
+                    done[i] = true;
                     continue;
                 }
-                let mut read: Option<Result<u64, ReadError>> = None;
-                let mut bytes = 0;
-                // The parser thread's parts for this job, while they continue what is stored.
-                while read.is_none() {
-                    while received.next_if(|(job_no, _)| *job_no < i).is_some() {} // a job read here instead
-                    let Some((_, parsed)) = received.next_if(|(job_no, _)| *job_no == i) else { break };
-                    match parsed {
-                        Err(e) => read = Some(Err(ReadError::Io(e))),
-                        Ok(Parsed::Jsonl(part)) if continues(&part, previous.as_ref(), job.identity) => {
-                            let more = part.more;
-                            bytes += apply_jsonl(&tx, job, previous.as_ref(), part)?;
-                            if !more {
-                                read = Some(Ok(bytes));
-                                break;
-                            }
-                            tx.commit()?;
-                            super::committed(on_commit);
-                            tx = begin_write(&mut *conn)?;
-                            since_commit = 0;
-                            // Another process may have read units between the two.
-                            stored = load_units(&tx, only)?;
-                            previous = stored.remove(&job.unit.path);
-                        }
-                        Ok(Parsed::Whole(part)) => {
-                            if apply_whole(&tx, job, previous.as_ref(), part)? {
-                                read = Some(Ok(job.identity.size.max(0) as u64));
-                            }
-                            break;
-                        }
-                        Ok(Parsed::Jsonl(_)) => break,
-                    }
-                }
-                let read = match read {
-                    Some(read) => read,
-                    // Not parsed ahead (one unit), or what was parsed no longer applies.
-                    None => match job.unit.kind {
-                        UnitKind::Jsonl => loop {
-                            let part = match parse_jsonl(&job.unit, job.identity, previous.as_ref(), commit_every) {
-                                Ok(part) => part,
-                                Err(e) => break Err(ReadError::Io(e)),
-                            };
-                            let more = part.more;
-                            bytes += apply_jsonl(&tx, job, previous.as_ref(), part)?;
-                            if !more {
-                                break Ok(bytes);
-                            }
-                            tx.commit()?;
-                            super::committed(on_commit);
-                            tx = begin_write(&mut *conn)?;
-                            since_commit = 0;
-                            stored = load_units(&tx, only)?;
-                            previous = stored.remove(&job.unit.path);
-                        },
-                        UnitKind::Whole => match parse_whole(&job.unit, job.identity, previous.as_ref()) {
-                            Ok(part) => {
-                                apply_whole(&tx, job, previous.as_ref(), part)?;
-                                Ok(job.identity.size.max(0) as u64)
-                            }
-                            Err(e) => Err(ReadError::Io(e)),
-                        },
-                    },
-                };
-                match read {
-                    Ok(bytes) => {
-                        report.units_read += 1;
-                        report.bytes_read += bytes;
-                        since_commit += bytes;
-                    }
-                    Err(ReadError::Io(e)) => {
-                        report.problems.push(Problem { path: job.unit.path.clone(), message: e.to_string() })
-                    }
-                    Err(ReadError::Sqlite(e)) => return Err(e.into()),
-                }
-                if since_commit >= commit_every {
-                    tx.commit()?;
-                    super::committed(on_commit);
-                    tx = begin_write(&mut *conn)?;
-                    since_commit = 0;
-                    // Between the two transactions another process may have read units too.
-                    stored = load_units(&tx, only)?;
-                }
             }
-        } // the receiver is gone: a parser still running stops at its next send
-        if let Some(parser) = parser {
+            let outcome = match parsed {
+                Err(e) => Some(Err(ReadError::Io(e))),
+                Ok(Parsed::Jsonl(part)) if continues(&part, previous.as_ref(), job.identity) => {
+                    let more = part.more;
+                    bytes[i] += apply_jsonl(writer.tx(), job, previous.as_ref(), part)?;
+                    if more {
+                        // A part of a big file: committed, so search indexes it meanwhile.
+                        writer.commit()?;
+                        None
+                    } else {
+                        Some(Ok(bytes[i]))
+                    }
+                }
+                Ok(Parsed::Whole(part)) => {
+                    if apply_whole(writer.tx(), job, previous.as_ref(), part)? {
+                        Some(Ok(job.identity.size.max(0) as u64))
+                    } else {
+                        Some(writer.read_here(job, bytes[i])?)
+                    }
+                }
+                // Parsed from a state the index no longer holds: read it here.
+                Ok(Parsed::Jsonl(_)) => Some(writer.read_here(job, bytes[i])?),
+            };
+            if let Some(outcome) = outcome {
+                done[i] = true;
+                writer.account(job, outcome, report)?;
+            }
+        }
+        for parser in parsers {
             let _ = parser.join();
         }
-
-        if scanned_roots.is_empty() {
-            tx.commit()?;
-            super::committed(on_commit);
-            return Ok(());
+        // Units no parser delivered (a single unit is read here directly).
+        for (i, job) in jobs.iter().enumerate().filter(|(i, _)| !done[*i]) {
+            let previous = writer.stored.get(&job.unit.path);
+            if !started[i] && previous.is_some_and(|p| p.identity == job.identity) {
+                continue;
+            }
+            let outcome = writer.read_here(job, bytes[i])?;
+            writer.account(job, outcome, report)?;
         }
-        // Files gone from a scanned root.
-        let mut gone = tx.prepare("SELECT id, path, root FROM unit")?;
-        let rows: Vec<(i64, String, String)> =
-            gone.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-        drop(gone);
-        for (id, path, root) in rows {
-            if scanned_roots.contains(&root) && !present.contains(Path::new(&path)) {
-                clear_unit(&tx, id)?;
-                tx.prepare_cached("DELETE FROM unit WHERE id = ?1")?.execute([id])?;
-                report.units_removed += 1;
+
+        if !scanned_roots.is_empty() {
+            // Files gone from a scanned root.
+            let tx = writer.tx();
+            let mut gone = tx.prepare("SELECT id, path, root FROM unit")?;
+            let rows: Vec<(i64, String, String)> =
+                gone.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+            drop(gone);
+            for (id, path, root) in rows {
+                if scanned_roots.contains(&root) && !present.contains(Path::new(&path)) {
+                    clear_unit(tx, id)?;
+                    tx.prepare_cached("DELETE FROM unit WHERE id = ?1")?.execute([id])?;
+                    report.units_removed += 1;
+                }
             }
         }
-        tx.commit()?;
-        super::committed(on_commit);
+        writer.finish()
+    }
+}
+
+/// Threads that parse units while the refresh writes.
+const PARSE_THREADS: usize = 2;
+
+/// Parsed units (or parts of a big file) the parsers may run ahead of the writer.
+const PARSED_AHEAD: usize = 2;
+
+/// The refresh's side of the index file: its open transaction, committed every
+/// `commit_every` bytes read (and after each part of a big file), and what the index
+/// holds for each unit as of the transaction's start.
+struct Writer<'c> {
+    conn: &'c Connection,
+    tx: Option<Transaction<'c>>,
+    on_commit: &'c Option<Box<dyn Fn() + Send>>,
+    only: Option<&'c Path>,
+    commit_every: u64,
+    since_commit: u64,
+    stored: HashMap<PathBuf, Stored>,
+}
+
+impl<'c> Writer<'c> {
+    fn begin(
+        conn: &'c Connection,
+        on_commit: &'c Option<Box<dyn Fn() + Send>>,
+        only: Option<&'c Path>,
+        commit_every: u64,
+    ) -> rusqlite::Result<Writer<'c>> {
+        let tx = begin_write(conn)?;
+        // Loaded under the write lock: another process's refresh may have just added units.
+        let stored = load_units(&tx, only)?;
+        Ok(Writer { conn, tx: Some(tx), on_commit, only, commit_every, since_commit: 0, stored })
+    }
+
+    fn tx(&self) -> &Transaction<'c> {
+        self.tx.as_ref().expect("a writer always holds a transaction until finished")
+    }
+
+    /// Commits, tells the search indexer, and starts the next transaction.
+    fn commit(&mut self) -> rusqlite::Result<()> {
+        if let Some(tx) = self.tx.take() {
+            tx.commit()?;
+        }
+        super::committed(self.on_commit);
+        self.tx = Some(begin_write(self.conn)?);
+        self.since_commit = 0;
+        // Between the two transactions another process may have read units too.
+        self.stored = load_units(self.tx(), self.only)?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), IndexError> {
+        if let Some(tx) = self.tx.take() {
+            tx.commit()?;
+        }
+        super::committed(self.on_commit);
+        Ok(())
+    }
+
+    /// Reads (the rest of) a unit on this thread; `bytes` already read from it count too.
+    fn read_here(&mut self, job: &Job, mut bytes: u64) -> rusqlite::Result<Result<u64, ReadError>> {
+        match job.unit.kind {
+            UnitKind::Jsonl => loop {
+                let previous = self.stored.get(&job.unit.path).cloned();
+                let part = match parse_jsonl(&job.unit, job.identity, previous.as_ref(), self.commit_every) {
+                    Ok(part) => part,
+                    Err(e) => return Ok(Err(ReadError::Io(e))),
+                };
+                let more = part.more;
+                bytes += apply_jsonl(self.tx(), job, previous.as_ref(), part)?;
+                if !more {
+                    return Ok(Ok(bytes));
+                }
+                self.commit()?;
+            },
+            UnitKind::Whole => {
+                let previous = self.stored.get(&job.unit.path).cloned();
+                match parse_whole(&job.unit, job.identity, previous.as_ref()) {
+                    Ok(part) => {
+                        apply_whole(self.tx(), job, previous.as_ref(), part)?;
+                        Ok(Ok(job.identity.size.max(0) as u64))
+                    }
+                    Err(e) => Ok(Err(ReadError::Io(e))),
+                }
+            }
+        }
+    }
+
+    /// Records a unit's outcome, committing once enough was read.
+    fn account(&mut self, job: &Job, outcome: Result<u64, ReadError>, report: &mut RefreshReport) -> rusqlite::Result<()> {
+        match outcome {
+            Ok(bytes) => {
+                report.units_read += 1;
+                report.bytes_read += bytes;
+                self.since_commit += bytes;
+            }
+            Err(ReadError::Io(e)) => {
+                report.problems.push(Problem { path: job.unit.path.clone(), message: e.to_string() })
+            }
+            Err(ReadError::Sqlite(e)) => return Err(e),
+        }
+        if self.since_commit >= self.commit_every {
+            self.commit()?;
+        }
         Ok(())
     }
 }
 
-/// Parsed units (or parts of a big file) the parser thread may run ahead of the writer.
-const PARSED_AHEAD: usize = 2;
-
 /// A transaction that holds the index file's write lock from its first statement, so
 /// what it reads (the stored units) cannot change under it. Not `BEGIN IMMEDIATE`, which
 /// would also lock the attached search file that the search indexer writes meanwhile.
-fn begin_write(conn: &mut rusqlite::Connection) -> rusqlite::Result<Transaction<'_>> {
-    let tx = conn.transaction()?;
+fn begin_write(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
+    let tx = conn.unchecked_transaction()?;
     tx.prepare_cached("UPDATE main.index_meta SET generation = generation")?.execute([])?;
     Ok(tx)
 }

@@ -2,7 +2,7 @@
 //! moves `~/.claude`). One record per line; an assistant reply is written as one record per
 //! content block sharing `message.id`, so blocks are merged by that id.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
