@@ -94,7 +94,13 @@ fn run(index: &Index, shared: &Shared) {
             }
             state.requested
         };
-        let result = index.index_for_search(&|| shared.lock().stop);
+        let result = index.index_for_search(&|| shared.lock().stop).and_then(|()| {
+            // Idle now: a good moment to fold the logs into the files (see `checkpoint`).
+            if shared.lock().requested == target {
+                index.checkpoint()?;
+            }
+            Ok(())
+        });
         let mut state = shared.lock();
         state.served = target;
         // A failure leaves search scanning the stored texts (slower, never wrong); the

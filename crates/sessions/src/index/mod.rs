@@ -240,6 +240,17 @@ impl Index {
         Ok(search::catch_up(&self.conn, stop)?)
     }
 
+    /// Copies what the write-ahead logs hold into the index files, as far as readers
+    /// allow (a passive checkpoint: never waits, never blocks a writer). The search
+    /// indexer runs it when it falls idle, so the first commit after a long first index
+    /// (often a transcript read) does not pay for copying tens of megabytes.
+    pub fn checkpoint(&self) -> Result<(), IndexError> {
+        for schema in ["main", "search"] {
+            self.conn.query_row(&format!("PRAGMA {schema}.wal_checkpoint(PASSIVE)"), [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     /// Whether the message search index holds every message.
     pub fn search_is_caught_up(&self) -> Result<bool, IndexError> {
         Ok(search::is_caught_up(&self.conn)?)
