@@ -254,10 +254,8 @@ impl Index {
         let mut args = Vec::new();
         let candidates = super::search::candidates(&self.conn, query)?;
         let (matcher, common) = match &candidates {
-            Some(ids) => {
-                args.push(Sql::Text(id_list(ids)));
-                ("", ids.len() >= FEW_MATCHES)
-            }
+            // The id list is bound below, only if the candidates are sorted whole.
+            Some(ids) => ("", ids.len() >= FEW_MATCHES),
             None => {
                 args.push(Sql::Text(needle.clone()));
                 ("contains_folded(m.text, ?)", true)
@@ -303,6 +301,9 @@ impl Index {
             if hits.len() as u32 >= limit || floor == i64::MIN {
                 return Ok(hits);
             }
+        }
+        if let Some(ids) = &candidates {
+            args.push(Sql::Text(id_list(ids)));
         }
         args.extend(roots_args);
         let sql = if candidates.is_some() {

@@ -1,13 +1,13 @@
 //! Bringing the index up to date with the source folders: new files are read, grown
 //! JSONL files are read from where the last pass stopped, changed files are read again,
-//! and files that are gone are dropped.
+//! and files that are gone are dropped. Parsing runs on threads of its own (`read.rs`);
+//! this thread writes.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
-
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
+use std::time::UNIX_EPOCH;
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 

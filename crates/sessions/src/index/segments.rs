@@ -166,17 +166,25 @@ pub(crate) fn postings(conn: &Connection, segments: &[i64], trigram: Trigram) ->
     let mut stmt = conn.prepare_cached(
         "SELECT first, data FROM search.chunk WHERE segment = ?1 AND first <= ?2 ORDER BY first DESC LIMIT 1",
     )?;
-    let mut ids = Vec::new();
+    let mut lists: Vec<Vec<i64>> = Vec::new();
     for &segment in segments {
         let chunk: Option<(Trigram, Vec<u8>)> =
             stmt.query_row(params![segment, trigram], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
         let Some((first, data)) = chunk else { continue };
         if let Some((_, list)) = chunk_entries(first, &data).into_iter().find(|(t, _)| *t == trigram) {
+            let mut ids = Vec::new();
             decode_postings(list, &mut ids);
+            lists.push(ids);
         }
     }
-    // Segments are mostly in id order already; a message indexed again (its text
-    // changed) sits in a later segment too.
+    // Each list is sorted, and segments cover disjoint id ranges (a merge replaces a run
+    // of them), except where a message indexed again (its text changed) sits in a later
+    // segment too: ordered by first id, the lists almost always just concatenate.
+    lists.sort_unstable_by_key(|l| l.first().copied());
+    let mut ids = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+    for list in lists {
+        ids.extend(list);
+    }
     if !ids.windows(2).all(|w| w[0] < w[1]) {
         ids.sort_unstable();
         ids.dedup();
