@@ -30,11 +30,17 @@ use crate::rows::{db_err, timestamp};
 /// which InnoDB reads as "any of them". The terms are letters and digits only (see
 /// memory_bank_store::terms); anything else is dropped rather than trusted, so no
 /// operator (`+ - * " ( ) ~ < > @`) can ever reach the parser.
+///
+/// ASCII letters are lowercased: the SQLite store's FTS5 `ascii` tokenizer folds
+/// ASCII case in a query, while FULLTEXT over this `utf8mb4_bin` column compares
+/// exactly (`u…TEA` would miss a stored `u…tea`). Stored terms are lowercase already
+/// (memory_bank_store::terms), so this is the whole fold: other letters match exactly
+/// in both stores (`CAFÉ` misses `café` in both).
 pub(crate) fn boolean_expression(scoped_terms: &[String]) -> String {
-    let safe: Vec<&str> = scoped_terms
+    let safe: Vec<String> = scoped_terms
         .iter()
-        .map(String::as_str)
         .filter(|t| !t.is_empty() && t.chars().all(char::is_alphanumeric))
+        .map(|t| t.to_ascii_lowercase())
         .collect();
     safe.join(" ")
 }
@@ -113,6 +119,8 @@ mod tests {
             .map(|s| (*s).to_owned())
             .collect();
         assert_eq!(boolean_expression(&terms), "u0123456789tea u0123456789绿茶");
+        // ASCII case folds, as in the SQLite store's `ascii` tokenizer; other letters do not.
+        assert_eq!(boolean_expression(&["U0123456789TeA".to_owned(), "u0123456789CAFÉ".to_owned()]), "u0123456789tea u0123456789cafÉ");
         assert_eq!(boolean_expression(&["*".to_owned()]), "");
     }
 

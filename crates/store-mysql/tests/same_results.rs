@@ -3,7 +3,8 @@
 //! return the same ids in the same order with the same scores. The candidates are
 //! also compared directly under small caps, so that searches with more matches than
 //! the cap (the MySQL store's ordered statement) and with fewer (its unordered one,
-//! sorted in the app) both meet the SQLite store's answer.
+//! sorted in the app) both meet the SQLite store's answer. Scoped terms are also passed to the stores directly in forms the app never makes
+//! (capitals, accents), where the engines' own comparisons decide.
 
 use std::sync::Arc;
 
@@ -17,6 +18,23 @@ use memory_bank_store_mysql::MySqlStore;
 use memory_bank_store_sqlite::SqliteStore;
 
 const WORDS: [&str; 12] = ["tea", "coffee", "green", "lantern", "Go", "C++", "绿茶", "迁移", "the", "who", "café", "plan"];
+
+/// Scoped terms as a caller might pass them to `search_candidates` directly: upper
+/// case (ASCII and not), accents, CJK, a user code in capitals, a term no one has.
+fn raw_term_sets(user: &str) -> Vec<Vec<String>> {
+    let code = terms::user_code(user);
+    let scoped = |ts: &[&str]| ts.iter().map(|t| format!("{code}{t}")).collect::<Vec<_>>();
+    vec![
+        scoped(&["TEA"]),
+        scoped(&["Coffee", "green"]),
+        scoped(&["café"]),
+        scoped(&["CAFE"]),
+        scoped(&["绿茶", "迁移"]),
+        scoped(&["绿"]),
+        scoped(&["LANTERN", "plan", "nothing"]),
+        vec![format!("{}TEA", code.to_ascii_uppercase())],
+    ]
+}
 
 /// A small deterministic generator (no dependency for a test corpus).
 fn next(seed: &mut u64) -> usize {
@@ -65,19 +83,27 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
     for store in [&sqlite as &dyn MemoryStore, &mysql] {
         store.insert_memories(&rows).await.unwrap();
     }
+    let mut matched = 0;
     for user in &users {
-        for q in ["tea", "coffee green", "lantern", "绿茶"] {
-            let scoped = terms::scope_terms(user, &terms::query_terms(q));
-            for cap in [5, 40, 1000] {
-                let a = sqlite.search_candidates(user, &scoped, cap).await.unwrap();
-                let b = mysql.search_candidates(user, &scoped, cap).await.unwrap();
-                assert_eq!(a, b, "candidates: user {user}, query {q:?}, cap {cap}");
-                assert!(cap < 1000 || a.len() < 1000);
+        let mut term_sets: Vec<Vec<String>> = ["tea", "coffee green", "lantern", "绿茶", "Café", "nothing"]
+            .iter()
+            .map(|q| terms::scope_terms(user, &terms::query_terms(q)))
+            .collect();
+        term_sets.extend(raw_term_sets(user));
+        for scoped in &term_sets {
+            for cap in [1, 5, 40, 1000] {
+                let expected = sqlite.search_candidates(user, scoped, cap).await.unwrap();
+                assert!(cap < 1000 || expected.len() < 1000);
+                matched += expected.len();
+                let got = mysql.search_candidates(user, scoped, cap).await.unwrap();
+                assert_eq!(got, expected, "candidates: user {user}, terms {scoped:?}, cap {cap}");
             }
         }
     }
+    assert!(matched > 1000, "the term sets found too little to compare: {matched}");
+
     let banks = [Bank::new(Arc::new(sqlite)), Bank::new(Arc::new(mysql))];
-    let queries = ["tea", "coffee green", "Go", "c++", "绿茶", "迁移计划", "the who", "cafe", "lantern plan tea", "nothing"];
+    let queries = ["tea", "coffee green", "Go", "c++", "绿茶", "迁移计划", "the who", "cafe", "CAFÉ", "lantern plan tea", "nothing"];
     let mut compared = 0;
     for user in &users {
         for q in queries {
