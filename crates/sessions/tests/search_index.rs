@@ -74,7 +74,7 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
 
     let index = h.index();
     assert!(!index.search_is_caught_up().unwrap(), "nothing indexed for search yet");
-    let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this", "миграции", "ии"];
+    let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this", "миграции", "ии", "c then bcd", "n b"];
     let scanned: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
     index_for_search(&index);
     let indexed: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
@@ -90,6 +90,9 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
     assert!(indexed[6].is_empty());
     assert_eq!(ids(&indexed[7]), ["u-ru"]);
     assert_eq!(ids(&indexed[8]), ["u-ru"], "two characters: scanned, also case-insensitively");
+    // Across a space: the words' trigrams narrow it down, containment decides.
+    assert_eq!(indexed[9].len(), 5);
+    assert_eq!(indexed[10].len(), 5, "only whitespace trigrams: scanned");
 }
 
 #[test]

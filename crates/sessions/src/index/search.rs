@@ -134,7 +134,7 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
 
     let mut more = false;
     let mut builder = SegmentBuilder::default();
-    let (mut chars, mut trigrams): (Vec<u32>, Vec<Trigram>) = (Vec::new(), Vec::new());
+    let mut trigrams: Vec<Trigram> = Vec::new();
     // Messages already indexed whose text changed or that are gone: their postings stay
     // (stale, harmless) and a changed one is indexed again with its new text.
     {
@@ -162,7 +162,7 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
         stale += changed.len() as i64;
         for (id, text) in changed {
             if let Some(text) = text {
-                trigram::text_trigrams(&text, &mut chars, &mut trigrams);
+                trigram::text_trigrams(&text, &mut trigrams);
                 builder.add(id, &trigrams);
             }
         }
@@ -180,7 +180,7 @@ fn index_batch(conn: &Connection) -> rusqlite::Result<bool> {
             let id: i64 = row.get(0)?;
             let text = row.get_ref(1)?.as_str()?;
             bytes += text.len();
-            trigram::text_trigrams(text, &mut chars, &mut trigrams);
+            trigram::text_trigrams(text, &mut trigrams);
             builder.add(id, &trigrams);
             watermark = id;
             indexed += 1;
