@@ -94,9 +94,10 @@ fn run(index: &Index, shared: &Shared) {
             }
             state.requested
         };
-        let result = index.index_for_search(&|| shared.lock().stop).and_then(|()| {
-            // Idle now: a good moment to fold the logs into the files (see `checkpoint`).
-            if shared.lock().requested == target {
+        let result = index.index_for_search(&|| shared.lock().stop).and_then(|indexed| {
+            // Idle after indexing: a good moment to fold the logs into the files (see
+            // `checkpoint`). Not after a wake-up that found nothing new (a transcript read).
+            if indexed && shared.lock().requested == target {
                 index.checkpoint()?;
             }
             Ok(())

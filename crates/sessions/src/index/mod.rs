@@ -236,7 +236,8 @@ impl Index {
 
     /// Brings the message search index up to date, giving up between batches when `stop`
     /// returns true. Until it is caught up, search scans the stored texts instead.
-    pub fn index_for_search(&self, stop: &dyn Fn() -> bool) -> Result<(), IndexError> {
+    /// Whether there was anything to index.
+    pub fn index_for_search(&self, stop: &dyn Fn() -> bool) -> Result<bool, IndexError> {
         Ok(search::catch_up(&self.conn, stop)?)
     }
 

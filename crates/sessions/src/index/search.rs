@@ -96,18 +96,19 @@ pub(super) fn is_caught_up(conn: &Connection) -> rusqlite::Result<bool> {
 }
 
 /// Indexes everything the search index is missing, one batch per transaction, until it
-/// is caught up or `stop` says to give up (the rest is picked up next time).
-pub(super) fn catch_up(conn: &Connection, stop: &dyn Fn() -> bool) -> rusqlite::Result<()> {
+/// is caught up or `stop` says to give up (the rest is picked up next time). Whether
+/// there was anything to index.
+pub(super) fn catch_up(conn: &Connection, stop: &dyn Fn() -> bool) -> rusqlite::Result<bool> {
     // Reading is enough to know there is nothing to do (no write, no lock).
     if is_caught_up(conn)? {
-        return Ok(());
+        return Ok(false);
     }
     while index_batch(conn)? {
         if stop() {
             break;
         }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Indexes one batch; `true` when more is left.
