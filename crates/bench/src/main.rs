@@ -19,7 +19,7 @@ use anyhow::Context as _;
 use clap::Parser;
 use memory_bank_contract::ids::{self, MEMORY_PREFIX};
 use memory_bank_contract::validate::{parse_list, validate_save, Cursor, ValidList, ValidSearch};
-use memory_bank_contract::wire::{SaveMemoryRequest, Scope};
+use memory_bank_contract::wire::SaveMemoryRequest;
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{terms, Bank, MemoryStore, NewMemory};
 use memory_bank_store_mysql::testing::{MariaDb, TestDatabase};
@@ -323,18 +323,7 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         let user = &user_ids[rng.random_range(0..users)];
         let content = sentence(&zipf, &mut rng);
         let at = start_ms + i as i64 * 10;
-        batch.push(NewMemory {
-            id: ids::new_id_at(MEMORY_PREFIX, at),
-            user_id: user.clone(),
-            org_id: "org_bench".into(),
-            scope: Scope::User,
-            search_text: terms::index_text(user, [content.as_str()]),
-            content,
-            source: "chat".into(),
-            tags: None,
-            created_at: Timestamp::from_unix_ms(at),
-            contexts: vec![],
-        });
+        batch.push(NewMemory::plain(user, "org_bench", content, at));
         if batch.len() == 5000 || i + 1 == size {
             store.insert_memories(&batch).await?;
             batch.clear();

@@ -8,10 +8,7 @@
 
 use std::sync::Arc;
 
-use memory_bank_contract::ids::{self, MEMORY_PREFIX};
 use memory_bank_contract::validate::ValidSearch;
-use memory_bank_contract::wire::Scope;
-use memory_bank_contract::Timestamp;
 use memory_bank_store::{terms, Bank, MemoryStore, NewMemory};
 use memory_bank_store_mysql::testing::TestDatabase;
 use memory_bank_store_mysql::MySqlStore;
@@ -55,18 +52,7 @@ fn corpus(users: &[String]) -> Vec<NewMemory> {
             let content = content.join(" ");
             // Some memories share a millisecond, so ties are broken by id.
             let at = start + (i / 3) as i64;
-            NewMemory {
-                id: ids::new_id_at(MEMORY_PREFIX, at),
-                user_id: user.clone(),
-                org_id: "org_same".into(),
-                scope: Scope::User,
-                search_text: terms::index_text(user, [content.as_str()]),
-                content,
-                source: "chat".into(),
-                tags: None,
-                created_at: Timestamp::from_unix_ms(at),
-                contexts: vec![],
-            }
+            NewMemory::plain(user, "org_same", content, at)
         })
         .collect()
 }

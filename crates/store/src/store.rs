@@ -50,6 +50,24 @@ pub struct NewContext {
 }
 
 impl NewMemory {
+    /// A plain user-scoped chat memory saved at `at` (ms since the epoch): a new id for
+    /// that instant, its search terms indexed, no tags or contexts. What bulk loads
+    /// (benchmarks, comparison tests) insert.
+    pub fn plain(user_id: &str, org_id: &str, content: String, at: i64) -> NewMemory {
+        NewMemory {
+            id: memory_bank_contract::ids::new_id_at(memory_bank_contract::ids::MEMORY_PREFIX, at),
+            user_id: user_id.to_owned(),
+            org_id: org_id.to_owned(),
+            scope: Scope::User,
+            search_text: crate::terms::index_text(user_id, [content.as_str()]),
+            content,
+            source: "chat".into(),
+            tags: None,
+            created_at: Timestamp::from_unix_ms(at),
+            contexts: Vec::new(),
+        }
+    }
+
     /// The memory as a reader will see it.
     pub fn to_memory(&self) -> Memory {
         Memory {

@@ -246,8 +246,8 @@ impl Index {
     /// indexer runs it when it falls idle, so the first commit after a long first index
     /// (often a transcript read) does not pay for copying tens of megabytes.
     pub fn checkpoint(&self) -> Result<(), IndexError> {
-        for schema in ["main", "search"] {
-            self.conn.query_row(&format!("PRAGMA {schema}.wal_checkpoint(PASSIVE)"), [], |_| Ok(()))?;
+        for checkpoint in ["PRAGMA main.wal_checkpoint(PASSIVE)", "PRAGMA search.wal_checkpoint(PASSIVE)"] {
+            self.conn.query_row(checkpoint, [], |_| Ok(()))?;
         }
         Ok(())
     }
