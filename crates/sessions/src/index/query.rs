@@ -303,7 +303,8 @@ impl Index {
             }
         }
         if let Some(ids) = &candidates {
-            args.push(Sql::Text(id_list(ids)));
+            // A JSON array, read back by `json_each`: one bound parameter for any number.
+            args.push(Sql::Text(serde_json::Value::from(ids.clone()).to_string()));
         }
         args.extend(roots_args);
         let sql = if candidates.is_some() {
@@ -394,20 +395,6 @@ impl Index {
 
 /// Candidates up to which a term is sorted whole rather than walked.
 const FEW_MATCHES: usize = 2000;
-
-/// `ids` as a JSON array, read back by `json_each` (one bound parameter for any number).
-fn id_list(ids: &[i64]) -> String {
-    let mut out = String::with_capacity(ids.len() * 8 + 2);
-    out.push('[');
-    for (i, id) in ids.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&id.to_string());
-    }
-    out.push(']');
-    out
-}
 
 /// Newest messages a walk looks at before it falls back to sorting every match.
 const WALK_ROWS: i64 = 20_000;
