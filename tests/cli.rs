@@ -119,6 +119,13 @@ fn memory_commands_save_search_list_and_delete_through_the_service() {
     assert!(s.memory_ok(&["search", "迁移"]).contains("客户迁移计划"));
     let none = s.memory(&["search", "nothing-matches-this"]);
     assert!(none.status.success() && none.stdout.is_empty());
+    // `db optimize` beside the running service: it reports the index's size, and
+    // the service finds the same memories after it.
+    let optimized = ok(s.dir.path(), &["db", "optimize"]);
+    assert!(optimized.starts_with("full-text index optimized in ") && optimized.contains(" MB → "), "{optimized}");
+    let again: Value = serde_json::from_str(&s.memory_ok(&["search", "tea", "--json"])).unwrap();
+    assert_eq!(again["results"], found["results"]);
+    assert!(s.memory_ok(&["search", "迁移"]).contains("客户迁移计划"));
 
     let page: Value = serde_json::from_str(&s.memory_ok(&["list", "--limit", "2", "--json"])).unwrap();
     assert_eq!(page["memories"].as_array().unwrap().len(), 2);

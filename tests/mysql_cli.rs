@@ -56,6 +56,7 @@ async fn a_new_database_needs_bootstrap_and_then_serves_memories() {
     assert!(err.contains("memory-bank db bootstrap"), "{err}");
     let err = serve(url).expect_err("serve must refuse an empty database");
     assert!(err.contains("memory-bank db bootstrap") && !err.contains("exit 0"), "{err}");
+    assert!(fails(url, &["db", "optimize"]).contains("memory-bank db bootstrap"));
 
     assert_eq!(ok(url, &["db", "bootstrap"]).trim(), "bootstrapped; full-text index created");
     assert_eq!(ok(url, &["db", "bootstrap"]).trim(), "bootstrapped; full-text index present");
@@ -80,6 +81,13 @@ async fn a_new_database_needs_bootstrap_and_then_serves_memories() {
     for q in ["go", "C++", "绿茶", "langs", "kickoff"] {
         let found: Value = serde_json::from_str(&memory(&["search", q, "--json"])).unwrap();
         assert_eq!(found["results"][0]["id"], id.as_str(), "{q}");
+    }
+    // `db optimize` beside the running service rewrites the index; it finds the same.
+    let optimized = ok(url, &["db", "optimize"]);
+    assert!(optimized.starts_with("full-text index optimized in ") && optimized.contains(" MB → "), "{optimized}");
+    for q in ["go", "C++", "绿茶", "langs", "kickoff"] {
+        let found: Value = serde_json::from_str(&memory(&["search", q, "--json"])).unwrap();
+        assert_eq!(found["results"][0]["id"], id.as_str(), "{q} after db optimize");
     }
     let listed: Value = serde_json::from_str(&memory(&["list", "--json"])).unwrap();
     assert_eq!(listed["memories"][0]["createdAt"], saved["memory"]["createdAt"], "milliseconds survive the round trip");

@@ -63,6 +63,18 @@ struct Args {
     /// its name or path is printed to stderr.
     #[arg(long)]
     keep: bool,
+    /// Measure only searches (and `BENCH_PHASES`) on a database an earlier `--keep`
+    /// run loaded, given as its full URL (`mysql://…/mbtest_…`): no load, nothing
+    /// changed. Lets a change to the search path be compared on the same data.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["database_url", "mariadb", "keep"])]
+    search_kept: Option<String>,
+    /// After the measurements, run `db optimize` (the full-text index rewritten
+    /// compactly) and measure the searches again, in a second row.
+    #[arg(long)]
+    optimize: bool,
+    /// Rounds of searches with `--search-kept` (each prints its own line).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
 }
 
 /// Where each size's fresh store comes from.
@@ -264,6 +276,9 @@ fn ms(d: Duration) -> String {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if let Some(url) = &args.search_kept {
+        return search_kept(&args, url).await;
+    }
     let temp = std::env::temp_dir().join(format!("memory-bank-bench-{}", std::process::id()));
     let dir = args.dir.clone().unwrap_or(temp);
     let url = args.database_url.as_deref().map(str::trim).unwrap_or("sqlite");
@@ -347,35 +362,9 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         cells = search_cells(&bank, &user_ids, args.queries, &mut rng).await?;
     }
 
-    // BENCH_PHASES=1: where a search's time goes, per term class (stderr). Its own
-    // random numbers, so the table's measurements are the same with or without it.
+    // BENCH_PHASES=1: where a search's time goes, per term class (stderr).
     if std::env::var_os("BENCH_PHASES").is_some() {
-        let mut phase_rng = StdRng::seed_from_u64(11);
-        for (name, (low, high)) in [("rare", (2000, VOCABULARY)), ("mid", (20, 2000)), ("common", (0, 20))] {
-            let (mut fetch, mut ranking, mut load, mut counts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            for _ in 0..args.queries {
-                let term = vec![word(phase_rng.random_range(low..high))];
-                let user = &user_ids[phase_rng.random_range(0..users)];
-                let scoped = terms::scope_terms(user, &term);
-                let t = Instant::now();
-                let candidates = store.search_candidates(user, &scoped, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
-                let t1 = t.elapsed();
-                let ranked = memory_bank_store::rank::rank(&term, &candidates, 20);
-                let t2 = t.elapsed();
-                let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
-                std::hint::black_box(store.memories_by_ids(user, &ids).await?);
-                load.push(t.elapsed() - t2);
-                ranking.push(t2 - t1);
-                fetch.push(t1);
-                counts.push(candidates.len());
-            }
-            counts.sort_unstable();
-            let cell = |s: Stats| format!("{} / {} ms", ms(s.p50), ms(s.p95));
-            eprintln!(
-                "  phases {name}: candidates p50 {} max {}; candidate query {}, rank {}, load top 20 {}",
-                counts[counts.len() / 2], counts[counts.len() - 1], cell(stats(fetch)), cell(stats(ranking)), cell(stats(load))
-            );
-        }
+        phases(store.as_ref(), &user_ids, args.queries).await?;
     }
 
     // List: first page, and a page from a cursor in the middle of the user's rows.
@@ -413,8 +402,79 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         "| {size} | {users} | {load_rate:.0} | {size_mb:.1} | {} | {} | {} | {} | {} | {save_rate:.0} |",
         cell(&cells[0]), cell(&cells[1]), cell(&cells[2]), cell(&list), cell(&save)
     );
+    if args.optimize {
+        let started = Instant::now();
+        let outcome = store.optimize_search_index().await?;
+        let mb = |b: Option<u64>| b.map_or("?".to_owned(), |b| format!("{:.1}", b as f64 / 1e6));
+        eprintln!("  db optimize: {:.1} s, full-text index {} → {} MB", started.elapsed().as_secs_f64(),
+            mb(outcome.before_bytes), mb(outcome.after_bytes));
+        let size_mb = fresh.size_mb().await?;
+        // The rebuild leaves the new table's pages to be written back, as the load did.
+        if let Some(waited) = fresh.settle().await? {
+            eprintln!("  InnoDB wrote back the rebuild in {:.0} s", waited.as_secs_f64());
+        }
+        let cells = search_cells(&bank, &user_ids, args.queries, &mut rng).await?;
+        if std::env::var_os("BENCH_PHASES").is_some() {
+            phases(store.as_ref(), &user_ids, args.queries).await?;
+        }
+        println!("| {size}, after db optimize | {users} | – | {size_mb:.1} | {} | {} | {} | – | – | – |",
+            cell(&cells[0]), cell(&cells[1]), cell(&cells[2]));
+    }
     drop(bank);
     drop(store);
     fresh.remove(args.keep);
+    Ok(())
+}
+
+/// Where a search's time goes, per term class, printed to stderr: the candidate
+/// query, ranking, and loading the top 20. Its own random numbers, so the table's
+/// measurements are the same with or without it.
+async fn phases(store: &dyn MemoryStore, user_ids: &[String], queries: usize) -> anyhow::Result<()> {
+    let mut phase_rng = StdRng::seed_from_u64(11);
+    for (name, (low, high)) in [("rare", (2000, VOCABULARY)), ("mid", (20, 2000)), ("common", (0, 20))] {
+        let (mut fetch, mut ranking, mut load, mut counts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..queries {
+            let term = vec![word(phase_rng.random_range(low..high))];
+            let user = &user_ids[phase_rng.random_range(0..user_ids.len())];
+            let scoped = terms::scope_terms(user, &term);
+            let t = Instant::now();
+            let candidates = store.search_candidates(user, &scoped, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
+            let t1 = t.elapsed();
+            let ranked = memory_bank_store::rank::rank(&term, &candidates, 20);
+            let t2 = t.elapsed();
+            let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
+            std::hint::black_box(store.memories_by_ids(user, &ids).await?);
+            load.push(t.elapsed() - t2);
+            ranking.push(t2 - t1);
+            fetch.push(t1);
+            counts.push(candidates.len());
+        }
+        counts.sort_unstable();
+        let cell = |s: Stats| format!("{} / {} ms", ms(s.p50), ms(s.p95));
+        eprintln!(
+            "  phases {name}: candidates p50 {} max {}; candidate query {}, rank {}, load top 20 {}",
+            counts[counts.len() / 2], counts[counts.len() - 1], cell(stats(fetch)), cell(stats(ranking)), cell(stats(load))
+        );
+    }
+    Ok(())
+}
+
+/// `--search-kept`: search cells (and phases) only, `--rounds` times, on a database
+/// loaded by an earlier `--keep` run. Its users are the bench's (`usr_bench00000`…).
+async fn search_kept(args: &Args, url: &str) -> anyhow::Result<()> {
+    let store: Arc<dyn MemoryStore> = Arc::new(MySqlStore::open(url).await.with_context(|| format!("open {url}"))?);
+    let bank = Bank::new(store.clone());
+    let user_ids: Vec<String> = (0..args.users).map(|i| format!("usr_bench{i:05}")).collect();
+    let mut rng = StdRng::seed_from_u64(7);
+    println!("| round | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms |");
+    println!("|---|---|---|---|");
+    for round in 1..=args.rounds {
+        let cells = search_cells(&bank, &user_ids, args.queries, &mut rng).await?;
+        let cell = |s: &Stats| format!("{} / {}", ms(s.p50), ms(s.p95));
+        println!("| {round} | {} | {} | {} |", cell(&cells[0]), cell(&cells[1]), cell(&cells[2]));
+    }
+    if std::env::var_os("BENCH_PHASES").is_some() {
+        phases(store.as_ref(), &user_ids, args.queries).await?;
+    }
     Ok(())
 }

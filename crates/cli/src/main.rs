@@ -54,6 +54,11 @@ enum DbCommand {
     Bootstrap,
     /// Apply pending migrations and make sure the full-text index exists (idempotent).
     Migrate,
+    /// Rewrite the full-text index compactly. An index grown one save at a time is
+    /// fragmented (on MariaDB several times larger, and common words twice as slow to
+    /// search); run this after a bulk import and then regularly, e.g. weekly. Searches
+    /// go on meanwhile; saves and deletes wait until it is done.
+    Optimize,
 }
 
 fn main() -> ExitCode {
@@ -89,15 +94,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let url = || database::resolve_url(cli.database_url.as_deref());
     match cli.command {
         Command::Serve { listen } => serve(&url()?, listen).await,
+        Command::Db { command: DbCommand::Optimize } => optimize(&url()?).await,
         // One code path for both: migrations, then the full-text index ensured. They
         // differ in intent (a new database, an existing one) and in what they report.
         Command::Db { command } => {
             let bank = database::open_for_maintenance(&url()?).await?;
             let outcome = bank.store().migrate().await?;
-            let done = match command {
-                DbCommand::Bootstrap => "bootstrapped",
-                DbCommand::Migrate => "migrated",
-            };
+            let done = if matches!(command, DbCommand::Bootstrap) { "bootstrapped" } else { "migrated" };
             let index = if outcome.created { "full-text index created" } else { "full-text index present" };
             println!("{done}; {index}");
             Ok(())
@@ -106,6 +109,23 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Memory(args) => memory::run(args).await,
         Command::Sessions(_) => unreachable!("answered before the runtime starts"),
     }
+}
+
+/// `db optimize`: the index rewritten, with how long it took and its size before and after.
+async fn optimize(url: &str) -> anyhow::Result<()> {
+    let bank = database::open(url).await?;
+    eprintln!("memory-bank: rewriting the full-text index; searches go on, saves and deletes wait until it is done");
+    let started = std::time::Instant::now();
+    let outcome = bank.store().optimize_search_index().await?;
+    let took = started.elapsed().as_secs_f64();
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    match (outcome.before_bytes, outcome.after_bytes) {
+        (Some(before), Some(after)) => {
+            println!("full-text index optimized in {took:.1} s: {:.1} MB → {:.1} MB", mb(before), mb(after));
+        }
+        _ => println!("full-text index optimized in {took:.1} s (this database user may not see its size)"),
+    }
+    Ok(())
 }
 
 async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {

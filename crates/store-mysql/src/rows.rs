@@ -129,6 +129,18 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
     })
 }
 
+/// A context from a row, its id and creation time read from the named columns.
+fn context_from_row(row: &MySqlRow, id: &str, created_at: &str) -> Result<MemoryContext, StoreError> {
+    let origin: Option<String> = get(row, "origin")?;
+    Ok(MemoryContext {
+        id: get(row, id)?,
+        snippet: get(row, "snippet")?,
+        citation: parse_citation(get::<Option<String>>(row, "citation")?.as_deref()),
+        origin: origin.as_deref().and_then(Origin::parse),
+        created_at: timestamp(row, created_at)?,
+    })
+}
+
 /// Loads the contexts of `memories` in one query and attaches them in saved order
 /// (context ids sort in the order they were saved).
 pub(crate) async fn attach_contexts(conn: &mut MySqlConnection, mut memories: Vec<Memory>) -> Result<Vec<Memory>, StoreError> {
@@ -149,17 +161,50 @@ pub(crate) async fn attach_contexts(conn: &mut MySqlConnection, mut memories: Ve
     .map_err(db_err)?;
     let mut by_memory: HashMap<String, Vec<MemoryContext>> = HashMap::new();
     for row in &rows {
-        let origin: Option<String> = get(row, "origin")?;
-        by_memory.entry(get(row, "memory_id")?).or_default().push(MemoryContext {
-            id: get(row, "id")?,
-            snippet: get(row, "snippet")?,
-            citation: parse_citation(get::<Option<String>>(row, "citation")?.as_deref()),
-            origin: origin.as_deref().and_then(Origin::parse),
-            created_at: timestamp(row, "created_at")?,
-        });
+        by_memory.entry(get(row, "memory_id")?).or_default().push(context_from_row(row, "id", "created_at")?);
     }
     for memory in &mut memories {
         memory.contexts = by_memory.remove(&memory.id).unwrap_or_default();
+    }
+    Ok(memories)
+}
+
+/// The columns of a memory joined with one of its contexts (`memory`, `c`), named
+/// as [`memories_from_joined_rows`] reads them.
+macro_rules! memory_with_context_columns {
+    () => {
+        "memory.id AS id, memory.content AS content, CAST(memory.tags AS CHAR) AS tags, memory.source AS source,
+         memory.scope AS scope, memory.org_id AS org_id, memory.created_at AS created_at, memory.updated_at AS updated_at,
+         c.id AS context_id, CAST(c.citation AS CHAR) AS citation, c.snippet AS snippet, c.origin AS origin,
+         c.created_at AS context_created_at"
+    };
+}
+pub(crate) use memory_with_context_columns;
+
+/// Memories from rows of `memory LEFT JOIN memory_context`: one row per context, or
+/// one with null context columns for a memory without any, in any order. Contexts
+/// are put in saved order (their ids sort that way) here rather than by an
+/// `ORDER BY`, which made the server sort the rows, memory text included, in a
+/// temporary table: 1.4 ms against 0.7 ms without it for 20 memories.
+pub(crate) fn memories_from_joined_rows(rows: &[MySqlRow]) -> Result<Vec<Memory>, StoreError> {
+    let mut memories: Vec<Memory> = Vec::new();
+    let mut position: HashMap<String, usize> = HashMap::new();
+    for row in rows {
+        let id: String = get(row, "id")?;
+        let at = match position.get(&id) {
+            Some(&at) => at,
+            None => {
+                memories.push(memory_from_row(row)?);
+                position.insert(id, memories.len() - 1);
+                memories.len() - 1
+            }
+        };
+        if get::<Option<String>>(row, "context_id")?.is_some() {
+            memories[at].contexts.push(context_from_row(row, "context_id", "context_created_at")?);
+        }
+    }
+    for memory in &mut memories {
+        memory.contexts.sort_by(|a, b| a.id.cmp(&b.id));
     }
     Ok(memories)
 }

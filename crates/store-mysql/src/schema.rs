@@ -6,13 +6,14 @@
 
 use std::collections::HashSet;
 
-use memory_bank_store::{EnsureOutcome, StoreError};
-use sqlx::MySqlPool;
+use memory_bank_store::{EnsureOutcome, OptimizeOutcome, StoreError};
+use sqlx::pool::PoolConnection;
+use sqlx::{MySql, MySqlPool};
 
 use crate::rows::db_err;
 use crate::{fulltext, layout, MIGRATOR};
 
-/// How long `migrate` waits for another migrating process before giving up.
+/// How long `migrate` and `optimize` wait for another one before giving up.
 const MIGRATION_LOCK_SECONDS: i32 = 600;
 
 /// The schema of a database relative to this build's migrations.
@@ -67,37 +68,65 @@ pub(crate) async fn state(pool: &MySqlPool) -> Result<SchemaState, StoreError> {
     Ok(if pending > 0 { SchemaState::Behind { pending } } else { SchemaState::Current })
 }
 
-/// Applies pending migrations, then ensures the search index, holding a
-/// server-wide lock for this database so concurrent runs happen one after another.
+/// Applies pending migrations, then ensures the search index, holding the
+/// [`MaintenanceLock`] so concurrent runs happen one after another.
+pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
+    let lock = MaintenanceLock::acquire(pool).await?;
+    let outcome = apply(pool).await;
+    let released = lock.release().await;
+    let outcome = outcome?;
+    released?;
+    Ok(outcome)
+}
+
+/// Rebuilds the search index compactly (see `fulltext::optimize`), holding the
+/// [`MaintenanceLock`] so it never runs beside a migration or another rebuild.
+pub(crate) async fn optimize(pool: &MySqlPool) -> Result<OptimizeOutcome, StoreError> {
+    let lock = MaintenanceLock::acquire(pool).await?;
+    let outcome = fulltext::optimize(pool).await;
+    let released = lock.release().await;
+    let outcome = outcome?;
+    released?;
+    Ok(outcome)
+}
+
+/// A server-wide lock for this database, held on one pooled connection while the
+/// work runs on others: it guards the database from other processes whichever
+/// connection of ours does the work. The server also drops it if that connection
+/// closes, should the work fail.
 ///
 /// Why our own lock: sqlx locks with `GET_LOCK(name, -1)`, which MySQL reads as
 /// "wait forever" but MariaDB answers with NULL at once, without taking the lock; two
 /// `db migrate` runs on MariaDB would then interleave and one could find tables
 /// half-created.
-pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
-    let mut conn = pool.acquire().await.map_err(db_err)?;
-    let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)), ?)")
-        .bind(MIGRATION_LOCK_SECONDS)
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(db_err)?;
-    if locked != Some(1) {
-        return Err(StoreError::Migration(format!(
-            "another `memory-bank db migrate` or `db bootstrap` has been running on this database for \
-             {MIGRATION_LOCK_SECONDS} s; wait for it to finish, then run this again"
-        )));
+struct MaintenanceLock {
+    conn: PoolConnection<MySql>,
+}
+
+impl MaintenanceLock {
+    async fn acquire(pool: &MySqlPool) -> Result<Self, StoreError> {
+        let mut conn = pool.acquire().await.map_err(db_err)?;
+        let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)), ?)")
+            .bind(MIGRATION_LOCK_SECONDS)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(db_err)?;
+        if locked != Some(1) {
+            return Err(StoreError::Migration(format!(
+                "another `memory-bank db migrate`, `db bootstrap` or `db optimize` has been running on this \
+                 database for {MIGRATION_LOCK_SECONDS} s; wait for it to finish, then run this again"
+            )));
+        }
+        Ok(Self { conn })
     }
-    // The migrations run on other pooled connections: the lock guards the database
-    // from other processes whichever connection of ours does the work.
-    let outcome = apply(pool).await;
-    // The server also drops the lock when the connection closes, should this fail.
-    let released = sqlx::query("SELECT RELEASE_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)))")
-        .execute(&mut *conn)
-        .await
-        .map_err(db_err);
-    let outcome = outcome?;
-    released?;
-    Ok(outcome)
+
+    async fn release(mut self) -> Result<(), StoreError> {
+        sqlx::query("SELECT RELEASE_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)))")
+            .execute(&mut *self.conn)
+            .await
+            .map_err(db_err)?;
+        Ok(())
+    }
 }
 
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {

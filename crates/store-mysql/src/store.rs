@@ -6,10 +6,13 @@ use chrono::{DateTime, Utc};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
+use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError};
 use sqlx::MySqlConnection;
 
-use crate::rows::{attach_contexts, db_err, memory_columns, memory_from_row, org, org_from_row, user_from_row};
+use crate::rows::{
+    attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
+    org_from_row, user_from_row,
+};
 use crate::{fulltext, schema, search, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
@@ -76,6 +79,14 @@ impl MemoryStore for MySqlStore {
 
     async fn search_index_exists(&self) -> Result<bool, StoreError> {
         fulltext::exists(&self.pool).await
+    }
+
+    async fn optimize_search_index(&self) -> Result<OptimizeOutcome, StoreError> {
+        schema::optimize(&self.pool).await
+    }
+
+    async fn search_index_bytes(&self) -> Result<Option<u64>, StoreError> {
+        fulltext::index_bytes(&self.pool).await
     }
 
     async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError> {
@@ -257,25 +268,27 @@ impl MemoryStore for MySqlStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        // STRAIGHT_JOIN: the ids first, then one lookup each by the `id` index. Left to
-        // itself the optimizer walks all of the owner's rows (the primary key starts
-        // with user_id), which at 1 000 memories per user reads 50 times the rows.
-        // The ids are distinct (they come from ranking), so the join adds no duplicates.
+        // One statement for the memories and their contexts: this is on every search's
+        // path, after the candidate query, and a round trip costs more than the few
+        // repeated memory columns. STRAIGHT_JOIN: the ids first, then one lookup each by
+        // the `id` index, then the contexts by `memory_id`. Left to itself the optimizer
+        // walks all of the owner's rows (the primary key starts with user_id), which at
+        // 1 000 memories per user reads 50 times the rows. The ids are distinct (they
+        // come from ranking), so the first join adds no duplicates.
         let rows = sqlx::query(concat!(
             "SELECT STRAIGHT_JOIN ",
-            memory_columns!(),
+            memory_with_context_columns!(),
             " FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
               JOIN memory ON memory.id = j.wanted
+              LEFT JOIN memory_context AS c ON c.memory_id = memory.id
               WHERE memory.user_id = ? AND memory.scope = 'user'"
         ))
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
         .bind(user_id)
-        .fetch_all(&mut *conn)
+        .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
-        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
-        attach_contexts(&mut conn, memories).await
+        memories_from_joined_rows(&rows)
     }
 
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {

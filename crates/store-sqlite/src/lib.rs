@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, StoreError};
+use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{SqliteConnection, SqlitePool};
 
@@ -200,6 +200,41 @@ impl MemoryStore for SqliteStore {
     async fn search_index_exists(&self) -> Result<bool, StoreError> {
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
         fts_exists(&mut conn).await
+    }
+
+    async fn optimize_search_index(&self) -> Result<OptimizeOutcome, StoreError> {
+        let before_bytes = self.search_index_bytes().await?;
+        // FTS5 merges its segments into one b-tree; the write lock keeps saves out meanwhile.
+        let mut tx = self.begin_write().await?;
+        if !fts_exists(&mut tx).await? {
+            return Err(StoreError::Migration("the search index is missing; run `memory-bank db migrate` to create it".to_owned()));
+        }
+        sqlx::query("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')").execute(&mut *tx).await.map_err(db_err)?;
+        tx.commit().await.map_err(db_err)?;
+        let after_bytes = self.search_index_bytes().await?;
+        Ok(OptimizeOutcome { before_bytes, after_bytes })
+    }
+
+    async fn search_index_bytes(&self) -> Result<Option<u64>, StoreError> {
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        // The FTS5 table's shadow tables (`memory_fts_data`, `_idx`, …), each asked for
+        // by name: `dbstat` only narrows to one b-tree for `name = ?`.
+        let tables: Vec<String> = sqlx::query_scalar(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'memory\\_fts\\_%' ESCAPE '\\'",
+        )
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(db_err)?;
+        let mut bytes = 0u64;
+        for table in tables {
+            let size: i64 = sqlx::query_scalar("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = ?1")
+                .bind(&table)
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(db_err)?;
+            bytes += size.max(0).unsigned_abs();
+        }
+        Ok(Some(bytes))
     }
 
     async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError> {

@@ -48,7 +48,7 @@ macro_rules! store_suite {
             search_matches_short_terms_and_cjk, hostile_queries_are_plain_text, search_ranks_then_newest_first,
             search_sees_a_save_right_after_commit, candidates_are_the_newest_matches_up_to_the_cap, users_are_isolated, org_scoped_rows_are_invisible,
             delete_removes_rows_contexts_and_index_entries, failed_context_insert_leaves_nothing,
-            concurrent_ensure_creates_the_index_once, missing_index_is_reported, accounts_and_tokens);
+            concurrent_ensure_creates_the_index_once, missing_index_is_reported, optimize_changes_no_result, accounts_and_tokens);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -111,6 +111,12 @@ async fn save(w: &World, user: &str, req: SaveMemoryRequest) -> Memory {
 async fn search(w: &World, user: &str, q: &str) -> Vec<String> {
     let hits = w.bank.search(user, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
     hits.into_iter().map(|h| h.memory.content).collect()
+}
+
+/// Alice's hits for `q` as (id, score), in rank order.
+async fn ranked(w: &World, q: &str) -> Vec<(String, f64)> {
+    let hits = w.bank.search(&w.alice, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
+    hits.into_iter().map(|h| (h.memory.id, h.score)).collect()
 }
 
 async fn list_all(w: &World, user: &str) -> Vec<Memory> {
@@ -401,6 +407,52 @@ pub async fn missing_index_is_reported(f: &dyn Fixture) {
     assert!(search.is_err(), "a search without the index must fail, not find nothing: {search:?}");
     assert!(f.store().migrate().await.unwrap().created);
     assert_eq!(self::search(&w, &w.alice, "kestrel").await.len(), 1);
+}
+
+/// `db optimize` rewrites the index without changing any result: every memory is
+/// still found by its own word, deleted ones stay gone, ranks and scores are the
+/// same, and saves after it are found. The index is dropped and recreated first,
+/// because an index built over rows written under an older one is where MariaDB's
+/// in-place builds have lost rows before (see the MySQL store's fulltext.rs).
+pub async fn optimize_changes_no_result(f: &dyn Fixture) {
+    let w = world(f).await;
+    let word = |i: usize| format!("marker{}", char::from(b'a' + (i % 26) as u8).to_string().repeat(1 + i / 26));
+    let mut kept = Vec::new();
+    for i in 0..20 {
+        kept.push(save(&w, &w.alice, request(&format!("{} gannet {}", word(i), "gannet ".repeat(i % 3)))).await);
+        w.clock.advance(1);
+    }
+    f.drop_search_index().await;
+    assert!(f.store().migrate().await.unwrap().created);
+    for i in 20..40 {
+        kept.push(save(&w, &w.alice, request(&format!("{} gannet", word(i)))).await);
+        w.clock.advance(1);
+    }
+    save(&w, &w.bob, request("bob's gannet")).await;
+    let mut deleted = Vec::new();
+    for i in [3, 17, 25] {
+        let memory = kept.remove(i);
+        assert!(w.bank.delete(&w.alice, &memory.id).await.unwrap());
+        deleted.push(memory);
+    }
+    let before = (ranked(&w, "gannet").await, ranked(&w, "markera markerb gannet").await);
+
+    let outcome = f.store().optimize_search_index().await.unwrap();
+    assert_eq!(outcome.after_bytes, f.store().search_index_bytes().await.unwrap());
+    assert!(f.store().search_index_exists().await.unwrap());
+    assert_eq!((ranked(&w, "gannet").await, ranked(&w, "markera markerb gannet").await), before);
+    assert_eq!(before.0.len(), 37);
+    for memory in &kept {
+        let query = memory.content.split(' ').next().unwrap().to_owned();
+        assert_eq!(search(&w, &w.alice, &query).await, std::slice::from_ref(&memory.content), "{query}");
+    }
+    for memory in &deleted {
+        let query = memory.content.split(' ').next().unwrap().to_owned();
+        assert!(search(&w, &w.alice, &query).await.is_empty(), "{query} was deleted");
+    }
+    assert_eq!(search(&w, &w.bob, "gannet").await, ["bob's gannet"]);
+    save(&w, &w.alice, request("after the rebuild: osprey")).await;
+    assert_eq!(search(&w, &w.alice, "osprey").await, ["after the rebuild: osprey"]);
 }
 
 /// Users, orgs, membership and tokens.
