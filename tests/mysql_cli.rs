@@ -174,3 +174,27 @@ async fn serve_connects_over_verified_tls_and_says_so_when_tls_is_off() {
     assert!(err.contains("ssl-mode=VERIFY_IDENTITY&ssl-ca="), "{err}");
     assert!(!err.contains("secret"), "the password stays out of messages: {err}");
 }
+
+/// A database user without the PROCESS privilege (the usual grant on managed
+/// services) can run `db optimize`; only the index size is left out, and it says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn optimize_works_for_a_user_who_cannot_see_innodb_sizes() {
+    let db = TestDatabase::create().await;
+    let url = db.url();
+    ok(url, &["db", "bootstrap"]);
+    let user = format!("u{}", &db.name()[db.name().len() - 12..]);
+    let root = memory_bank_store_mysql::MySqlStore::open(url).await.unwrap();
+    // Fixed statements: the user and database names are made of letters, digits and _.
+    let create = format!("CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(create)).execute(root.pool()).await.unwrap();
+    let grant = format!("GRANT ALL PRIVILEGES ON {}.* TO '{user}'@'%'", db.name());
+    sqlx::raw_sql(sqlx::AssertSqlSafe(grant)).execute(root.pool()).await.unwrap();
+    // The same URL with this user's login in place of the test server's.
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let host_and_path = rest.rsplit_once('@').map_or(rest, |(_, after)| after);
+    let limited = format!("{scheme}://{user}:pw@{host_and_path}");
+    let out = ok(&limited, &["db", "optimize"]);
+    assert!(out.starts_with("full-text index optimized in ") && out.contains("may not see its size"), "{out}");
+    let drop = format!("DROP USER '{user}'@'%'");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(drop)).execute(root.pool()).await.unwrap();
+}
