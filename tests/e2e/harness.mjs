@@ -63,7 +63,9 @@ export class Harness {
       let seen = "";
       this.service.stderr.on("data", (chunk) => {
         seen += chunk;
-        const match = /serving (http:\/\/[\d.:]+)/.exec(seen);
+        // Up to the space after the address: stderr may arrive split anywhere, and a
+        // chunk ending in "http://127" once gave the clients the host 0.0.0.127.
+        const match = /serving (http:\/\/[\d.:]+) /.exec(seen);
         if (match) resolve(match[1]);
       });
       this.service.on("exit", (code) => reject(new Error(`memory-bank serve exited ${code}: ${seen}`)));

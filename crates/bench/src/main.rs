@@ -59,6 +59,10 @@ struct Args {
     /// InnoDB buffer pool of the `--mariadb` server.
     #[arg(long, default_value = "1G")]
     mariadb_buffer_pool: String,
+    /// Another option for the `--mariadb` server, e.g. `--mariadb-option=--innodb-ft-cache-size=80M`
+    /// (repeatable).
+    #[arg(long, value_name = "OPTION", allow_hyphen_values = true)]
+    mariadb_option: Vec<String>,
     /// Keep each size's database (file, or MySQL database) for inspection, e.g. EXPLAIN;
     /// its name or path is printed to stderr.
     #[arg(long)]
@@ -294,12 +298,13 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(args.database_url.is_none(), "--mariadb starts its own server; leave out --database-url");
         // A production-sized buffer pool and the server's default redo log (96 MB);
         // full-text settings stay at their defaults (minimum token size 3, stopwords).
-        let server = MariaDb::start_with(&[
+        let mut options = vec![
             format!("--innodb-buffer-pool-size={}", args.mariadb_buffer_pool),
             "--innodb-log-file-size=96M".to_owned(),
-        ])
-        .map_err(|e| anyhow::anyhow!(e))?;
-        eprintln!("throwaway MariaDB on port {} (buffer pool {})", server.port(), args.mariadb_buffer_pool);
+        ];
+        options.extend(args.mariadb_option.iter().cloned());
+        let server = MariaDb::start_with(&options).map_err(|e| anyhow::anyhow!(e))?;
+        eprintln!("throwaway MariaDB on port {} ({})", server.port(), options.join(" "));
         Engine::MySql { server_url: server.server_url(), _server: Some(server) }
     } else if url == "sqlite" {
         std::fs::create_dir_all(&dir)?;

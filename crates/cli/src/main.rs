@@ -140,7 +140,10 @@ async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
     // send SIGTERM as soon as it reads it, and must get a clean shutdown.
     let shutdown = shutdown_signal()?;
     tracing::info!(%address, backend = bank.store().backend(), "memory service listening");
-    eprintln!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
+    // Formatted first so the line reaches stderr in one write: a reader waiting for
+    // the address must never see half of it.
+    let serving = format!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
+    eprintln!("{serving}");
     memory_bank_server::serve(listener, bank, shutdown).await?;
     tracing::info!("memory service stopped");
     Ok(())

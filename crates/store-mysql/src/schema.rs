@@ -5,6 +5,7 @@
 //! for the state and names the command that fixes it.
 
 use std::collections::HashSet;
+use std::future::Future;
 
 use memory_bank_store::{EnsureOutcome, OptimizeOutcome, StoreError};
 use sqlx::pool::PoolConnection;
@@ -71,19 +72,20 @@ pub(crate) async fn state(pool: &MySqlPool) -> Result<SchemaState, StoreError> {
 /// Applies pending migrations, then ensures the search index, holding the
 /// [`MaintenanceLock`] so concurrent runs happen one after another.
 pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
-    let lock = MaintenanceLock::acquire(pool).await?;
-    let outcome = apply(pool).await;
-    let released = lock.release().await;
-    let outcome = outcome?;
-    released?;
-    Ok(outcome)
+    locked(pool, apply(pool)).await
 }
 
 /// Rebuilds the search index compactly (see `fulltext::optimize`), holding the
 /// [`MaintenanceLock`] so it never runs beside a migration or another rebuild.
 pub(crate) async fn optimize(pool: &MySqlPool) -> Result<OptimizeOutcome, StoreError> {
+    locked(pool, fulltext::optimize(pool)).await
+}
+
+/// Runs `work` (a future does nothing until awaited) while holding the lock, and
+/// releases it whatever the outcome.
+async fn locked<T>(pool: &MySqlPool, work: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
     let lock = MaintenanceLock::acquire(pool).await?;
-    let outcome = fulltext::optimize(pool).await;
+    let outcome = work.await;
     let released = lock.release().await;
     let outcome = outcome?;
     released?;
