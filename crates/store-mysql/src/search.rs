@@ -17,9 +17,16 @@
 //! more matches than `cap` needs the ordered statement, which then pays for one more
 //! pass over its matches; that is the case the cap exists for (a very common word in a
 //! very large bank), and the unordered pass is bounded by `cap + 1` rows.
+//!
+//! Characters above U+FFFF are separators to InnoDB's FULLTEXT parser, not to the
+//! app's terms, so a row holding one may match a term it does not hold (see
+//! `beyond_the_basic_plane`). Such rows are checked against the terms here, and the
+//! ordered statement pages on until `cap` rows hold a term, so the candidates are the
+//! SQLite store's exactly.
 
 use std::cmp::Ordering;
 
+use memory_bank_contract::Timestamp;
 use memory_bank_store::{Candidate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
@@ -59,8 +66,23 @@ fn newest_first(a: &Candidate, b: &Candidate) -> Ordering {
     b.created_at.cmp(&a.created_at).then_with(|| b.id.cmp(&a.id))
 }
 
+/// Whether InnoDB's FULLTEXT parser may have split this text differently from the
+/// app: it treats characters above U+FFFF (CJK extensions B and up, Adlam, Osage…) as
+/// separators, so `u…𠀀𠀁` is indexed and queried as the bare user code `u…`, and
+/// `u…ab𞤀` as `u…ab`. Such rows can match a query they do not hold. In UTF-8 only
+/// those characters start with a byte of 0xF0 or more.
+fn beyond_the_basic_plane(text: &str) -> bool {
+    text.bytes().any(|b| b >= 0xF0)
+}
+
+/// Whether the candidate holds one of the terms as a whole stored term: what FTS5
+/// (and FULLTEXT, for text within the Basic Multilingual Plane) decides.
+fn holds_a_term(candidate: &Candidate, terms: &[&str]) -> bool {
+    candidate.search_text.split(' ').any(|stored| terms.contains(&stored))
+}
+
 /// The user's newest `cap` memories whose terms include any of `scoped_terms`, newest
-/// first. Both statements run on `conn`, so a search holds one pooled connection.
+/// first. All statements run on `conn`, so a search holds one pooled connection.
 pub(crate) async fn candidates(
     conn: &mut MySqlConnection,
     user_id: &str,
@@ -71,6 +93,13 @@ pub(crate) async fn candidates(
     if expression.is_empty() || cap == 0 {
         return Ok(Vec::new());
     }
+    // The terms as FULLTEXT compares them, for rows it may have matched wrongly: any
+    // row when a query term goes beyond the Basic Multilingual Plane (`u…ab𞤀` is
+    // looked up as `u…ab`), else the rows that do.
+    let terms: Vec<&str> = expression.split(' ').collect();
+    let check_every_row = beyond_the_basic_plane(&expression);
+    let genuine =
+        |c: &Candidate| (!check_every_row && !beyond_the_basic_plane(&c.search_text)) || holds_a_term(c, &terms);
     // BOOLEAN MODE without operators is "any term", like the SQLite store's OR, and
     // skips natural-language relevance, which the app computes itself (rank.rs).
     // The user code in every term keeps each posting list to one user's rows; the
@@ -88,23 +117,56 @@ pub(crate) async fn candidates(
     .map_err(db_err)?;
     if rows.len() <= cap as usize {
         let mut all = rows.iter().map(candidate_from_row).collect::<Result<Vec<_>, _>>()?;
+        all.retain(genuine);
         all.sort_by(newest_first);
         return Ok(all);
     }
     // More matches than the cap: only the server can pick the newest `cap` without
-    // sending all of them.
-    let rows = sqlx::query(
-        "SELECT id, created_at, search_text FROM memory
-         WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
-         ORDER BY created_at DESC, id DESC LIMIT ?",
-    )
-    .bind(&expression)
-    .bind(user_id)
-    .bind(cap)
-    .fetch_all(&mut *conn)
-    .await
-    .map_err(db_err)?;
-    rows.iter().map(candidate_from_row).collect()
+    // sending all of them. Pages of `cap`, newest first, until `cap` genuine matches:
+    // one page unless rows were dropped above.
+    let mut found = Vec::new();
+    let mut after: Option<(Timestamp, String)> = None;
+    loop {
+        let page = match &after {
+            None => sqlx::query(
+                "SELECT id, created_at, search_text FROM memory
+                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+                 ORDER BY created_at DESC, id DESC LIMIT ?",
+            )
+            .bind(&expression)
+            .bind(user_id)
+            .bind(cap),
+            Some((created_at, id)) => sqlx::query(
+                "SELECT id, created_at, search_text FROM memory
+                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+                   AND (created_at < ? OR (created_at = ? AND id < ?))
+                 ORDER BY created_at DESC, id DESC LIMIT ?",
+            )
+            .bind(&expression)
+            .bind(user_id)
+            .bind(created_at.to_datetime())
+            .bind(created_at.to_datetime())
+            .bind(id)
+            .bind(cap),
+        }
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(db_err)?;
+        let full = page.len() == cap as usize;
+        for row in &page {
+            let candidate = candidate_from_row(row)?;
+            after = Some((candidate.created_at, candidate.id.clone()));
+            if genuine(&candidate) {
+                found.push(candidate);
+                if found.len() == cap as usize {
+                    return Ok(found);
+                }
+            }
+        }
+        if !full {
+            return Ok(found);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -122,6 +184,17 @@ mod tests {
         // ASCII case folds, as in the SQLite store's `ascii` tokenizer; other letters do not.
         assert_eq!(boolean_expression(&["U0123456789TeA".to_owned(), "u0123456789CAFÉ".to_owned()]), "u0123456789tea u0123456789cafÉ");
         assert_eq!(boolean_expression(&["*".to_owned()]), "");
+    }
+
+    #[test]
+    fn only_characters_above_the_basic_plane_need_the_check() {
+        assert!(!beyond_the_basic_plane("u0123456789tea u0123456789绿茶 u0123456789café"));
+        assert!(beyond_the_basic_plane("u0123456789𠀀𠀁"));
+        assert!(beyond_the_basic_plane("u0123456789ab𞤢"));
+        let c = Candidate { id: "m".into(), created_at: Timestamp::from_unix_ms(1), search_text: "u0𠀀 u0𠀀𠀁 u0song".into() };
+        assert!(holds_a_term(&c, &["u0x", "u0𠀀𠀁"]));
+        // Whole terms only, as FTS5 compares them: neither a prefix nor the bare code.
+        assert!(!holds_a_term(&c, &["u0𠀁", "u0", "u0son"]));
     }
 
     #[test]

@@ -112,3 +112,48 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
     }
     assert!(compared > 500, "the queries found too little to compare: {compared}");
 }
+
+/// Letters above U+FFFF (CJK extension B, Adlam) are word separators to InnoDB's
+/// FULLTEXT parser, so it matches rows that do not hold the term (`u…𠀀𠀁` is read
+/// as the bare user code). The MySQL store checks such rows itself: candidates under
+/// every cap, ranks and scores are the SQLite store's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn letters_beyond_the_basic_plane_give_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = SqliteStore::open(&format!("sqlite://{}", dir.path().join("wide.db").display())).await.unwrap();
+    let db = TestDatabase::create().await;
+    let mysql = MySqlStore::open(db.url()).await.unwrap();
+    mysql.migrate().await.unwrap();
+    let user = "usr_wide";
+    let texts = ["𠀀𠀁 report", "𠀂 memo", "ab𞤀 note", "𞤀𞤁𞤂 song", "ab tea", "tea plan", "𠀀 tea", "tea plan again"];
+    let mut seed = 7;
+    let rows: Vec<NewMemory> = (0..90)
+        .map(|i| NewMemory::plain(user, "org_wide", texts[next(&mut seed) % texts.len()].to_owned(), 1_764_455_111_007 + i / 2))
+        .collect();
+    for store in [&sqlite as &dyn MemoryStore, &mysql] {
+        store.insert_memories(&rows).await.unwrap();
+    }
+    let queries = ["𠀀𠀁", "𠀂", "𠀀", "ab", "ab𞤀", "𞤀𞤁𞤂", "tea", "report", "𠀂 ab tea"];
+    let mut matched = 0;
+    for q in queries {
+        let scoped = terms::scope_terms(user, &terms::query_terms(q));
+        for cap in [1, 2, 5, 30, 1000] {
+            let expected = sqlite.search_candidates(user, &scoped, cap).await.unwrap();
+            matched += expected.len();
+            let got = mysql.search_candidates(user, &scoped, cap).await.unwrap();
+            assert_eq!(got, expected, "candidates: query {q:?}, cap {cap}");
+        }
+    }
+    assert!(matched > 200, "the queries found too little to compare: {matched}");
+    let banks = [Bank::new(Arc::new(sqlite)), Bank::new(Arc::new(mysql))];
+    for q in queries {
+        let request = ValidSearch { query: q.into(), limit: 50 };
+        let mut results = Vec::new();
+        for bank in &banks {
+            let hits = bank.search(user, &request).await.unwrap();
+            results.push(hits.into_iter().map(|h| (h.memory.id, h.score)).collect::<Vec<_>>());
+        }
+        assert!(!results[0].is_empty(), "{q:?} finds something");
+        assert_eq!(results[0], results[1], "query {q:?}");
+    }
+}
