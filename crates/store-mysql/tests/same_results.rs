@@ -57,18 +57,37 @@ fn corpus(users: &[String]) -> Vec<NewMemory> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
+/// The same rows in a fresh SQLite file and a fresh MySQL database. The folder and
+/// the test database live as long as the value.
+struct Both {
+    sqlite: SqliteStore,
+    mysql: MySqlStore,
+    _dir: tempfile::TempDir,
+    _db: TestDatabase,
+}
+
+async fn both_loaded_with(rows: &[NewMemory]) -> Both {
     let dir = tempfile::tempdir().unwrap();
     let sqlite = SqliteStore::open(&format!("sqlite://{}", dir.path().join("same.db").display())).await.unwrap();
     let db = TestDatabase::create().await;
     let mysql = MySqlStore::open(db.url()).await.unwrap();
     mysql.migrate().await.unwrap();
-    let users: Vec<String> = (0..3).map(|i| format!("usr_same{i}")).collect();
-    let rows = corpus(&users);
     for store in [&sqlite as &dyn MemoryStore, &mysql] {
-        store.insert_memories(&rows).await.unwrap();
+        store.insert_memories(rows).await.unwrap();
     }
+    Both { sqlite, mysql, _dir: dir, _db: db }
+}
+
+/// A search's hits as (id, score), in rank order.
+async fn hits(bank: &Bank, user: &str, request: &ValidSearch) -> Vec<(String, f64)> {
+    let hits = bank.search(user, request).await.unwrap();
+    hits.into_iter().map(|h| (h.memory.id, h.score)).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
+    let users: Vec<String> = (0..3).map(|i| format!("usr_same{i}")).collect();
+    let Both { sqlite, mysql, _dir, _db } = both_loaded_with(&corpus(&users)).await;
     let mut matched = 0;
     for user in &users {
         let mut term_sets: Vec<Vec<String>> = ["tea", "coffee green", "lantern", "绿茶", "Café", "nothing"]
@@ -95,16 +114,7 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
         for q in queries {
             for limit in [1, 7, 50] {
                 let request = ValidSearch { query: q.into(), limit };
-                let [a, b] = [&banks[0], &banks[1]].map(|bank| {
-                    let request = request.clone();
-                    let user = user.clone();
-                    let bank = bank.clone();
-                    async move {
-                        let hits = bank.search(&user, &request).await.unwrap();
-                        hits.into_iter().map(|h| (h.memory.id, h.score)).collect::<Vec<_>>()
-                    }
-                });
-                let (a, b) = (a.await, b.await);
+                let (a, b) = (hits(&banks[0], user, &request).await, hits(&banks[1], user, &request).await);
                 assert_eq!(a, b, "user {user}, query {q:?}, limit {limit}");
                 compared += a.len();
             }
@@ -119,20 +129,13 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
 /// every cap, ranks and scores are the SQLite store's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn letters_beyond_the_basic_plane_give_the_same_results() {
-    let dir = tempfile::tempdir().unwrap();
-    let sqlite = SqliteStore::open(&format!("sqlite://{}", dir.path().join("wide.db").display())).await.unwrap();
-    let db = TestDatabase::create().await;
-    let mysql = MySqlStore::open(db.url()).await.unwrap();
-    mysql.migrate().await.unwrap();
     let user = "usr_wide";
     let texts = ["𠀀𠀁 report", "𠀂 memo", "ab𞤀 note", "𞤀𞤁𞤂 song", "ab tea", "tea plan", "𠀀 tea", "tea plan again"];
     let mut seed = 7;
     let rows: Vec<NewMemory> = (0..90)
         .map(|i| NewMemory::plain(user, "org_wide", texts[next(&mut seed) % texts.len()].to_owned(), 1_764_455_111_007 + i / 2))
         .collect();
-    for store in [&sqlite as &dyn MemoryStore, &mysql] {
-        store.insert_memories(&rows).await.unwrap();
-    }
+    let Both { sqlite, mysql, _dir, _db } = both_loaded_with(&rows).await;
     let queries = ["𠀀𠀁", "𠀂", "𠀀", "ab", "ab𞤀", "𞤀𞤁𞤂", "tea", "report", "𠀂 ab tea"];
     let mut matched = 0;
     for q in queries {
@@ -148,12 +151,8 @@ async fn letters_beyond_the_basic_plane_give_the_same_results() {
     let banks = [Bank::new(Arc::new(sqlite)), Bank::new(Arc::new(mysql))];
     for q in queries {
         let request = ValidSearch { query: q.into(), limit: 50 };
-        let mut results = Vec::new();
-        for bank in &banks {
-            let hits = bank.search(user, &request).await.unwrap();
-            results.push(hits.into_iter().map(|h| (h.memory.id, h.score)).collect::<Vec<_>>());
-        }
-        assert!(!results[0].is_empty(), "{q:?} finds something");
-        assert_eq!(results[0], results[1], "query {q:?}");
+        let (a, b) = (hits(&banks[0], user, &request).await, hits(&banks[1], user, &request).await);
+        assert!(!a.is_empty(), "{q:?} finds something");
+        assert_eq!(a, b, "query {q:?}");
     }
 }
