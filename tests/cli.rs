@@ -210,8 +210,14 @@ fn ten_concurrent_migrate_processes_create_the_index_once() {
         store.pool().close().await;
     });
     let children: Vec<Child> = (0..10)
-        .map(|_| Command::new(BIN).args(["--database-url", &db_url(dir.path()), "db", "migrate"]).stdout(Stdio::piped())
-            .stderr(Stdio::piped()).spawn().unwrap())
+        .map(|_| {
+            Command::new(BIN)
+                .args(["--database-url", &db_url(dir.path()), "db", "migrate"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
         .collect();
     let outputs: Vec<Output> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
     for out in &outputs {
@@ -248,8 +254,21 @@ fn logs_hold_ids_and_counts_never_content_snippets_or_queries() {
 fn a_second_process_can_write_while_the_service_runs() {
     let s = Served::start();
     let writers: Vec<Child> = (0..5)
-        .map(|i| Command::new(BIN).args(["--database-url", &db_url(s.dir.path()), "admin", "user", "add", &format!("w{i}@example.com")])
-            .stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap())
+        .map(|i| {
+            Command::new(BIN)
+                .args([
+                    "--database-url",
+                    &db_url(s.dir.path()),
+                    "admin",
+                    "user",
+                    "add",
+                    &format!("w{i}@example.com"),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
         .collect();
     for i in 0..20 {
         s.memory_ok(&["save", &format!("concurrent write {i}")]);
@@ -262,4 +281,99 @@ fn a_second_process_can_write_while_the_service_runs() {
     let all = s.memory_ok(&["list", "--all", "--json"]);
     assert_eq!(all.lines().count(), 20);
     s.stop();
+}
+
+/// A fake HTTP proxy on loopback: records the request line of every connection it
+/// gets and answers 502.
+struct FakeProxy {
+    url: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl FakeProxy {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut line = String::new();
+                let _ = BufReader::new(&stream).read_line(&mut line);
+                log.lock().unwrap().push(line.trim().to_owned());
+                let _ = (&stream).write_all(
+                    b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                );
+            }
+        });
+        Self { url, seen }
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn loopback_services_are_never_reached_through_a_proxy() {
+    let served = Served::start();
+    let proxy = FakeProxy::start();
+    let out = Command::new(BIN)
+        .args(["memory", "list"])
+        .env("MEMORY_BANK_URL", &served.url)
+        .env("MEMORY_BANK_TOKEN", &served.token)
+        .env("MEMORY_BANK_ORG", &served.org)
+        .env("HTTP_PROXY", &proxy.url)
+        .env("http_proxy", &proxy.url)
+        .env("ALL_PROXY", &proxy.url)
+        .env_remove("NO_PROXY")
+        .env_remove("no_proxy")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        proxy.seen(),
+        Vec::<String>::new(),
+        "the proxy saw the request (and its token)"
+    );
+}
+
+#[test]
+fn remote_services_keep_the_proxy_and_no_proxy() {
+    let proxy = FakeProxy::start();
+    let remote = |no_proxy: Option<&str>| {
+        let mut command = Command::new(BIN);
+        command
+            .args(["memory", "list"])
+            .env("MEMORY_BANK_URL", "http://memory.example.invalid:8787")
+            .env("MEMORY_BANK_TOKEN", "mbk_test")
+            .env("MEMORY_BANK_ORG", "org_test")
+            .env("HTTP_PROXY", &proxy.url)
+            .env_remove("no_proxy");
+        match no_proxy {
+            Some(list) => command.env("NO_PROXY", list),
+            None => command.env_remove("NO_PROXY"),
+        };
+        command.output().unwrap()
+    };
+    let out = remote(None);
+    assert!(!out.status.success());
+    assert_eq!(
+        proxy.seen(),
+        ["GET http://memory.example.invalid:8787/v1/memory HTTP/1.1"]
+    );
+    // NO_PROXY naming the host: a direct connection (which cannot resolve here).
+    let out = remote(Some("example.invalid"));
+    assert!(!out.status.success());
+    assert_eq!(
+        proxy.seen().len(),
+        1,
+        "NO_PROXY was ignored: {:?}",
+        proxy.seen()
+    );
 }

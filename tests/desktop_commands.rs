@@ -96,3 +96,44 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert_eq!(again["user"]["id"], user.as_str());
     assert_eq!(again["activeOrgId"], org.as_str());
 }
+
+/// The window's capability grants event listen/unlisten and exactly the app's own
+/// commands (no `core:default`: no image, menu, tray, window or path APIs), and every
+/// command the UI invokes is among them.
+#[test]
+fn the_capability_grants_only_what_the_ui_calls() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let capability: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("src-tauri/capabilities/default.json")).unwrap(),
+    )
+    .unwrap();
+    let granted: std::collections::BTreeSet<String> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect();
+    let mut expected: std::collections::BTreeSet<String> = memory_bank_app_lib::APP_COMMANDS
+        .iter()
+        .map(|c| format!("allow-{}", c.replace('_', "-")))
+        .collect();
+    expected.extend([
+        "core:event:allow-listen".to_owned(),
+        "core:event:allow-unlisten".to_owned(),
+    ]);
+    assert_eq!(granted, expected);
+
+    let ipc = std::fs::read_to_string(root.join("ui/src/ipc.ts")).unwrap();
+    let invoked: Vec<&str> = ipc
+        .split("invoke<")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').nth(1))
+        .collect();
+    assert!(invoked.len() >= 20, "{invoked:?}");
+    for command in invoked {
+        assert!(
+            memory_bank_app_lib::APP_COMMANDS.contains(&command),
+            "the UI invokes {command}, which is not granted"
+        );
+    }
+}

@@ -75,7 +75,9 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     });
 
     // The first refresh runs in the background.
-    wait_for("the first index", || call(&window, "list_sessions", json!({})).unwrap()["total"].as_u64() > Some(10));
+    wait_for("the first index", || {
+        call(&window, "list_sessions", json!({})).unwrap()["total"].as_u64() > Some(10)
+    });
 
     let cli_index = dir.path().join("cli-index.sqlite");
     let pairs: [(&str, Value, Vec<&str>); 7] = [
@@ -118,7 +120,9 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     wait_for("the watcher", || {
         call(&window, "list_sessions", json!({"limit": 1})).unwrap()["sessions"][0]["sessionId"] == "live-session"
     });
-    wait_for("sessions-changed", || changes.load(Ordering::SeqCst) > before);
+    wait_for("sessions-changed", || {
+        changes.load(Ordering::SeqCst) > before
+    });
 
     // A folder added in settings is read too (and kept in the preferences).
     let extra = dir.path().join("copied-claude/projects/-old");
@@ -136,6 +140,22 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     });
     let err = call(&window, "set_session_roots", json!({"roots": [{"source": "codex", "path": "relative/dir"}]})).unwrap_err();
     assert_eq!(err["code"], "invalid_argument");
+    // The whole disk and the home folder itself are refused, and the folders kept.
+    let home = std::env::var("HOME").unwrap();
+    for broad in ["/".to_owned(), home.clone(), format!("{home}/")] {
+        let err = call(
+            &window,
+            "set_session_roots",
+            json!({"roots": [{"source": "codex", "path": broad}]}),
+        )
+        .unwrap_err();
+        assert_eq!(err["code"], "invalid_argument", "{broad}");
+    }
+    let state = call(&window, "get_state", json!({})).unwrap();
+    assert_eq!(
+        state["prefs"]["sessionRoots"],
+        json!([{"source": "claude-code", "path": root}])
+    );
 
     // "Remember…": the memory is saved with its citation, in the org given.
     let state = call(&window, "get_state", json!({})).unwrap();
@@ -168,6 +188,19 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     )
     .unwrap_err();
     assert_eq!(refused["code"], "looks_like_secret");
+    // Tags and citation ids are stored too, so they are checked too.
+    for fields in [
+        json!({"tags": ["deploy", "AKIAIOSFODNN7EXAMPLE"]}),
+        json!({"contexts": [{"snippet": "ok", "messageId": "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345"}]}),
+        json!({"contexts": [{"snippet": "ok", "conversationId": "mbk_0123456789abcdefghijklmnop"}]}),
+    ] {
+        let mut args = json!({"orgId": org, "content": "plain words"});
+        args.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        let refused = call(&window, "save_memory", args.clone()).unwrap_err();
+        assert_eq!(refused["code"], "looks_like_secret", "{args}");
+    }
     let listed = call(&window, "list_memories", json!({"orgId": org})).unwrap();
     assert_eq!(listed["memories"].as_array().unwrap().len(), 1, "nothing secret was saved");
     memory_bank_app_lib::shutdown(app.handle());

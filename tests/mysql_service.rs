@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use memory_bank_store::Bank;
+use memory_bank_store::MemoryStore as _;
 use memory_bank_store_mysql::testing::{MariaDb, TestDatabase};
 use memory_bank_store_mysql::{MySqlOptions, MySqlStore};
-use memory_bank_store::MemoryStore as _;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -46,7 +46,9 @@ async fn requests_get_503_while_mariadb_is_down_and_work_again_after_it_restarts
     let mut server = tokio::task::spawn_blocking(MariaDb::start)
         .await
         .unwrap()
-        .unwrap_or_else(|e| panic!("this test kills and restarts its own MariaDB and cannot start one: {e}"));
+        .unwrap_or_else(|e| {
+            panic!("this test kills and restarts its own MariaDB and cannot start one: {e}")
+        });
     let db = TestDatabase::create_on(&server.server_url()).await;
     // A short acquire timeout: while the database is down, each request waits this long.
     let options = MySqlOptions { acquire_timeout: Duration::from_secs(1), ..MySqlOptions::default() };
@@ -61,10 +63,20 @@ async fn requests_get_503_while_mariadb_is_down_and_work_again_after_it_restarts
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let service = tokio::spawn(memory_bank_server::serve(listener, bank, async move {
-        let _ = stop_rx.await;
-    }));
-    let client = Client { http: reqwest::Client::new(), base, token, org };
+    let service = tokio::spawn(memory_bank_server::serve(
+        listener,
+        bank,
+        Default::default(),
+        async move {
+            let _ = stop_rx.await;
+        },
+    ));
+    let client = Client {
+        http: reqwest::Client::new(),
+        base,
+        token,
+        org,
+    };
 
     let (status, body) = client.save("saved before the outage: lighthouse").await;
     assert_eq!(status, StatusCode::CREATED, "{body}");

@@ -165,3 +165,32 @@ fn the_index_picks_up_appended_messages_and_new_files() {
     assert_eq!(list["total"].as_u64().unwrap(), before + 1);
     assert_eq!(list["sessions"][0]["title"], "a brand new session");
 }
+
+#[test]
+fn search_survives_text_whose_lower_case_is_longer() {
+    // `İ` lower-cases to two characters: a match found in the folded text sits further
+    // in than the same match in the original, which once put the snippet out of range.
+    let h = Home::new();
+    let project = h.home.join(".claude/projects/-work-turk");
+    std::fs::create_dir_all(&project).unwrap();
+    let text = "İ".repeat(200) + " needleturk";
+    std::fs::write(
+        project.join("22222222-3333-4444-8555-666666666666.jsonl"),
+        session_home::claude_line("user", "t1", &text, "2026-11-29T12:00:00.000Z") + "\n",
+    )
+    .unwrap();
+    let out = h.run(&["search", "needleturk", "--json"]);
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{found}");
+    assert_eq!(hits[0]["messageId"], "t1");
+    let snippet = hits[0]["snippet"].as_str().unwrap();
+    assert!(snippet.contains("needleturk"), "{snippet}");
+    assert!(text.contains(snippet.trim_start_matches('…')), "{snippet}");
+}

@@ -6,6 +6,8 @@
 mod commands;
 pub mod prefs_store;
 
+include!("../app_commands.rs");
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,15 +62,43 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::set_session_roots,
         ])
         .setup(|app| {
-            start_core(app.handle())?;
+            let data_dir = start_core(app.handle())?;
+            open_main_window(app.handle(), &data_dir)?;
             Ok(())
         })
 }
 
+/// Opens the main window (`create: false` in the config, so it is made here) with the
+/// web view's own storage (caches, HSTS, local storage) inside the app's data folder,
+/// so `MEMORY_BANK_DATA_DIR` moves all of it. Absent from the config on the mock
+/// runtime, where tests open their own window.
+fn open_main_window<R: Runtime>(
+    app: &AppHandle<R>,
+    data_dir: &std::path::Path,
+) -> tauri::Result<()> {
+    let Some(config) = app
+        .config()
+        .app
+        .windows
+        .iter()
+        .find(|w| w.label == "main")
+        .cloned()
+    else {
+        return Ok(());
+    };
+    tauri::WebviewWindowBuilder::from_config(app, &config)?
+        .data_directory(data_dir.join("webview"))
+        .build()?;
+    Ok(())
+}
+
 /// Resolves the account, starts the local service if needed, and manages the core.
-fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::Error>> {
+/// Returns the data folder.
+fn start_core<R: Runtime>(
+    app: &AppHandle<R>,
+) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
     let config = CoreConfig::from_env(app.path().app_data_dir()?);
-    std::fs::create_dir_all(&config.data_dir)?;
+    memory_bank_desktop::private_files::secure_data_dir(&config.data_dir)?;
     let prefs = prefs_store::TauriPrefs::open(app, &config.data_dir)?;
     let data_dir = config.data_dir.clone();
     let emitter = app.clone();
@@ -91,7 +121,7 @@ fn start_core<R: Runtime>(app: &AppHandle<R>) -> Result<(), Box<dyn std::error::
     app.manage::<HistoryState>(Arc::new(history));
     app.manage::<CoreState>(Arc::new(core));
     watch_termination(app.clone());
-    Ok(())
+    Ok(data_dir)
 }
 
 /// Sends pending deletes and stops the local service; bounded so exit cannot hang.
@@ -135,7 +165,10 @@ fn watch_termination<R: Runtime>(app: AppHandle<R>) {
 fn avoid_software_compositing() {
     const VAR: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
     let has_gpu = std::fs::read_dir("/dev/dri")
-        .map(|dir| dir.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().starts_with("renderD")))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+        })
         .unwrap_or(false);
     if !has_gpu && std::env::var_os(VAR).is_none() {
         // SAFETY: called first thing in `run`, before any other thread exists.
@@ -145,6 +178,8 @@ fn avoid_software_compositing() {
 
 /// Runs the desktop app.
 pub fn run() {
+    // Before any thread exists: everything the app writes is private to this user.
+    memory_bank_desktop::private_files::restrict_new_files();
     #[cfg(target_os = "linux")]
     avoid_software_compositing();
     tracing_subscriber::fmt()

@@ -3,7 +3,7 @@
 // window and SIGTERM. Run under Xvfb: `xvfb-run -a npm test` (scripts/test.sh does).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { Harness, appBinary, deleteRow, root, rowXPath, screenshot, sleep, waitFor } from "./harness.mjs";
@@ -43,6 +43,22 @@ test("the panel lists the memories and shows the XSS one as text", async () => {
     const shots = path.join(root, "target/e2e");
     mkdirSync(shots, { recursive: true });
     await screenshot(app, path.join(shots, "panel.png"));
+  } finally {
+    await app.deleteSession();
+  }
+});
+
+test("MEMORY_BANK_DATA_DIR holds all app data, the web view's included, privately", async () => {
+  const app = await h.openApp();
+  try {
+    await app.$(rowXPath("Prefers green tea over coffee")).waitForExist({ timeout: 20000 });
+    const data = path.join(h.dir, "app");
+    assert.ok(existsSync(path.join(data, "webview")), "the web view's storage is in the data folder");
+    // Nothing under the default location the web view would otherwise use.
+    const xdgDefault = path.join(h.homeEnv.XDG_DATA_HOME, "dev.memorybank.app");
+    assert.equal(existsSync(xdgDefault), false, `${xdgDefault} exists`);
+    assert.equal(statSync(data).mode & 0o777, 0o700);
+    assert.equal(statSync(path.join(data, "webview")).mode & 0o777, 0o700);
   } finally {
     await app.deleteSession();
   }

@@ -36,6 +36,11 @@ pub struct Account {
 impl Service {
     /// Starts the API on 127.0.0.1 with a fresh database file.
     pub async fn start() -> Self {
+        Self::start_with(|_port| Default::default()).await
+    }
+
+    /// Like [`Service::start`], with the serve options `options(port)` gives.
+    pub async fn start_with(options: impl FnOnce(u16) -> memory_bank_server::ServeOptions) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let database_url = format!("sqlite://{}", dir.path().join("memory.db").display());
         let store = SqliteStore::open(&database_url).await.unwrap();
@@ -54,10 +59,11 @@ impl Service {
 
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
+        let options = options(listener.local_addr().unwrap().port());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let served = bank.clone();
         tokio::spawn(async move {
-            memory_bank_server::serve(listener, served, async move {
+            memory_bank_server::serve(listener, served, options, async move {
                 let _ = rx.await;
             })
             .await

@@ -71,6 +71,31 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    report_panics_as_errors();
+    // A fault in an action is an error answer like any other: the message and exit
+    // code 1, never the runtime's exit 101 and a backtrace prompt.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_command(cli)));
+    outcome.unwrap_or(ExitCode::FAILURE)
+}
+
+/// Panics print one `memory-bank: error:` line naming the fault and where it is.
+fn report_panics_as_errors() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown fault".into());
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("memory-bank: error: internal fault ({what}{place}); nothing was changed by the failed step. Please report it.");
+    }));
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     if let Command::Sessions(args) = cli.command {
         return sessions::run(args);
     }
@@ -144,7 +169,13 @@ async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
     // the address must never see half of it.
     let serving = format!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
     eprintln!("{serving}");
-    memory_bank_server::serve(listener, bank, shutdown).await?;
+    memory_bank_server::serve(
+        listener,
+        bank,
+        memory_bank_server::ServeOptions::default(),
+        shutdown,
+    )
+    .await?;
     tracing::info!("memory service stopped");
     Ok(())
 }

@@ -104,12 +104,27 @@ impl Client {
             let path = format!("{}/", base.path());
             base.set_path(&path);
         }
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|e| ClientError::Unreachable { url: base_url.into(), reason: e.to_string() })?;
-        Ok(Self { base, token: token.trim().to_owned(), http })
+            // Below the service's 10 s keep-alive, so a pooled connection is never one
+            // the service is closing.
+            .pool_idle_timeout(Duration::from_secs(5));
+        // A proxy (HTTP_PROXY, ALL_PROXY) is for reaching other machines: sending a
+        // request for this machine there would hand the proxy the bearer token and
+        // fail anyway. Remote services keep the configured proxies and NO_PROXY.
+        if is_loopback(&base) {
+            http = http.no_proxy();
+        }
+        let http = http.build().map_err(|e| ClientError::Unreachable {
+            url: base_url.into(),
+            reason: e.to_string(),
+        })?;
+        Ok(Self {
+            base,
+            token: token.trim().to_owned(),
+            http,
+        })
     }
 
     /// The base URL.
@@ -137,12 +152,16 @@ impl Client {
             .await
             .map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(&e) })?;
         if !status.is_success() {
-            let body: ErrorBody = serde_json::from_slice(&body).map_err(|e| ClientError::Protocol {
-                url: self.base.to_string(),
+            let body: ErrorBody =
+                serde_json::from_slice(&body).map_err(|e| ClientError::Protocol {
+                    url: self.base.to_string(),
+                    status: status.as_u16(),
+                    reason: e.to_string(),
+                })?;
+            return Err(ClientError::Api {
                 status: status.as_u16(),
-                reason: e.to_string(),
-            })?;
-            return Err(ClientError::Api { status: status.as_u16(), body });
+                body,
+            });
         }
         Ok((status, bytes_body::Body(body.to_vec())))
     }
@@ -188,9 +207,26 @@ impl Client {
         let builder = self.http.delete(url).bearer_auth(&self.token).header("X-Org-Id", org);
         match self.send(builder).await {
             Ok(_) => Ok(DeleteOutcome::Deleted),
-            Err(ClientError::Api { body, .. }) if body.error == ErrorCode::MemoryNotFound => Ok(DeleteOutcome::NotFound),
+            Err(ClientError::Api { body, .. }) if body.error == ErrorCode::MemoryNotFound => {
+                Ok(DeleteOutcome::NotFound)
+            }
             Err(other) => Err(other),
         }
+    }
+}
+
+/// Whether `url` names this machine: `localhost` (and `*.localhost`), 127.0.0.0/8, `::1`.
+pub fn is_loopback(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        None => false,
     }
 }
 
@@ -203,6 +239,34 @@ fn error_chain(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_urls_are_recognised() {
+        for url in [
+            "http://127.0.0.1:8787",
+            "http://127.8.9.1",
+            "http://localhost:1",
+            "http://LOCALHOST./",
+            "http://app.localhost",
+            "http://[::1]:80",
+            "http://[::ffff:127.0.0.1]",
+        ] {
+            assert!(is_loopback(&reqwest::Url::parse(url).unwrap()), "{url}");
+        }
+        for url in [
+            "http://10.0.0.1",
+            "https://memory.example.com",
+            "http://localhost.example.com",
+            "http://[::2]",
+        ] {
+            assert!(!is_loopback(&reqwest::Url::parse(url).unwrap()), "{url}");
+        }
+    }
 }
 
 mod bytes_body {

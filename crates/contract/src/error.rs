@@ -21,6 +21,16 @@ pub enum ErrorCode {
     NotFound,
     /// The route exists but not with this method (405).
     MethodNotAllowed,
+    /// The request head or body did not arrive in time (408).
+    RequestTimeout,
+    /// The request line's target is longer than the service reads (414).
+    UriTooLong,
+    /// The request's headers are larger than the service reads (431).
+    HeadersTooLarge,
+    /// The `Host` header names a host this service does not answer for (403): the
+    /// desktop app's embedded service answers only its own loopback address, so a web
+    /// page cannot reach it through DNS rebinding.
+    HostNotAllowed,
     /// The database cannot be reached right now; retry later (503).
     ServiceUnavailable,
     /// An unexpected server fault (500).
@@ -38,6 +48,10 @@ impl ErrorCode {
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::RequestTimeout => "request_timeout",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::HostNotAllowed => "host_not_allowed",
             ErrorCode::ServiceUnavailable => "service_unavailable",
             ErrorCode::Internal => "internal",
         }
@@ -66,12 +80,66 @@ impl FieldError {
     }
 }
 
+/// Most `details` one error body lists; a small request must never produce a huge
+/// answer, whatever it holds.
+pub const MAX_ERROR_DETAILS: usize = 20;
+
+/// `details` cut to [`MAX_ERROR_DETAILS`] entries, the last one saying how many more
+/// problems there were.
+pub fn cap_details(mut details: Vec<FieldError>) -> Vec<FieldError> {
+    if details.len() > MAX_ERROR_DETAILS {
+        let more = details.len() - (MAX_ERROR_DETAILS - 1);
+        details.truncate(MAX_ERROR_DETAILS - 1);
+        details.push(FieldError::new(
+            "body",
+            format!("and {more} more problems; fix these first"),
+        ));
+    }
+    details
+}
+
 /// The body of every error response: `{"error": code, "details"?: [...]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ErrorBody {
     /// The error code.
     pub error: ErrorCode,
-    /// Validation details; present only for `invalid_request`.
+    /// Validation details; present only for `invalid_request`, at most
+    /// [`MAX_ERROR_DETAILS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<FieldError>,
+}
+
+impl ErrorBody {
+    /// A body with no details.
+    pub fn code(error: ErrorCode) -> Self {
+        Self {
+            error,
+            details: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn details_are_capped_with_a_count_of_the_rest() {
+        let many: Vec<FieldError> = (0..1000)
+            .map(|i| FieldError::new(format!("tags[{i}]"), "empty"))
+            .collect();
+        let capped = cap_details(many);
+        assert_eq!(capped.len(), MAX_ERROR_DETAILS);
+        assert_eq!(
+            capped[MAX_ERROR_DETAILS - 2].path,
+            format!("tags[{}]", MAX_ERROR_DETAILS - 2)
+        );
+        assert!(capped
+            .last()
+            .unwrap()
+            .message
+            .starts_with(&format!("and {} more", 1000 - (MAX_ERROR_DETAILS - 1))));
+        let few = vec![FieldError::new("q", "empty")];
+        assert_eq!(cap_details(few.clone()), few);
+    }
 }

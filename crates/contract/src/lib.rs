@@ -8,9 +8,10 @@
 pub mod error;
 pub mod ids;
 pub mod limits;
+pub mod secrets;
 pub mod time;
 pub mod validate;
 pub mod wire;
 
-pub use error::{ErrorBody, ErrorCode, FieldError};
+pub use error::{cap_details, ErrorBody, ErrorCode, FieldError, MAX_ERROR_DETAILS};
 pub use time::Timestamp;

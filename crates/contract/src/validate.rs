@@ -112,9 +112,15 @@ pub fn validate_save(request: SaveMemoryRequest) -> Result<ValidSave, Vec<FieldE
     let mut errors = Vec::new();
     let content = check_text(&mut errors, "content", &request.content, MAX_CONTENT_CHARS);
 
+    // Past a count limit the elements are not checked: one detail says "too many",
+    // instead of one per element of a huge list.
     let tags = request.tags.map(|tags| {
         if tags.len() > MAX_TAGS {
-            errors.push(FieldError::new("tags", format!("at most {MAX_TAGS} tags are allowed, got {}", tags.len())));
+            errors.push(FieldError::new(
+                "tags",
+                format!("at most {MAX_TAGS} tags are allowed, got {}", tags.len()),
+            ));
+            return Vec::new();
         }
         tags.iter()
             .enumerate()
@@ -123,18 +129,24 @@ pub fn validate_save(request: SaveMemoryRequest) -> Result<ValidSave, Vec<FieldE
     });
 
     let inputs = request.contexts.unwrap_or_default();
-    if inputs.len() > MAX_CONTEXTS {
+    let contexts = if inputs.len() > MAX_CONTEXTS {
         errors.push(FieldError::new(
             "contexts",
             format!("at most {MAX_CONTEXTS} contexts are allowed, got {}", inputs.len()),
         ));
-    }
-    let contexts = inputs.into_iter().enumerate().map(|(i, c)| validate_context(&mut errors, i, c)).collect();
+        Vec::new()
+    } else {
+        inputs
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| validate_context(&mut errors, i, c))
+            .collect()
+    };
 
     if errors.is_empty() {
         Ok(ValidSave { content, tags, contexts })
     } else {
-        Err(errors)
+        Err(crate::cap_details(errors))
     }
 }
 
@@ -253,6 +265,28 @@ mod tests {
         assert_eq!(parse_search(Some(" x "), None).unwrap(), ValidSearch { query: "x".into(), limit: 20 });
         assert_eq!(parse_list(Some("100"), None).unwrap().limit, 100);
         assert!(parse_list(Some("101"), None).is_err());
+    }
+
+    #[test]
+    fn too_many_tags_or_contexts_is_one_detail_not_one_per_element() {
+        let tags = vec!["\"\""; 40_000].join(",");
+        let body = format!(r#"{{"content":"x","tags":[{tags}]}}"#);
+        let errors = parse_save_body(body.as_bytes()).unwrap_err();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].path, "tags");
+        let contexts = vec![r#"{"snippet":""}"#; 5_000].join(",");
+        let body = format!(r#"{{"content":"x","contexts":[{contexts}]}}"#);
+        assert_eq!(paths(parse_save_body(body.as_bytes())), ["contexts"]);
+    }
+
+    #[test]
+    fn many_problems_within_the_counts_are_capped() {
+        let tags = vec!["\" \""; MAX_TAGS].join(",");
+        let contexts = vec![r#"{"snippet":" ","messageId":""}"#; MAX_CONTEXTS].join(",");
+        let body = format!(r#"{{"content":"","tags":[{tags}],"contexts":[{contexts}]}}"#);
+        let errors = parse_save_body(body.as_bytes()).unwrap_err();
+        assert_eq!(errors.len(), crate::MAX_ERROR_DETAILS);
+        assert!(errors.last().unwrap().message.contains("more problems"));
     }
 
     #[test]

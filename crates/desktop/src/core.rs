@@ -31,7 +31,12 @@ impl CoreConfig {
     /// Reads `MEMORY_BANK_DATA_DIR`, `MEMORY_BANK_URL`, `MEMORY_BANK_TOKEN` and
     /// `MEMORY_BANK_ORG`; `default_data_dir` is the OS app-data folder.
     pub fn from_env(default_data_dir: PathBuf) -> Self {
-        let var = |name: &str| std::env::var(name).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        let var = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
         let env_server = var("MEMORY_BANK_URL").zip(var("MEMORY_BANK_TOKEN"));
         Self {
             data_dir: var("MEMORY_BANK_DATA_DIR").map(PathBuf::from).unwrap_or(default_data_dir),
@@ -174,10 +179,25 @@ impl Core {
         let (account, client, local) = if let Some((url, token)) = &self.config.env_server {
             (Account::Team { url: url.clone(), from_env: true }, Client::new(url, token)?, None)
         } else if prefs.account == AccountKind::Team {
-            let url = prefs.team_url.clone().ok_or_else(|| DesktopError::new("no_account", "no team server is set up"))?;
-            let token = self.secrets.get(&url).map_err(|e| DesktopError::new("keyring", e))?;
-            let token = token.ok_or_else(|| DesktopError::new("no_account", format!("no token for {url}; sign in again")))?;
-            (Account::Team { url: url.clone(), from_env: false }, Client::new(&url, &token)?, None)
+            let url = prefs
+                .team_url
+                .clone()
+                .ok_or_else(|| DesktopError::new("no_account", "no team server is set up"))?;
+            let token = self
+                .secrets
+                .get(&url)
+                .map_err(|e| DesktopError::new("keyring", e))?;
+            let token = token.ok_or_else(|| {
+                DesktopError::new("no_account", format!("no token for {url}; sign in again"))
+            })?;
+            (
+                Account::Team {
+                    url: url.clone(),
+                    from_env: false,
+                },
+                Client::new(&url, &token)?,
+                None,
+            )
         } else {
             let local = LocalService::start(&self.config.data_dir).await?;
             (Account::Local, Client::new(&local.url, &local.token)?, Some(local))
@@ -282,7 +302,16 @@ impl Core {
                     format!("{path:?} is not an absolute path; give the full path of the tool's folder"),
                 ));
             }
-            let root = SessionRoot { source: root.source, path };
+            if is_too_broad(std::path::Path::new(&path)) {
+                return Err(DesktopError::new(
+                    "invalid_argument",
+                    format!("{path:?} is the whole disk or your home folder; choose the tool's own folder inside it (e.g. ~/.claude/projects)"),
+                ));
+            }
+            let root = SessionRoot {
+                source: root.source,
+                path,
+            };
             if !clean.contains(&root) {
                 clean.push(root);
             }
@@ -351,22 +380,24 @@ impl Core {
     }
 
     /// Saves a memory in `org_id` (the org active when the person pressed Save). Refuses
-    /// content or snippets that look like a secret, even if the UI let them through.
-    pub async fn save(&self, org_id: &str, request: SaveMemoryRequest) -> Result<Memory, DesktopError> {
-        let mut kinds = crate::secret_scan::find_secrets(&request.content);
-        for context in request.contexts.iter().flatten() {
-            for kind in crate::secret_scan::find_secrets(&context.snippet) {
-                if !kinds.contains(&kind) {
-                    kinds.push(kind);
-                }
-            }
-        }
-        if !kinds.is_empty() {
+    /// any stored field (content, tags, snippets, citation ids) that looks like a
+    /// secret, even if the UI let it through.
+    pub async fn save(
+        &self,
+        org_id: &str,
+        request: SaveMemoryRequest,
+    ) -> Result<Memory, DesktopError> {
+        let findings = memory_bank_contract::secrets::find_secrets_in_save(&request);
+        if !findings.is_empty() {
+            let named: Vec<String> = findings
+                .iter()
+                .map(|f| format!("{} in {}", f.kind, f.path))
+                .collect();
             return Err(DesktopError::new(
                 "looks_like_secret",
                 format!(
                     "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
-                    kinds.join(", ")
+                    named.join(", ")
                 ),
             ));
         }
@@ -395,4 +426,16 @@ impl Core {
     pub async fn shutdown(&self) {
         self.disconnect().await;
     }
+}
+
+/// `/` (or a drive root) and the home folder itself hold far more than sessions: reading
+/// them as a session folder would index the person's whole disk.
+fn is_too_broad(path: &std::path::Path) -> bool {
+    let resolved = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let is_root = resolved.parent().is_none();
+    let home = std::env::var_os("HOME")
+        .or_else(|| std::env::var_os("USERPROFILE"))
+        .map(std::path::PathBuf::from);
+    let is_home = home.is_some_and(|home| std::fs::canonicalize(&home).unwrap_or(home) == resolved);
+    is_root || is_home
 }

@@ -134,7 +134,11 @@ impl DeleteScheduler {
                 Ok(DeleteOutcome::NotFound) => (Outcome::NotFound, None),
                 Err(err) => (Outcome::Failed, Some(err.to_string())),
             };
-            tracing::info!(memory_id = %id, ?outcome, "deferred delete settled");
+            match &message {
+                // Seen by default (and at exit, when nobody may be there to see the toast).
+                Some(reason) => tracing::warn!(memory_id = %id, %reason, "deferred delete failed; the memory was not deleted"),
+                None => tracing::info!(memory_id = %id, ?outcome, "deferred delete settled"),
+            }
             notify(Settled { id, org_id: pending.org_id, outcome, message });
         });
     }

@@ -11,8 +11,9 @@ pub mod deletes;
 mod error;
 pub mod history;
 pub mod local;
+pub mod panic_guard;
 pub mod prefs;
-pub mod secret_scan;
+pub mod private_files;
 pub mod secrets;
 
 pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};

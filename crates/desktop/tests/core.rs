@@ -40,8 +40,22 @@ impl Team {
         let url = format!("http://{}", listener.local_addr().unwrap());
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let served = bank.clone();
-        tokio::spawn(async move { memory_bank_server::serve(listener, served, async move { let _ = rx.await; }).await.unwrap() });
-        Self { _dir: dir, url, token, bank, user, orgs: [a, b], stop: Some(tx) }
+        tokio::spawn(async move {
+            memory_bank_server::serve(listener, served, Default::default(), async move {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap()
+        });
+        Self {
+            _dir: dir,
+            url,
+            token,
+            bank,
+            user,
+            orgs: [a, b],
+            stop: Some(tx),
+        }
     }
 
     async fn save(&self, content: &str) -> String {
@@ -113,7 +127,10 @@ fn config(dir: &std::path::Path, delay: Duration) -> CoreConfig {
 async fn core_with(config: CoreConfig, prefs: SharedPrefs, secrets: Box<dyn SecretStore>) -> (Core, Log) {
     let log: Log = Arc::default();
     let sink = log.clone();
-    let core = Core::start(config, Box::new(prefs), secrets, move |s| sink.lock().unwrap().push(s)).await;
+    let core = Core::start(config, Box::new(prefs), secrets, move |s| {
+        sink.lock().unwrap().push(s)
+    })
+    .await;
     (core, log)
 }
 

@@ -4,6 +4,7 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use memory_bank_contract::wire::User;
+use memory_bank_store::TokenKind;
 
 use crate::{ApiError, AppState};
 
@@ -12,7 +13,12 @@ pub const ORG_HEADER: &str = "x-org-id";
 
 /// The authenticated caller (`Authorization: Bearer <token>`), or 401.
 #[derive(Debug, Clone)]
-pub struct Caller(pub User);
+pub struct Caller {
+    /// Who the token belongs to.
+    pub user: User,
+    /// What the token may do.
+    pub kind: TokenKind,
+}
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
@@ -25,7 +31,15 @@ impl FromRequestParts<AppState> for Caller {
             .map(|(_, token)| token.trim())
             .filter(|token| !token.is_empty())
             .ok_or(ApiError::Unauthorized)?;
-        state.bank.authenticate(token).await?.map(Caller).ok_or(ApiError::Unauthorized)
+        let owner = state
+            .bank
+            .authenticate(token)
+            .await?
+            .ok_or(ApiError::Unauthorized)?;
+        Ok(Caller {
+            user: owner.user,
+            kind: owner.kind,
+        })
     }
 }
 
@@ -38,13 +52,15 @@ pub struct OrgCaller {
     pub user: User,
     /// The org id from the header, membership checked.
     pub org_id: String,
+    /// What the token may do.
+    pub kind: TokenKind,
 }
 
 impl FromRequestParts<AppState> for OrgCaller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let Caller(user) = Caller::from_request_parts(parts, state).await?;
+        let Caller { user, kind } = Caller::from_request_parts(parts, state).await?;
         let org_id = parts
             .headers
             .get(ORG_HEADER)
@@ -56,6 +72,6 @@ impl FromRequestParts<AppState> for OrgCaller {
         if !state.bank.is_member(&user.id, &org_id).await? {
             return Err(ApiError::OrganizationNotFound);
         }
-        Ok(OrgCaller { user, org_id })
+        Ok(OrgCaller { user, org_id, kind })
     }
 }

@@ -23,6 +23,16 @@ pub enum ApiError {
     NotFound,
     /// 405.
     MethodNotAllowed,
+    /// 408: the body did not arrive in time.
+    RequestTimeout,
+    /// 414: the request target is longer than [`crate::guards::MAX_URI_BYTES`].
+    UriTooLong,
+    /// 431: the headers are larger than [`crate::guards::MAX_HEADER_BYTES`].
+    HeadersTooLarge,
+    /// 403: a `Host` this service does not answer for.
+    HostNotAllowed,
+    /// 500: a fault in the service itself (a handler panicked).
+    Internal,
     /// A storage failure: 503 when the database is unreachable or the index is
     /// missing, 500 otherwise.
     Store(StoreError),
@@ -40,10 +50,39 @@ impl IntoResponse for ApiError {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, vec![]),
             ApiError::OrganizationNotFound => (StatusCode::NOT_FOUND, ErrorCode::OrganizationNotFound, vec![]),
             ApiError::MemoryNotFound => (StatusCode::NOT_FOUND, ErrorCode::MemoryNotFound, vec![]),
-            ApiError::InvalidRequest(details) => (StatusCode::BAD_REQUEST, ErrorCode::InvalidRequest, details),
-            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::PayloadTooLarge, vec![]),
+            ApiError::InvalidRequest(details) => (
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidRequest,
+                memory_bank_contract::cap_details(details),
+            ),
+            ApiError::PayloadTooLarge => (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorCode::PayloadTooLarge,
+                vec![],
+            ),
             ApiError::NotFound => (StatusCode::NOT_FOUND, ErrorCode::NotFound, vec![]),
-            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, ErrorCode::MethodNotAllowed, vec![]),
+            ApiError::MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorCode::MethodNotAllowed,
+                vec![],
+            ),
+            ApiError::RequestTimeout => (
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorCode::RequestTimeout,
+                vec![],
+            ),
+            ApiError::UriTooLong => (StatusCode::URI_TOO_LONG, ErrorCode::UriTooLong, vec![]),
+            ApiError::HeadersTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                ErrorCode::HeadersTooLarge,
+                vec![],
+            ),
+            ApiError::HostNotAllowed => (StatusCode::FORBIDDEN, ErrorCode::HostNotAllowed, vec![]),
+            ApiError::Internal => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::Internal,
+                vec![],
+            ),
             ApiError::Store(err) => match err {
                 StoreError::Unavailable(_) | StoreError::SearchIndexMissing { .. } => {
                     tracing::error!(error = %err, "storage unavailable");
@@ -56,5 +95,24 @@ impl IntoResponse for ApiError {
             },
         };
         (status, Json(ErrorBody { error: code, details })).into_response()
+    }
+}
+
+/// The error code an answer with this status carries when nothing more specific is
+/// known: errors made outside the handlers (by axum's extractors or by hyper) get the
+/// JSON shape through this.
+pub(crate) fn code_for_status(status: StatusCode) -> ErrorCode {
+    match status {
+        StatusCode::BAD_REQUEST => ErrorCode::InvalidRequest,
+        StatusCode::UNAUTHORIZED => ErrorCode::Unauthorized,
+        StatusCode::FORBIDDEN => ErrorCode::HostNotAllowed,
+        StatusCode::NOT_FOUND => ErrorCode::NotFound,
+        StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::REQUEST_TIMEOUT => ErrorCode::RequestTimeout,
+        StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
+        StatusCode::URI_TOO_LONG => ErrorCode::UriTooLong,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => ErrorCode::HeadersTooLarge,
+        StatusCode::SERVICE_UNAVAILABLE => ErrorCode::ServiceUnavailable,
+        _ => ErrorCode::Internal,
     }
 }

@@ -1,13 +1,17 @@
 //! The Memory Bank HTTP API.
 //!
 //! [`router`] builds the axum app over a [`Bank`]; [`serve`] runs it on a listener until
-//! a shutdown signal. Errors map to status and JSON in one place ([`ApiError`]);
-//! authentication and org membership are extractors ([`auth`]). Logs carry ids,
-//! counts and lengths only, never content, snippets or query text.
+//! a shutdown signal, with the connection limits of [`transport`]. Errors map to status
+//! and JSON in one place ([`ApiError`]), and [`guards`] makes sure that holds for errors
+//! made outside the handlers too; authentication and org membership are extractors
+//! ([`auth`]). Logs carry ids, counts and lengths only, never content, snippets or
+//! query text.
 
 pub mod auth;
 mod error;
+pub mod guards;
 mod routes;
+pub mod transport;
 
 use std::future::Future;
 use std::time::Instant;
@@ -23,6 +27,17 @@ use tokio::net::TcpListener;
 use utoipa::OpenApi;
 
 pub use error::ApiError;
+pub use guards::HostCheck;
+pub use transport::ConnectionLimits;
+
+/// How a service instance is exposed.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// Which `Host` headers it answers.
+    pub host_check: HostCheck,
+    /// Its connection limits.
+    pub limits: ConnectionLimits,
+}
 
 /// Shared state of every handler.
 #[derive(Clone)]
@@ -51,8 +66,13 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
-/// Builds the API router.
+/// Builds the API router with the team server's defaults (any `Host`).
 pub fn router(bank: Bank) -> Router {
+    router_with(bank, &ServeOptions::default())
+}
+
+/// Builds the API router with `options`' [`HostCheck`] and body-read timeout.
+pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
     Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
@@ -63,7 +83,19 @@ pub fn router(bank: Bank) -> Router {
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(
+            options.limits.body_read_timeout,
+            guards::bound_request,
+        ))
+        .layer(middleware::from_fn_with_state(
+            options.host_check.clone(),
+            guards::check_host,
+        ))
         .layer(middleware::from_fn(log_request))
+        .layer(middleware::from_fn(guards::json_errors))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            guards::panic_response,
+        ))
         .with_state(AppState { bank })
 }
 
@@ -78,8 +110,14 @@ async fn log_request(request: Request, next: Next) -> Response {
 }
 
 /// Serves the API on `listener` until `shutdown` resolves, then drains in-flight requests.
-pub async fn serve(listener: TcpListener, bank: Bank, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
-    axum::serve(listener, router(bank)).with_graceful_shutdown(shutdown).await
+pub async fn serve(
+    listener: TcpListener,
+    bank: Bank,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router_with(bank, &options);
+    transport::serve_router(listener, app, options.limits, shutdown).await
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

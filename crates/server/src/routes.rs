@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -115,7 +115,15 @@ pub async fn list_memory(State(state): State<AppState>, caller: OrgCaller, query
     ),
     security(("bearer" = []))
 )]
-pub async fn delete_memory(State(state): State<AppState>, caller: OrgCaller, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+pub async fn delete_memory(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<StatusCode, ApiError> {
+    // An id that is not even UTF-8 (`%FF`) names no memory: the same 404 as any other.
+    let Ok(Path(id)) = id else {
+        return Err(ApiError::MemoryNotFound);
+    };
     if state.bank.delete(&caller.user.id, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
@@ -132,7 +140,10 @@ pub async fn delete_memory(State(state): State<AppState>, caller: OrgCaller, Pat
     ),
     security(("bearer" = []))
 )]
-pub async fn me(State(state): State<AppState>, Caller(user): Caller) -> Result<Json<MeResponse>, ApiError> {
+pub async fn me(
+    State(state): State<AppState>,
+    Caller { user, .. }: Caller,
+) -> Result<Json<MeResponse>, ApiError> {
     let orgs = state.bank.user_orgs(&user.id).await?;
     Ok(Json(MeResponse { user, orgs }))
 }

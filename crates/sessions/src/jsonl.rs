@@ -1,5 +1,6 @@
-//! Reading live, untrusted JSON Lines files: complete lines only, any length, lossy UTF-8,
-//! and JSON that strict parsers reject (lone UTF-16 surrogate escapes).
+//! Reading live, untrusted JSON Lines files: complete lines only, up to
+//! [`MAX_LINE_BYTES`] each (longer ones are skipped and counted), lossy UTF-8, and JSON
+//! that strict parsers reject (lone UTF-16 surrogate escapes).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -107,12 +108,22 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 pub struct Line<'a> {
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// The line without its newline.
+    /// The line without its newline; empty for a line over the cap.
     pub bytes: &'a [u8],
+    /// For a line over [`MAX_LINE_BYTES`], its length (it is not read, only counted, so
+    /// line numbers after it stay right).
+    pub too_long: Option<u64>,
 }
 
-/// Bytes read from a file at a time; a longer line grows the buffer.
+/// Bytes read from a file at a time; a longer line grows the buffer, up to the cap.
 const READ_BLOCK: usize = 1 << 20;
+
+/// The longest line read (without its newline): a longer one is skipped, read past in
+/// blocks without holding it. The buffer grows to hold a whole line, so this bounds the
+/// memory one live, untrusted file can take (a 300 MB line once grew it to 540 MB).
+/// Real records reach a few tens of MB (a pasted image or a big tool result inline), so
+/// 64 MiB keeps those.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// Reads the complete lines of `file` from byte `start`: lines that end in `\n`, plus a
 /// final unterminated line only when it is already a whole JSON value (a writer that
@@ -131,6 +142,19 @@ pub fn read_complete_lines_upto(
     file: &mut File,
     start: u64,
     budget: u64,
+    each: impl FnMut(Line<'_>),
+) -> std::io::Result<(u64, bool)> {
+    read_lines(file, start, budget, MAX_LINE_BYTES, each)
+}
+
+/// [`read_complete_lines_upto`] with lines over `max_line` bytes skipped (handed out
+/// with [`Line::too_long`] set). An unterminated line over it at the end of the file is
+/// not consumed: it may still be being written.
+fn read_lines(
+    file: &mut File,
+    start: u64,
+    budget: u64,
+    max_line: usize,
     mut each: impl FnMut(Line<'_>),
 ) -> std::io::Result<(u64, bool)> {
     file.seek(SeekFrom::Start(start))?;
@@ -147,30 +171,39 @@ pub fn read_complete_lines_upto(
         if let Some(at) = memchr::memchr(b'\n', &buf[searched..filled]) {
             let end = searched + at;
             let mut line = &buf[pos..end];
-            if line.last() == Some(&b'\r') {
-                line = &line[..line.len() - 1];
+            if line.len() > max_line {
+                each(Line { offset, bytes: &[], too_long: Some(line.len() as u64) });
+            } else {
+                if line.last() == Some(&b'\r') {
+                    line = &line[..line.len() - 1];
+                }
+                each(Line { offset, bytes: line, too_long: None });
             }
-            each(Line { offset, bytes: line });
             offset += (end + 1 - pos) as u64;
             pos = end + 1;
             searched = pos;
             continue;
         }
         searched = filled;
+        if filled - pos > max_line {
+            // Too long to hold: count the rest of it in blocks up to its newline.
+            let Some((len, after, n)) = skip_line(file, &mut buf)? else { return Ok((offset, false)) };
+            let len = (filled - pos) as u64 + len;
+            each(Line { offset, bytes: &[], too_long: Some(len) });
+            offset += len + 1;
+            (pos, searched, filled) = (after, after, n);
+            continue;
+        }
         // More bytes are needed: keep the partial line at the front, and make room.
         if pos > 0 {
             buf.copy_within(pos..filled, 0);
             (filled, searched, pos) = (filled - pos, searched - pos, 0);
         }
         if filled == buf.len() {
-            buf.resize(buf.len() * 2, 0);
+            // Room for one byte over the cap at most: enough to tell a line is too long.
+            buf.resize((buf.len() * 2).min(max_line + 1).max(buf.len() + 1), 0);
         }
-        let n = loop {
-            match file.read(&mut buf[filled..]) {
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                other => break other?,
-            }
-        };
+        let n = read_some(file, &mut buf[filled..])?;
         if n == 0 {
             // Unterminated: consume only a complete JSON value.
             let rest = &buf[pos..filled];
@@ -178,12 +211,38 @@ pub fn read_complete_lines_upto(
                 && (serde_json::from_slice::<serde::de::IgnoredAny>(trim_ascii(rest)).is_ok()
                     || parse_line(rest).is_some());
             if whole {
-                each(Line { offset, bytes: rest });
+                each(Line { offset, bytes: rest, too_long: None });
                 offset += rest.len() as u64;
             }
             return Ok((offset, false));
         }
         filled += n;
+    }
+}
+
+/// Reads on, in blocks of `buf`, to the next newline: the bytes before it, where in `buf`
+/// the bytes after it start, and how many bytes `buf` holds. `None` at the end of the
+/// file first.
+fn skip_line(file: &mut File, buf: &mut [u8]) -> std::io::Result<Option<(u64, usize, usize)>> {
+    let mut len = 0u64;
+    loop {
+        let n = read_some(file, buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if let Some(at) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok(Some((len + at as u64, at + 1, n)));
+        }
+        len += n as u64;
+    }
+}
+
+fn read_some(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other,
+        }
     }
 }
 
@@ -266,6 +325,56 @@ mod tests {
             assert!(read == lines, "budget {budget}: lines differ");
             for (offset, line) in offsets.iter().zip(&lines) {
                 assert!(file_bytes[*offset as usize..].starts_with(line));
+            }
+        }
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_counted_not_held_and_the_rest_still_comes_back() {
+        for cap in [5usize, 100, 5000] {
+            // Over the cap inside one buffer, far over it (read past in blocks), at it.
+            let lines: Vec<Vec<u8>> = vec![
+                b"a".to_vec(),
+                vec![b'x'; cap + 1],
+                b"bb".to_vec(),
+                vec![b'y'; cap * 3 + 3 * READ_BLOCK],
+                Vec::new(),
+                vec![b'e'; cap],
+                b"{}".to_vec(),
+            ];
+            let mut file_bytes: Vec<u8> = lines.iter().flat_map(|l| l.iter().copied().chain([b'\n'])).collect();
+            let whole = file_bytes.len() as u64;
+            // An unterminated line over the cap at the end may still be being written.
+            file_bytes.extend(vec![b'z'; cap + 10]);
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("long.jsonl");
+            std::fs::write(&path, &file_bytes).unwrap();
+            for budget in [1, u64::MAX] {
+                let mut file = File::open(&path).unwrap();
+                let (mut seen, mut start) = (Vec::new(), 0);
+                loop {
+                    let (end, more) = read_lines(&mut file, start, budget, cap, |l| {
+                        seen.push((l.offset, l.bytes.to_vec(), l.too_long));
+                    })
+                    .unwrap();
+                    start = end;
+                    if !more {
+                        break;
+                    }
+                }
+                assert_eq!(start, whole, "cap {cap}, budget {budget}: the tail is left");
+                assert_eq!(seen.len(), lines.len());
+                let mut offset = 0;
+                for ((at, bytes, too_long), line) in seen.iter().zip(&lines) {
+                    assert_eq!(*at, offset);
+                    if line.len() > cap {
+                        assert!(bytes.is_empty());
+                        assert_eq!(*too_long, Some(line.len() as u64));
+                    } else {
+                        assert_eq!((bytes, *too_long), (line, None));
+                    }
+                    offset += line.len() as u64 + 1;
+                }
             }
         }
     }

@@ -4,7 +4,9 @@
 //!
 //! Source files are opened read-only and never locked or modified. They are live and
 //! untrusted: half-written lines, invalid UTF-8 and unknown records are skipped, never
-//! fatal, and a file that cannot be read is reported as a [`Problem`].
+//! fatal, and a file that cannot be read is reported as a [`Problem`]. So are a line over
+//! [`jsonl::MAX_LINE_BYTES`] (skipped, the rest of its file read) and a symbolic link out
+//! of a session folder (not followed: [`source::Root`]).
 
 #![warn(missing_docs)]
 

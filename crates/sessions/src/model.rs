@@ -174,9 +174,16 @@ pub struct SearchHit {
     pub index: u64,
     /// `user` or `assistant`.
     pub role: Role,
-    /// The text around the first match.
+    /// The text around the first match, on one line: up to [`SNIPPET_BEFORE`] characters
+    /// before it, the match, up to [`SNIPPET_AFTER`] after, and `…` where the text was cut.
     pub snippet: String,
 }
+
+/// Characters of context a [`SearchHit::snippet`] shows before the match.
+pub const SNIPPET_BEFORE: usize = 60;
+
+/// Characters of context a [`SearchHit::snippet`] shows after the match.
+pub const SNIPPET_AFTER: usize = 100;
 
 /// The answer of `search_messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

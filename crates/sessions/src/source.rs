@@ -1,7 +1,8 @@
 //! What every source reader provides: where its files are, how to find session files
-//! under a root, and how to turn a file into [`Event`]s.
+//! under a root (without leaving it: [`Root`]), and how to turn a file into [`Event`]s.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::model::{Event, Source};
@@ -164,15 +165,116 @@ pub trait SourceReader: Send + Sync {
     }
 }
 
-/// Lists a directory, reporting (not failing on) an unreadable one. A missing directory
-/// is simply empty.
-pub fn read_dir_entries(dir: &Path, problems: &mut Vec<Problem>) -> Vec<std::fs::DirEntry> {
-    match std::fs::read_dir(dir) {
-        Ok(entries) => entries.filter_map(Result::ok).collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            problems.push(Problem { path: dir.to_path_buf(), message: e.to_string() });
-            Vec::new()
+/// A folder a reader was given (a root), which discovery does not leave: the folders and
+/// files under it are untrusted, and a symbolic link there must not make the index read
+/// (and show) a file elsewhere. A link whose target stays inside the root is followed;
+/// one leading out is skipped and reported as a [`Problem`], so the person can add its
+/// target as a folder of its own. Every reader lists folders through [`Root::read_dir`]
+/// and opens side files through [`Root::file`].
+#[derive(Debug, Clone)]
+pub struct Root {
+    path: PathBuf,
+    /// The root with every link resolved; `None` when it does not exist (then nothing
+    /// under it does either).
+    real: Option<PathBuf>,
+}
+
+/// One entry of a folder under a [`Root`], a link inside the root seen as its target.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Its path under the root (not the link's target).
+    pub path: PathBuf,
+    /// Its name.
+    pub name: OsString,
+    /// A folder, or a link to one.
+    pub is_dir: bool,
+    /// A regular file, or a link to one.
+    pub is_file: bool,
+}
+
+impl Entry {
+    /// The name, when it is valid Unicode.
+    pub fn name(&self) -> Option<&str> {
+        self.name.to_str()
+    }
+}
+
+/// Where a path leads, every link followed: inside the root, out of it (reported), or
+/// nowhere.
+enum Resolved {
+    Inside(PathBuf),
+    Outside,
+    Missing,
+}
+
+impl Root {
+    /// The root at `path`.
+    pub fn new(path: &Path) -> Root {
+        Root { path: path.to_path_buf(), real: std::fs::canonicalize(path).ok() }
+    }
+
+    fn resolve(&self, path: &Path, problems: &mut Vec<Problem>) -> Resolved {
+        match (std::fs::canonicalize(path), &self.real) {
+            (Ok(real), Some(root)) if real.starts_with(root) => Resolved::Inside(real),
+            (Ok(_), _) => {
+                problems.push(Problem {
+                    path: path.to_path_buf(),
+                    message: format!("not followed: it leads out of the session folder {}", self.path.display()),
+                });
+                Resolved::Outside
+            }
+            // Missing, or a dangling link: nothing to read.
+            (Err(e), _) if e.kind() == std::io::ErrorKind::NotFound => Resolved::Missing,
+            (Err(e), _) => {
+                problems.push(Problem { path: path.to_path_buf(), message: e.to_string() });
+                Resolved::Missing
+            }
+        }
+    }
+
+    /// Lists `dir`, a folder under the root, reporting (not failing on) an unreadable
+    /// one; a missing one is simply empty. `dir` itself must resolve inside the root (it
+    /// may be built from names found in files), and entries that are links leading out
+    /// of it are left out.
+    pub fn read_dir(&self, dir: &Path, problems: &mut Vec<Problem>) -> Vec<Entry> {
+        if !matches!(self.resolve(dir, problems), Resolved::Inside(_)) {
+            return Vec::new();
+        }
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(e) => {
+                problems.push(Problem { path: dir.to_path_buf(), message: e.to_string() });
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = entry.path();
+            let (is_dir, is_file) = if kind.is_symlink() {
+                let Resolved::Inside(real) = self.resolve(&path, problems) else { continue };
+                let Ok(meta) = std::fs::metadata(real) else { continue };
+                (meta.is_dir(), meta.is_file())
+            } else {
+                (kind.is_dir(), kind.is_file())
+            };
+            out.push(Entry { path, name: entry.file_name(), is_dir, is_file });
+        }
+        out
+    }
+
+    /// Whether `path`, a file under the root (whose folder was listed through
+    /// [`Root::read_dir`]), may be read: it is a regular file, or a link to one inside
+    /// the root. A link out of the root is reported.
+    pub fn file(&self, path: &Path, problems: &mut Vec<Problem>) -> bool {
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => match self.resolve(path, problems) {
+                Resolved::Inside(real) => real.is_file(),
+                _ => false,
+            },
+            Ok(meta) => meta.is_file(),
+            Err(_) => false,
         }
     }
 }

@@ -133,11 +133,34 @@ impl MaintenanceLock {
 
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
+    add_token_kind(pool).await?;
     layout::cluster_by_user(pool).await.map_err(|e| match e {
         StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
         other => StoreError::Migration(format!("cannot cluster the memory table by user: {other}")),
     })?;
     fulltext::ensure(pool).await
+}
+
+/// Adds `api_tokens.kind` (and its index) when missing; see the migration
+/// `20261205000001_token_kind.sql` for why this is code.
+async fn add_token_kind(pool: &MySqlPool) -> Result<(), StoreError> {
+    let present: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM information_schema.COLUMNS
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'api_tokens' AND COLUMN_NAME = 'kind'",
+    )
+    .fetch_optional(pool)
+    .await
+    .map_err(db_err)?;
+    if present.is_none() {
+        sqlx::raw_sql(
+            "ALTER TABLE api_tokens ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'full',
+             ADD KEY api_tokens_user_kind (user_id, kind)",
+        )
+        .execute(pool)
+        .await
+        .map_err(|e| StoreError::Migration(format!("cannot add api_tokens.kind: {e}")))?;
+    }
+    Ok(())
 }
 
 fn migrate_err(err: sqlx::migrate::MigrateError) -> StoreError {

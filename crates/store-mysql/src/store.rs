@@ -6,8 +6,11 @@ use chrono::{DateTime, Utc};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError};
-use sqlx::MySqlConnection;
+use memory_bank_store::{
+    Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind,
+    TokenOwner,
+};
+use sqlx::{MySqlConnection, Row as _};
 
 use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
@@ -40,7 +43,9 @@ async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
     .map_err(db_err)?;
     for context in &memory.contexts {
         let citation = match &context.citation {
-            Some(c) => Some(serde_json::to_string(c).map_err(|e| StoreError::Invalid(e.to_string()))?),
+            Some(c) => {
+                Some(serde_json::to_string(c).map_err(|e| StoreError::Invalid(e.to_string()))?)
+            }
             None => None,
         };
         sqlx::query(
@@ -97,7 +102,9 @@ impl MemoryStore for MySqlStore {
             .execute(&self.pool)
             .await
             .map_err(|e| match db_err(e) {
-                StoreError::Conflict(_) => StoreError::Conflict(format!("a user with email {email} already exists")),
+                StoreError::Conflict(_) => {
+                    StoreError::Conflict(format!("a user with email {email} already exists"))
+                }
                 other => other,
             })?;
         Ok(User { id: id.to_owned(), email: email.to_owned(), created_at: now })
@@ -168,13 +175,21 @@ impl MemoryStore for MySqlStore {
         Ok(found.is_some())
     }
 
-    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError> {
+    async fn insert_token(
+        &self,
+        id: &str,
+        user_id: &str,
+        token_hash: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         let inserted = sqlx::query(
-            "INSERT INTO api_tokens (id, user_id, token_hash, created_at) SELECT ?, id, ?, ? FROM users WHERE id = ?",
+            "INSERT INTO api_tokens (id, user_id, token_hash, created_at, kind) SELECT ?, id, ?, ?, ? FROM users WHERE id = ?",
         )
         .bind(id)
         .bind(token_hash)
         .bind(at(now))
+        .bind(kind.as_str())
         .bind(user_id)
         .execute(&self.pool)
         .await
@@ -187,26 +202,51 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn revoke_token(&self, token_hash: &str, now: Timestamp) -> Result<bool, StoreError> {
-        let changed = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL")
+        let changed = sqlx::query(
+            "UPDATE api_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
+        )
+        .bind(at(now))
+        .bind(token_hash)
+        .execute(&self.pool)
+        .await
+        .map_err(db_err)?
+        .rows_affected();
+        Ok(changed > 0)
+    }
+
+    async fn revoke_tokens_of_kind(
+        &self,
+        user_id: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let changed = sqlx::query("UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND kind = ? AND revoked_at IS NULL")
             .bind(at(now))
-            .bind(token_hash)
+            .bind(user_id)
+            .bind(kind.as_str())
             .execute(&self.pool)
             .await
             .map_err(db_err)?
             .rows_affected();
-        Ok(changed > 0)
+        Ok(changed)
     }
 
-    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
+    async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError> {
         let row = sqlx::query(
-            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id
+            "SELECT u.id, u.email, u.created_at, CAST(t.kind AS CHAR) AS kind FROM api_tokens t
+             JOIN users u ON u.id = t.user_id
              WHERE t.token_hash = ? AND t.revoked_at IS NULL",
         )
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await
         .map_err(db_err)?;
-        row.as_ref().map(user_from_row).transpose()
+        let Some(row) = row else { return Ok(None) };
+        let kind: String = row.try_get("kind").map_err(db_err)?;
+        Ok(Some(TokenOwner {
+            user: user_from_row(&row)?,
+            kind: TokenKind::from_stored(&kind),
+        }))
     }
 
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {

@@ -13,9 +13,12 @@ use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError};
+use memory_bank_store::{
+    Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind,
+    TokenOwner,
+};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
 use rows::{attach_contexts, db_err, memory_from_row, org_from_row, user_from_row};
 
@@ -39,15 +42,23 @@ impl SqliteStore {
     /// search index; an older one gets pending migrations and then the index ensured.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)
-            .map_err(|e| StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db")))?
+            .map_err(|e| {
+                StoreError::Invalid(format!(
+                    "{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"
+                ))
+            })?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
         if let Some(dir) = database_dir(&options) {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| StoreError::Invalid(format!("cannot create the database folder {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                StoreError::Invalid(format!(
+                    "cannot create the database folder {}: {e}",
+                    dir.display()
+                ))
+            })?;
         }
         let in_memory = url.contains(":memory:") || url.contains("mode=memory");
         // An in-memory database exists per connection, so it must have exactly one.
@@ -312,15 +323,23 @@ impl MemoryStore for SqliteStore {
         Ok(found.is_some())
     }
 
-    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError> {
+    async fn insert_token(
+        &self,
+        id: &str,
+        user_id: &str,
+        token_hash: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
         let inserted = sqlx::query(
-            "INSERT INTO api_tokens (id, user_id, token_hash, created_at)
-             SELECT ?1, id, ?3, ?4 FROM users WHERE id = ?2",
+            "INSERT INTO api_tokens (id, user_id, token_hash, created_at, kind)
+             SELECT ?1, id, ?3, ?4, ?5 FROM users WHERE id = ?2",
         )
         .bind(id)
         .bind(user_id)
         .bind(token_hash)
         .bind(now.unix_ms())
+        .bind(kind.as_str())
         .execute(&self.pool)
         .await
         .map_err(db_err)?
@@ -342,16 +361,39 @@ impl MemoryStore for SqliteStore {
         Ok(changed > 0)
     }
 
-    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
+    async fn revoke_tokens_of_kind(
+        &self,
+        user_id: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let changed =
+            sqlx::query("UPDATE api_tokens SET revoked_at = ?3 WHERE user_id = ?1 AND kind = ?2 AND revoked_at IS NULL")
+                .bind(user_id)
+                .bind(kind.as_str())
+                .bind(now.unix_ms())
+                .execute(&self.pool)
+                .await
+                .map_err(db_err)?
+                .rows_affected();
+        Ok(changed)
+    }
+
+    async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError> {
         let row = sqlx::query(
-            "SELECT u.id, u.email, u.created_at FROM api_tokens t JOIN users u ON u.id = t.user_id
+            "SELECT u.id, u.email, u.created_at, t.kind FROM api_tokens t JOIN users u ON u.id = t.user_id
              WHERE t.token_hash = ?1 AND t.revoked_at IS NULL",
         )
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await
         .map_err(db_err)?;
-        row.as_ref().map(user_from_row).transpose()
+        let Some(row) = row else { return Ok(None) };
+        let kind: String = row.try_get("kind").map_err(db_err)?;
+        Ok(Some(TokenOwner {
+            user: user_from_row(&row)?,
+            kind: TokenKind::from_stored(&kind),
+        }))
     }
 
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {

@@ -8,7 +8,8 @@ use memory_bank_contract::validate::{Cursor, ValidList, ValidSave, ValidSearch};
 use memory_bank_contract::wire::{ListResponse, Memory, Org, Scope, SearchResult, User};
 use memory_bank_contract::Timestamp;
 
-use crate::store::{MemoryStore, NewContext, NewMemory, SEARCH_CANDIDATE_CAP};
+use crate::store::{MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
+use crate::tokens::TokenKind;
 use crate::{rank, terms, tokens, StoreError};
 
 /// Source of "now". The system clock in production; tests may fix it.
@@ -116,10 +117,13 @@ impl Bank {
         let mut memories = self.store.list_memories(user_id, request.cursor.as_ref(), request.limit + 1).await?;
         let more = memories.len() > request.limit as usize;
         memories.truncate(request.limit as usize);
-        let next_cursor = more
-            .then(|| memories.last())
-            .flatten()
-            .map(|m| Cursor { created_at_ms: m.created_at.unix_ms(), id: m.id.clone() }.encode());
+        let next_cursor = more.then(|| memories.last()).flatten().map(|m| {
+            Cursor {
+                created_at_ms: m.created_at.unix_ms(),
+                id: m.id.clone(),
+            }
+            .encode()
+        });
         tracing::info!(user_id, returned = memories.len(), more, "memory.list");
         Ok(ListResponse { memories, next_cursor })
     }
@@ -135,9 +139,9 @@ impl Bank {
         Ok(deleted)
     }
 
-    /// The user a bearer token belongs to, if it is live.
-    pub async fn authenticate(&self, token: &str) -> Result<Option<User>, StoreError> {
-        self.store.user_for_token(&tokens::hash(token)).await
+    /// The owner and kind of a bearer token, if it is live.
+    pub async fn authenticate(&self, token: &str) -> Result<Option<TokenOwner>, StoreError> {
+        self.store.token_owner(&tokens::hash(token)).await
     }
 
     /// Whether the user is a member of the org.
@@ -180,13 +184,39 @@ impl Bank {
         self.store.add_member(org_id, user_id, self.clock.now()).await
     }
 
-    /// Issues a new token for a user and returns it; only its hash is stored.
+    /// Issues a new full token for a user and returns it; only its hash is stored.
     pub async fn issue_token(&self, user_id: &str) -> Result<String, StoreError> {
+        self.issue_token_of_kind(user_id, TokenKind::Full).await
+    }
+
+    /// Issues a new token of `kind` for a user and returns it; only its hash is stored.
+    pub async fn issue_token_of_kind(
+        &self,
+        user_id: &str,
+        kind: TokenKind,
+    ) -> Result<String, StoreError> {
         let token = tokens::generate();
         let now = self.clock.now();
-        self.store.insert_token(&ids::new_id_at(TOKEN_PREFIX, now.unix_ms()), user_id, &tokens::hash(&token), now).await?;
-        tracing::info!(user_id, "token.issue");
+        let id = ids::new_id_at(TOKEN_PREFIX, now.unix_ms());
+        self.store
+            .insert_token(&id, user_id, &tokens::hash(&token), kind, now)
+            .await?;
+        tracing::info!(user_id, kind = kind.as_str(), "token.issue");
         Ok(token)
+    }
+
+    /// Revokes every live token of `kind` of a user; how many there were.
+    pub async fn revoke_tokens_of_kind(
+        &self,
+        user_id: &str,
+        kind: TokenKind,
+    ) -> Result<u64, StoreError> {
+        let revoked = self
+            .store
+            .revoke_tokens_of_kind(user_id, kind, self.clock.now())
+            .await?;
+        tracing::info!(user_id, kind = kind.as_str(), revoked, "token.revoke_kind");
+        Ok(revoked)
     }
 
     /// Revokes a token; false when no live token matches.

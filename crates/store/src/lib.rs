@@ -18,4 +18,8 @@ pub mod suite;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
-pub use store::{Candidate, EnsureOutcome, MemoryStore, NewContext, NewMemory, OptimizeOutcome, SEARCH_CANDIDATE_CAP};
+pub use store::{
+    Candidate, EnsureOutcome, MemoryStore, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
+    SEARCH_CANDIDATE_CAP,
+};
+pub use tokens::TokenKind;

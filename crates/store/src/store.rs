@@ -5,6 +5,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Citation, Memory, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
 
+use crate::tokens::TokenKind;
 use crate::StoreError;
 
 /// Most full-text candidates ranked per search. Bounds the work a very common term can
@@ -105,6 +106,15 @@ pub struct Candidate {
     pub search_text: String,
 }
 
+/// Who a live token belongs to and what it may do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenOwner {
+    /// The token's user.
+    pub user: User,
+    /// Its kind.
+    pub kind: TokenKind,
+}
+
 /// What [`MemoryStore::ensure_search_index`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EnsureOutcome {
@@ -171,14 +181,29 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// Whether the user is a member of the org (false when either does not exist).
     async fn is_member(&self, user_id: &str, org_id: &str) -> Result<bool, StoreError>;
 
-    /// Stores a token hash for a user. `NotFound` if the user is missing.
-    async fn insert_token(&self, id: &str, user_id: &str, token_hash: &str, now: Timestamp) -> Result<(), StoreError>;
+    /// Stores a token hash of this kind for a user. `NotFound` if the user is missing.
+    async fn insert_token(
+        &self,
+        id: &str,
+        user_id: &str,
+        token_hash: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
 
     /// Revokes the token with this hash; false if there is no live token with it.
     async fn revoke_token(&self, token_hash: &str, now: Timestamp) -> Result<bool, StoreError>;
 
-    /// The owner of a live (not revoked) token with this hash.
-    async fn user_for_token(&self, token_hash: &str) -> Result<Option<User>, StoreError>;
+    /// Revokes every live token of this kind of the user; how many there were.
+    async fn revoke_tokens_of_kind(
+        &self,
+        user_id: &str,
+        kind: TokenKind,
+        now: Timestamp,
+    ) -> Result<u64, StoreError>;
+
+    /// The owner and kind of a live (not revoked) token with this hash.
+    async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError>;
 
     /// Inserts a memory, its contexts and its search terms in one transaction.
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError>;

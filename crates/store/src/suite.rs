@@ -14,7 +14,7 @@ use memory_bank_contract::validate::{parse_list, validate_save, ValidSearch};
 use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest, Scope};
 use memory_bank_contract::Timestamp;
 
-use crate::{terms, Bank, Clock, MemoryStore, NewMemory, StoreError};
+use crate::{terms, Bank, Clock, MemoryStore, NewMemory, StoreError, TokenKind};
 
 /// The snippet [`Fixture::fail_poison_context_inserts`] makes the database reject.
 pub const POISON_SNIPPET: &str = "poison";
@@ -416,7 +416,14 @@ pub async fn missing_index_is_reported(f: &dyn Fixture) {
 /// in-place builds have lost rows before (see the MySQL store's fulltext.rs).
 pub async fn optimize_changes_no_result(f: &dyn Fixture) {
     let w = world(f).await;
-    let word = |i: usize| format!("marker{}", char::from(b'a' + (i % 26) as u8).to_string().repeat(1 + i / 26));
+    let word = |i: usize| {
+        format!(
+            "marker{}",
+            char::from(b'a' + (i % 26) as u8)
+                .to_string()
+                .repeat(1 + i / 26)
+        )
+    };
     let mut kept = Vec::new();
     for i in 0..20 {
         kept.push(save(&w, &w.alice, request(&format!("{} gannet {}", word(i), "gannet ".repeat(i % 3)))).await);
@@ -462,12 +469,73 @@ pub async fn accounts_and_tokens(f: &dyn Fixture) {
     assert!(matches!(w.bank.add_user("not an email").await, Err(StoreError::Invalid(_))));
     assert_eq!(w.bank.list_users().await.unwrap().len(), 2);
     let token = w.bank.issue_token(&w.alice).await.unwrap();
-    assert_eq!(w.bank.authenticate(&token).await.unwrap().unwrap().id, w.alice);
+    let owner = w.bank.authenticate(&token).await.unwrap().unwrap();
+    assert_eq!(
+        (owner.user.id.as_str(), owner.kind),
+        (w.alice.as_str(), TokenKind::Full)
+    );
     assert!(w.bank.authenticate("mbk_wrong").await.unwrap().is_none());
     assert!(w.bank.revoke_token(&token).await.unwrap());
     assert!(!w.bank.revoke_token(&token).await.unwrap());
     assert!(w.bank.authenticate(&token).await.unwrap().is_none());
-    assert!(matches!(w.bank.issue_token("usr_missing").await, Err(StoreError::NotFound(_))));
+    assert!(matches!(
+        w.bank.issue_token("usr_missing").await,
+        Err(StoreError::NotFound(_))
+    ));
+
+    // Kinds are stored, reported, and revoked by kind only for that user.
+    let agent = w
+        .bank
+        .issue_token_of_kind(&w.alice, TokenKind::Agent)
+        .await
+        .unwrap();
+    assert_eq!(
+        w.bank.authenticate(&agent).await.unwrap().unwrap().kind,
+        TokenKind::Agent
+    );
+    let local_a = w
+        .bank
+        .issue_token_of_kind(&w.alice, TokenKind::Local)
+        .await
+        .unwrap();
+    let local_b = w
+        .bank
+        .issue_token_of_kind(&w.alice, TokenKind::Local)
+        .await
+        .unwrap();
+    let bobs_local = w
+        .bank
+        .issue_token_of_kind(&w.bob, TokenKind::Local)
+        .await
+        .unwrap();
+    let full = w.bank.issue_token(&w.alice).await.unwrap();
+    assert_eq!(
+        w.bank
+            .revoke_tokens_of_kind(&w.alice, TokenKind::Local)
+            .await
+            .unwrap(),
+        2
+    );
+    assert!(w.bank.authenticate(&local_a).await.unwrap().is_none());
+    assert!(w.bank.authenticate(&local_b).await.unwrap().is_none());
+    assert_eq!(
+        w.bank
+            .authenticate(&bobs_local)
+            .await
+            .unwrap()
+            .unwrap()
+            .kind,
+        TokenKind::Local
+    );
+    assert!(w.bank.authenticate(&full).await.unwrap().is_some());
+    assert!(w.bank.authenticate(&agent).await.unwrap().is_some());
+    assert_eq!(
+        w.bank
+            .revoke_tokens_of_kind(&w.alice, TokenKind::Local)
+            .await
+            .unwrap(),
+        0
+    );
     assert!(w.bank.is_member(&w.alice, &w.org).await.unwrap());
     assert!(!w.bank.is_member(&w.alice, "org_missing").await.unwrap());
     w.bank.add_member(&w.org, &w.alice).await.unwrap();

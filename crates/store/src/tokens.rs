@@ -8,6 +8,40 @@ use base64::Engine as _;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+/// What a token may do, stored beside its hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TokenKind {
+    /// Issued by an admin for a person or their app: every action.
+    Full,
+    /// Issued for an agent (`admin token issue --agent`): may search, list and
+    /// propose, never save, confirm or delete on its own.
+    Agent,
+    /// The desktop app's embedded service, one per run: every action. Revoked when the
+    /// run ends, and at the next start for a run that ended without cleaning up.
+    Local,
+}
+
+impl TokenKind {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenKind::Full => "full",
+            TokenKind::Agent => "agent",
+            TokenKind::Local => "local",
+        }
+    }
+
+    /// Reads the stored spelling; an unknown one (written by a newer release) is the
+    /// least privileged kind.
+    pub fn from_stored(text: &str) -> Self {
+        match text {
+            "full" => TokenKind::Full,
+            "local" => TokenKind::Local,
+            _ => TokenKind::Agent,
+        }
+    }
+}
+
 /// Prefix that makes a leaked token easy to recognise (and to scan for).
 pub const TOKEN_PREFIX: &str = "mbk_";
 

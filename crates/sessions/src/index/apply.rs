@@ -299,9 +299,10 @@ pub(super) fn apply_session(
 }
 
 /// What the list filter searches: the title (else the first user message) and the
-/// workspace, lower-cased the way Rust does it (Unicode, unlike SQLite's `lower`).
+/// workspace, folded as every search folds ([`crate::text::fold`]; Unicode, unlike
+/// SQLite's `lower`).
 fn filter_key(title: Option<&str>, workspace: Option<&str>) -> String {
-    format!("{}\n{}", title.unwrap_or(""), workspace.unwrap_or("")).to_lowercase()
+    crate::text::fold(&format!("{}\n{}", title.unwrap_or(""), workspace.unwrap_or(""))).into_owned()
 }
 
 fn upsert_session(

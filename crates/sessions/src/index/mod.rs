@@ -20,7 +20,7 @@ pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
@@ -57,8 +57,8 @@ CREATE TABLE session (
     hidden INTEGER NOT NULL DEFAULT 0,
     message_count INTEGER NOT NULL DEFAULT 0,
     first_user TEXT,
-    -- Lower-cased (Unicode) title and workspace, for the list filter: computed once when
-    -- written instead of lower() over long first messages on every query.
+    -- Folded (`text::fold`: Unicode) title and workspace, for the list filter: computed
+    -- once when written instead of folding long first messages on every query.
     filter_key TEXT NOT NULL DEFAULT '',
     UNIQUE (unit_id, key)
 );

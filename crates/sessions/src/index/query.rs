@@ -5,7 +5,11 @@
 use rusqlite::{params_from_iter, types::Value as Sql, OptionalExtension, Row};
 
 use super::{Index, IndexError};
-use crate::model::{format_ms, ActivityEntry, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage};
+use crate::model::{
+    format_ms, ActivityEntry, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage, SNIPPET_AFTER,
+    SNIPPET_BEFORE,
+};
+use crate::text::{find_folded, fold};
 
 /// The filters of `list_sessions`.
 #[derive(Debug, Clone, Default)]
@@ -122,7 +126,7 @@ impl Index {
                      (SELECT source, session_id FROM external_title WHERE contains_folded(title, ?)))"
                     .into(),
             );
-            let needle = query.trim().to_lowercase();
+            let needle = fold(query.trim()).into_owned();
             args.push(Sql::Text(needle.clone()));
             args.push(Sql::Text(query.trim().into()));
             args.push(Sql::Text(needle));
@@ -250,7 +254,7 @@ impl Index {
     /// index cannot answer (under three characters, or while a first index builds it)
     /// scans the stored texts the same two ways. All give the same answer.
     pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
-        let needle = query.to_lowercase();
+        let needle = fold(query).into_owned();
         let mut args = Vec::new();
         let candidates = super::search::candidates(&self.conn, query)?;
         let (matcher, common) = match &candidates {
@@ -430,22 +434,21 @@ fn collect_hits(
     Ok(hits)
 }
 
-/// About 160 characters of `text` around the first case-insensitive match of `needle`
-/// (already lower-cased), on one line; `None` when `text` does not contain it.
+/// The text around the first match of `needle` (already folded) in `text`, on one line
+/// (whitespace runs become one space): up to [`SNIPPET_BEFORE`] characters before the
+/// match, the match, and up to [`SNIPPET_AFTER`] after, with `…` where `text` was cut.
+/// `None` when `text` does not contain it.
 pub fn snippet(text: &str, needle: &str) -> Option<String> {
-    let lower = text.to_lowercase();
-    let at = lower.find(needle)?;
-    // Map the match back to a char position of the original text.
-    let char_at = lower[..at].chars().count();
-    let chars: Vec<char> = text.chars().collect();
-    let start = char_at.saturating_sub(60);
-    let end = (char_at + needle.chars().count() + 100).min(chars.len());
+    // A range of the original text: positions in the folded text do not fit it.
+    let found = find_folded(text, needle)?;
+    let start = text[..found.start].char_indices().rev().take(SNIPPET_BEFORE).last().map_or(found.start, |(i, _)| i);
+    let end = text[found.end..].char_indices().nth(SNIPPET_AFTER).map_or(text.len(), |(i, _)| found.end + i);
     let mut out = String::new();
     if start > 0 {
         out.push('…');
     }
     let mut last_space = false;
-    for &c in &chars[start..end] {
+    for c in text[start..end].chars() {
         if c.is_whitespace() {
             if !last_space {
                 out.push(' ');
@@ -456,7 +459,7 @@ pub fn snippet(text: &str, needle: &str) -> Option<String> {
             last_space = false;
         }
     }
-    if end < chars.len() {
+    if end < text.len() {
         out.push('…');
     }
     Some(out.trim().to_string())

@@ -16,9 +16,9 @@ use std::sync::mpsc::SyncSender;
 use rusqlite::{params, Transaction};
 
 use super::apply::{apply_session, clear_session, clear_unit};
-use crate::jsonl::read_complete_lines_upto;
+use crate::jsonl::{read_complete_lines_upto, MAX_LINE_BYTES};
 use crate::model::Event;
-use crate::source::{LinePos, Unit, UnitKind, WholeRead};
+use crate::source::{LinePos, Problem, Unit, UnitKind, WholeRead};
 use crate::sources;
 
 /// A file's identity as far as the index cares.
@@ -69,6 +69,8 @@ pub(super) struct JsonlPart {
     /// Not the end of the file: the next part follows (a big file is read in parts).
     pub(super) more: bool,
     events: Vec<Event>,
+    /// Lines over [`crate::jsonl::MAX_LINE_BYTES`], skipped: `(line number, length)`.
+    too_long: Vec<(u64, u64)>,
 }
 
 /// A whole unit, parsed (all of it, or its changes since `since`).
@@ -147,12 +149,16 @@ pub(super) fn parse_jsonl(
     let (start, mut line_no) = from.map_or((0, 0), |(offset, lines, _)| (offset as u64, lines as u64));
     let mut parser = sources::reader(unit.source).line_parser(unit);
     let mut events = Vec::new();
+    let mut too_long = Vec::new();
     let (end, more) = read_complete_lines_upto(&mut file, start, budget, |line| {
         line_no += 1;
-        parser.line(line.bytes, LinePos { offset: line.offset, line_no }, &mut events);
+        match line.too_long {
+            Some(len) => too_long.push((line_no, len)),
+            None => parser.line(line.bytes, LinePos { offset: line.offset, line_no }, &mut events),
+        }
     })?;
     let sum = if end > 0 { tail_sum(&mut file, end)? } else { 0 };
-    Ok(JsonlPart { from, start, end, lines: line_no, sum, more, events })
+    Ok(JsonlPart { from, start, end, lines: line_no, sum, more, events, too_long })
 }
 
 /// Whether `part` continues what the index holds for the unit now.
@@ -164,13 +170,22 @@ pub(super) fn continues(part: &JsonlPart, previous: Option<&Stored>, identity: I
     }
 }
 
-/// Writes a parsed part (checked with [`continues`]); returns the bytes it covered.
+/// Writes a parsed part (checked with [`continues`]); returns the bytes it covered. The
+/// lines it skipped for their length go to `problems` (here, not when parsed: a part may
+/// be parsed twice but is written once).
 pub(super) fn apply_jsonl(
     tx: &Transaction,
     job: &Job,
     previous: Option<&Stored>,
     part: JsonlPart,
+    problems: &mut Vec<Problem>,
 ) -> rusqlite::Result<u64> {
+    for &(line_no, len) in &part.too_long {
+        problems.push(Problem {
+            path: job.unit.path.clone(),
+            message: format!("line {line_no} skipped: {len} bytes, over the {MAX_LINE_BYTES}-byte limit of a line"),
+        });
+    }
     if let (Some(p), None) = (previous, part.from) {
         clear_unit(tx, p.id)?;
     }
@@ -327,7 +342,7 @@ mod tests {
     }
 
     fn part(from: Option<(i64, i64, i64)>) -> JsonlPart {
-        JsonlPart { from, start: 0, end: 0, lines: 0, sum: 0, more: false, events: Vec::new() }
+        JsonlPart { from, start: 0, end: 0, lines: 0, sum: 0, more: false, events: Vec::new(), too_long: Vec::new() }
     }
 
     #[test]

@@ -97,6 +97,10 @@ impl Index {
         if unit.path.extension().is_none_or(|e| e != "jsonl") {
             return Ok(()); // whole units change identity in ways only discovery can see
         }
+        // Found by an earlier discovery; the rule against links out of the folder holds now too.
+        if !crate::source::Root::new(Path::new(&root)).file(&unit.path, &mut Vec::new()) {
+            return Ok(());
+        }
         unit.session_hint = session_hint;
         unit.workspace_hint = workspace_hint;
         // Only this unit's stored state: loading every unit costs milliseconds per read.
@@ -193,7 +197,7 @@ impl Index {
                 Err(e) => Some(Err(ReadError::Io(e))),
                 Ok(Parsed::Jsonl(part)) if continues(&part, previous.as_ref(), job.identity) => {
                     let more = part.more;
-                    bytes[i] += apply_jsonl(writer.tx(), job, previous.as_ref(), part)?;
+                    bytes[i] += apply_jsonl(writer.tx(), job, previous.as_ref(), part, &mut report.problems)?;
                     if more {
                         // A part of a big file: committed, so search indexes it meanwhile.
                         writer.commit()?;
@@ -206,11 +210,11 @@ impl Index {
                     if apply_whole(writer.tx(), job, previous.as_ref(), part)? {
                         Some(Ok(job.identity.size.max(0) as u64))
                     } else {
-                        Some(writer.read_here(job, bytes[i])?)
+                        Some(writer.read_here(job, bytes[i], &mut report.problems)?)
                     }
                 }
                 // Parsed from a state the index no longer holds: read it here.
-                Ok(Parsed::Jsonl(_)) => Some(writer.read_here(job, bytes[i])?),
+                Ok(Parsed::Jsonl(_)) => Some(writer.read_here(job, bytes[i], &mut report.problems)?),
             };
             if let Some(outcome) = outcome {
                 done[i] = true;
@@ -226,7 +230,7 @@ impl Index {
             if !started[i] && previous.is_some_and(|p| p.identity == job.identity) {
                 continue;
             }
-            let outcome = writer.read_here(job, bytes[i])?;
+            let outcome = writer.read_here(job, bytes[i], &mut report.problems)?;
             writer.account(job, outcome, report)?;
         }
 
@@ -307,7 +311,12 @@ impl<'c> Writer<'c> {
     }
 
     /// Reads (the rest of) a unit on this thread; `bytes` already read from it count too.
-    fn read_here(&mut self, job: &Job, mut bytes: u64) -> rusqlite::Result<Result<u64, ReadError>> {
+    fn read_here(
+        &mut self,
+        job: &Job,
+        mut bytes: u64,
+        problems: &mut Vec<Problem>,
+    ) -> rusqlite::Result<Result<u64, ReadError>> {
         match job.unit.kind {
             UnitKind::Jsonl => loop {
                 let previous = self.stored.get(&job.unit.path).cloned();
@@ -316,7 +325,7 @@ impl<'c> Writer<'c> {
                     Err(e) => return Ok(Err(ReadError::Io(e))),
                 };
                 let more = part.more;
-                bytes += apply_jsonl(self.tx(), job, previous.as_ref(), part)?;
+                bytes += apply_jsonl(self.tx(), job, previous.as_ref(), part, problems)?;
                 if !more {
                     return Ok(Ok(bytes));
                 }

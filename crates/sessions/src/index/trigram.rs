@@ -1,11 +1,9 @@
 //! Trigram keys of case-folded text, and the posting-list encoding of the search index.
 //!
-//! A message matches a query when its lower-cased text contains the lower-cased query
-//! (`str::to_lowercase`). The index must find a superset of those messages, so both sides
-//! are folded the same way: `to_lowercase` one character at a time, with final sigma
-//! (`ς`, which `to_lowercase` picks by context) folded to `σ`. If a lower-cased text
-//! contains a lower-cased query, the folded text contains the folded query, and so holds
-//! every trigram of it.
+//! A message matches a query when its folded text contains the folded query
+//! ([`crate::text::fold`]: `char::to_lowercase` one character at a time, final sigma as
+//! `σ`). The index folds both sides the same way, so a matching text holds every trigram
+//! of the query: the index finds a superset of the matches.
 //!
 //! A trigram is three folded characters packed into one integer (21 bits each: every
 //! Unicode scalar fits), so keys are exact, never hashed.
@@ -16,19 +14,15 @@
 //! its words instead (still a superset: containment is checked). A query with no other
 //! trigram (`a b`, `go to`) is answered by scanning, like one under three characters.
 
+use crate::text::fold_char;
+
 /// The three characters of a trigram, packed.
 pub(crate) type Trigram = i64;
 
 /// Appends the folded characters of `text` to `out`.
 pub(crate) fn fold_into(text: &str, out: &mut Vec<u32>) {
     for c in text.chars() {
-        if c.is_ascii() {
-            out.push(u32::from(c.to_ascii_lowercase()));
-        } else if c == 'ς' {
-            out.push(u32::from('σ'));
-        } else {
-            out.extend(c.to_lowercase().map(|l| if l == 'ς' { u32::from('σ') } else { u32::from(l) }));
-        }
+        fold_char(c, |l| out.push(u32::from(l)));
     }
 }
 
@@ -69,15 +63,7 @@ pub(crate) fn text_trigrams(text: &str, out: &mut Vec<Trigram>) {
         (a, b) = (b, c);
     };
     for c in text.chars() {
-        if c.is_ascii() {
-            push(u32::from(c.to_ascii_lowercase()));
-        } else if c == 'ς' {
-            push(u32::from('σ'));
-        } else {
-            for l in c.to_lowercase() {
-                push(if l == 'ς' { u32::from('σ') } else { u32::from(l) });
-            }
-        }
+        fold_char(c, |l| push(u32::from(l)));
     }
 }
 
@@ -209,7 +195,7 @@ mod tests {
         assert!(keys.iter().all(|&k| !unpack(k).contains(char::is_whitespace)));
         keys.sort_unstable();
         for query in ["STRASSE", "straße", "οδος-p", "客户迁移", "Projekt", "zum οδος", "führt zum"] {
-            let inside = text.to_lowercase().contains(&query.to_lowercase());
+            let inside = crate::text::fold(text).contains(&*crate::text::fold(query));
             let all = query_trigrams(query).iter().all(|t| keys.binary_search(t).is_ok());
             assert!(!inside || all, "{query}");
         }

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
-use crate::source::{
-    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
-};
+use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 use crate::sources::lenient::{Obj, Scalar};
 use crate::text::join_text;
 
@@ -262,19 +260,20 @@ impl SourceReader for ClaudeCode {
 
     fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
         // A root is the config dir (`~/.claude`) or, when added by hand, its `projects`.
+        let confined = Root::new(root);
         let projects = root.join("projects");
         let projects = if projects.is_dir() { projects } else { root.to_path_buf() };
-        for project in read_dir_entries(&projects, problems) {
-            if !project.file_type().is_ok_and(|t| t.is_dir()) {
+        for project in confined.read_dir(&projects, problems) {
+            if !project.is_dir {
                 continue;
             }
-            for entry in read_dir_entries(&project.path(), problems) {
-                let path = entry.path();
+            for entry in confined.read_dir(&project.path, problems) {
+                let path = entry.path;
                 let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
                 let is_jsonl = path.extension().is_some_and(|e| e == "jsonl");
                 // `agent-<id>.jsonl` beside sessions are sub-agents (≤ 2.0); newer ones live
                 // in `<sessionId>/subagents/`, which is never walked.
-                if !is_jsonl || stem.starts_with("agent-") || !entry.file_type().is_ok_and(|t| t.is_file()) {
+                if !is_jsonl || stem.starts_with("agent-") || !entry.is_file {
                     continue;
                 }
                 let mut unit = Unit::new(Source::ClaudeCode, path.clone(), UnitKind::Jsonl);

@@ -26,9 +26,7 @@ use serde::Deserialize;
 
 use crate::jsonl;
 use crate::model::{Event, Merge, MetaEvent, Role, Source};
-use crate::source::{
-    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
-};
+use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 
 use super::lenient::{self, Obj, Parts, Scalar};
 
@@ -47,13 +45,14 @@ impl SourceReader for Codex {
     }
 
     fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+        let confined = Root::new(root);
         let mut found = Vec::new();
-        walk_rollouts(&root.join("sessions"), 0, &mut found, problems);
-        walk_rollouts(&root.join("archived_sessions"), 0, &mut found, problems);
+        walk_rollouts(&confined, &root.join("sessions"), 0, &mut found, problems);
+        walk_rollouts(&confined, &root.join("archived_sessions"), 0, &mut found, problems);
         found.sort_by(|a, b| a.path.cmp(&b.path));
         units.extend(found);
         let index = root.join(INDEX_FILE);
-        if index.is_file() {
+        if confined.file(&index, problems) {
             units.push(Unit::new(Source::Codex, index, UnitKind::Jsonl));
         }
     }
@@ -95,20 +94,17 @@ impl SourceReader for Codex {
 
 /// Collects `rollout-*.jsonl` (any depth up to `YYYY/MM/DD`) and the TypeScript-era
 /// `rollout-*.json` files under `dir`.
-fn walk_rollouts(dir: &Path, depth: usize, out: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
-    for entry in read_dir_entries(dir, problems) {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else { continue };
-        let is_dir = kind.is_dir() || (kind.is_symlink() && path.is_dir());
-        if is_dir {
+fn walk_rollouts(root: &Root, dir: &Path, depth: usize, out: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+    for entry in root.read_dir(dir, problems) {
+        let path = entry.path.clone();
+        if entry.is_dir {
             if depth < 3 {
-                walk_rollouts(&path, depth + 1, out, problems);
+                walk_rollouts(root, &path, depth + 1, out, problems);
             }
             continue;
         }
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.starts_with("rollout-") {
+        let Some(name) = entry.name() else { continue };
+        if !name.starts_with("rollout-") || !entry.is_file {
             continue;
         }
         let kind = if name.ends_with(".jsonl") {

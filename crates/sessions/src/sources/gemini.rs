@@ -19,7 +19,8 @@
 //! the person typed (`displayContent`, when present) is preferred over the expanded prompt.
 //! The message id to cite is the record's own `id`.
 //!
-//! The workspace is not in the session file: it comes from `tmp/<slug>/.project_root`, else
+//! The workspace is not in the session file: it comes from `tmp/<slug>/.project_root` (when
+//! it is a small file inside the folder, not a link out of it), else
 //! `~/.gemini/projects.json` (`{projects: {<abs path>: slug}}`); a legacy `sha256(project
 //! root)` folder is resolved by hashing the known project paths, else it stays unknown.
 
@@ -31,9 +32,7 @@ use sha2::{Digest, Sha256};
 
 use crate::jsonl;
 use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
-use crate::source::{
-    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeSession,
-};
+use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 
 use super::lenient::{List, Obj, Parts, Scalar};
 
@@ -59,10 +58,12 @@ impl SourceReader for Gemini {
         } else {
             root.to_path_buf()
         };
-        let mut projects: Vec<(String, PathBuf)> = read_dir_entries(&tmp, problems)
+        let confined = Root::new(root);
+        let mut projects: Vec<(String, PathBuf)> = confined
+            .read_dir(&tmp, problems)
             .into_iter()
-            .filter(|e| e.path().is_dir())
-            .filter_map(|e| Some((e.file_name().to_str()?.to_string(), e.path())))
+            .filter(|e| e.is_dir)
+            .filter_map(|e| Some((e.name()?.to_string(), e.path)))
             .collect();
         if projects.is_empty() {
             return;
@@ -72,11 +73,8 @@ impl SourceReader for Gemini {
         // Known project roots: `.project_root` markers, then the registry.
         let mut by_slug: HashMap<String, String> = HashMap::new();
         for (slug, dir) in &projects {
-            if let Ok(text) = std::fs::read_to_string(dir.join(".project_root")) {
-                let path = text.trim();
-                if !path.is_empty() {
-                    by_slug.insert(slug.clone(), path.to_string());
-                }
+            if let Some(path) = read_marker(&confined, &dir.join(".project_root"), problems) {
+                by_slug.insert(slug.clone(), path);
             }
         }
         let registry = tmp.parent().map(|p| p.join("projects.json"));
@@ -96,13 +94,13 @@ impl SourceReader for Gemini {
                 .cloned();
             let chats = dir.join("chats");
             let mut found: Vec<Unit> = Vec::new();
-            for entry in read_dir_entries(&chats, problems) {
-                // Sub-agent folders (`chats/<parentSessionId>/`) belong to their parent.
-                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            for entry in confined.read_dir(&chats, problems) {
+                // Sub-agent folders (`chats/<parentSessionId>/`) belong to their parent;
+                // anything else that is not a file is no session.
+                if !entry.is_file {
                     continue;
                 }
-                let name = entry.file_name();
-                let Some(name) = name.to_str() else { continue };
+                let Some(name) = entry.name() else { continue };
                 if !name.starts_with("session-") {
                     continue;
                 }
@@ -116,7 +114,7 @@ impl SourceReader for Gemini {
                 } else {
                     continue;
                 };
-                let mut unit = Unit::new(Source::Gemini, entry.path(), kind);
+                let mut unit = Unit::new(Source::Gemini, entry.path.clone(), kind);
                 unit.workspace_hint = workspace.clone();
                 found.push(unit);
             }
@@ -151,6 +149,23 @@ impl SourceReader for Gemini {
         }
         Ok(vec![WholeSession { key: String::new(), events }])
     }
+}
+
+/// The longest `.project_root` read: a path (even a Windows long path) is far shorter, and
+/// a bigger file is not a marker.
+const MAX_MARKER_BYTES: u64 = 64 << 10;
+
+/// The workspace path a `.project_root` marker holds, if it is a file inside the root.
+fn read_marker(root: &Root, path: &Path, problems: &mut Vec<Problem>) -> Option<String> {
+    use std::io::Read;
+    if !root.file(path, problems) {
+        return None;
+    }
+    let mut text = String::new();
+    let file = std::fs::File::open(path).ok()?;
+    let read = file.take(MAX_MARKER_BYTES + 1).read_to_string(&mut text).ok()?;
+    let text = text.trim();
+    (!text.is_empty() && read as u64 <= MAX_MARKER_BYTES).then(|| text.to_string())
 }
 
 /// `projects.json` as `path → slug`. A missing file is empty; an unreadable one is a

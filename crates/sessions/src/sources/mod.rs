@@ -1,4 +1,6 @@
 //! One reader per tool. `session-formats.md` (shared reference) documents each format.
+//! Every reader lists its folders through [`crate::source::Root`], so none follows a
+//! symbolic link out of the folder it was given.
 
 pub mod claude;
 pub mod codex;

@@ -26,7 +26,7 @@ use serde::Deserialize;
 
 use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
 use crate::source::{
-    read_dir_entries, Env, LineParser, LinePos, Problem, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
+    Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
 };
 use crate::text::{join_text, time_value};
 
@@ -55,14 +55,15 @@ impl SourceReader for Opencode {
     }
 
     fn discover(&self, root: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
-        let mut dbs: Vec<PathBuf> = read_dir_entries(root, problems)
+        let confined = Root::new(root);
+        let mut dbs: Vec<PathBuf> = confined
+            .read_dir(root, problems)
             .into_iter()
-            .filter(|e| e.file_name().to_str().is_some_and(is_db_name))
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()))
-            .map(|e| e.path())
+            .filter(|e| e.is_file && e.name().is_some_and(is_db_name))
+            .map(|e| e.path)
             .collect();
         if dbs.is_empty() {
-            tree::discover(&root.join("storage"), units, problems);
+            tree::discover(&confined, &root.join("storage"), units, problems);
             return;
         }
         dbs.sort();

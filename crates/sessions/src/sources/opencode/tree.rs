@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::jsonl::parse_line_as;
 use crate::model::Source;
-use crate::source::{read_dir_entries, Problem, Unit, UnitKind, WholeSession};
+use crate::source::{Entry, Problem, Root, Unit, UnitKind, WholeSession};
 use crate::text::time_value;
 
 use super::{
@@ -18,19 +18,21 @@ use super::{
     SessionFacts,
 };
 
-/// Finds the session files under `storage`.
-pub(super) fn discover(storage: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
-    let mut projects: Vec<_> = read_dir_entries(&storage.join("session"), problems)
+/// Finds the session files under `storage`, a folder under `root`.
+pub(super) fn discover(root: &Root, storage: &Path, units: &mut Vec<Unit>, problems: &mut Vec<Problem>) {
+    let mut projects: Vec<_> = root
+        .read_dir(&storage.join("session"), problems)
         .into_iter()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
+        .filter(|e| e.is_dir)
+        .map(|e| e.path)
         .collect();
     projects.sort();
     for project in projects {
-        let mut files: Vec<_> = read_dir_entries(&project, problems)
+        let mut files: Vec<_> = root
+            .read_dir(&project, problems)
             .into_iter()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json") && p.is_file())
+            .filter(|e| e.is_file && e.path.extension().is_some_and(|e| e == "json"))
+            .map(|e| e.path)
             .collect();
         files.sort();
         for path in files {
@@ -39,39 +41,41 @@ pub(super) fn discover(storage: &Path, units: &mut Vec<Unit>, problems: &mut Vec
                 continue;
             };
             let mut unit = Unit::new(Source::Opencode, path, UnitKind::Whole);
-            unit.fingerprint = fingerprint(storage, &session_id);
+            unit.fingerprint = fingerprint(root, storage, &session_id);
             unit.session_hint = Some(session_id);
             units.push(unit);
         }
     }
 }
 
-/// The JSON files of a folder, sorted by name (ids sort by creation within a folder).
-fn json_files(dir: &Path) -> Vec<std::fs::DirEntry> {
+/// The JSON files of a folder under `root`, sorted by name (ids sort by creation within a
+/// folder). The folder is named by ids read from files, so `root` also keeps a `..` in
+/// one from leading out.
+fn json_files(root: &Root, dir: &Path) -> Vec<Entry> {
     let mut ignored = Vec::new();
-    let mut files: Vec<_> = read_dir_entries(dir, &mut ignored)
+    let mut files: Vec<_> = root
+        .read_dir(dir, &mut ignored)
         .into_iter()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".json")))
+        .filter(|e| e.is_file && e.name().is_some_and(|n| n.ends_with(".json")))
         .collect();
-    files.sort_by_key(|e| e.file_name());
+    files.sort_by(|a, b| a.name.cmp(&b.name));
     files
 }
 
-fn stem(entry: &std::fs::DirEntry) -> String {
-    let name = entry.file_name();
-    let name = name.to_string_lossy();
+fn stem(entry: &Entry) -> String {
+    let name = entry.name.to_string_lossy();
     name.strip_suffix(".json").unwrap_or(&name).to_owned()
 }
 
 /// Changes whenever a message or part file of the session is added, removed or rewritten.
-fn fingerprint(storage: &Path, session_id: &str) -> u64 {
+fn fingerprint(root: &Root, storage: &Path, session_id: &str) -> u64 {
     let mut fp = Fingerprint::new();
     let fold = |dir: &Path, fp: &mut Fingerprint| -> Vec<String> {
-        let files = json_files(dir);
+        let files = json_files(root, dir);
         let (mut size, mut max_mtime, mut sum_mtime) = (0u64, 0u64, 0u64);
         let mut stems = Vec::with_capacity(files.len());
         for file in &files {
-            if let Ok(meta) = file.metadata() {
+            if let Ok(meta) = std::fs::metadata(&file.path) {
                 let m = mtime_ns(&meta);
                 size = size.wrapping_add(meta.len());
                 max_mtime = max_mtime.max(m);
@@ -119,9 +123,11 @@ pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
         return Ok(vec![session_events(facts, Vec::new())]);
     };
 
+    // Read apart from discovery, so confined to the storage folder on its own.
+    let root = Root::new(storage);
     let mut messages: Vec<Msg> = Vec::new();
-    for file in json_files(&storage.join("message").join(&facts.id)) {
-        let Ok(bytes) = std::fs::read(file.path()) else {
+    for file in json_files(&root, &storage.join("message").join(&facts.id)) {
+        let Ok(bytes) = std::fs::read(&file.path) else {
             continue;
         };
         let Some(data) = parse_line_as::<MessageData>(&bytes) else {
@@ -133,8 +139,8 @@ pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| stem(&file));
         let mut parts = PartsSummary::default();
-        for part_file in json_files(&storage.join("part").join(&id)) {
-            let Ok(bytes) = std::fs::read(part_file.path()) else {
+        for part_file in json_files(&root, &storage.join("part").join(&id)) {
+            let Ok(bytes) = std::fs::read(&part_file.path) else {
                 continue;
             };
             if let Some(part) = parse_line_as::<PartData>(&bytes) {

@@ -1,0 +1,161 @@
+//! One adapter per agent: where its file is, how it is written, and what our entry looks like
+//! there (reference: docs on each agent's MCP config, summarised in the crate docs).
+
+use std::path::PathBuf;
+
+use crate::env::AgentEnv;
+use crate::format::{Format, JsonDialect, Slot};
+use crate::spec::{args, Entry, Field, ServerSpec, SERVER_NAME};
+use crate::Agent;
+
+/// What differs between agents; everything else (planning, diffing, writing) is shared.
+pub(crate) trait Adapter: Sync {
+    /// The config file we edit.
+    fn config_path(&self, env: &AgentEnv) -> PathBuf;
+    /// A folder whose existence shows the agent has been used on this machine.
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf;
+    /// The agent's executable name, looked up on `PATH` for detection.
+    fn binary(&self) -> &'static str;
+    /// The file format.
+    fn format(&self) -> Format;
+    /// The top-level key holding the server map.
+    fn container(&self) -> &'static str;
+    /// Our entry, as this agent spells it.
+    fn entry(&self, spec: &ServerSpec) -> Entry;
+
+    /// Where our entry lives.
+    fn slot(&self) -> Slot {
+        Slot { container: self.container(), name: SERVER_NAME }
+    }
+}
+
+impl Agent {
+    pub(crate) fn adapter(self) -> &'static dyn Adapter {
+        match self {
+            Agent::ClaudeCode => &ClaudeCode,
+            Agent::Codex => &Codex,
+            Agent::Opencode => &Opencode,
+            Agent::Gemini => &Gemini,
+        }
+    }
+}
+
+/// `~/.claude.json` (user scope); `$CLAUDE_CONFIG_DIR/.claude.json` when that is set.
+struct ClaudeCode;
+
+impl Adapter for ClaudeCode {
+    fn config_path(&self, env: &AgentEnv) -> PathBuf {
+        match env.var("CLAUDE_CONFIG_DIR") {
+            Some(dir) => PathBuf::from(dir).join(".claude.json"),
+            None => env.home.join(".claude.json"),
+        }
+    }
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
+        env.dir_or_home("CLAUDE_CONFIG_DIR", &[".claude"])
+    }
+    fn binary(&self) -> &'static str {
+        "claude"
+    }
+    fn format(&self) -> Format {
+        Format::Json(JsonDialect::STRICT)
+    }
+    fn container(&self) -> &'static str {
+        "mcpServers"
+    }
+    fn entry(&self, spec: &ServerSpec) -> Entry {
+        Entry(vec![
+            ("type", Field::Str("stdio".into())),
+            ("command", Field::Str(spec.command().into())),
+            ("args", Field::List(args())),
+            ("env", Field::EmptyMap),
+        ])
+    }
+}
+
+/// `$CODEX_HOME/config.toml`, default `~/.codex/config.toml`.
+struct Codex;
+
+impl Adapter for Codex {
+    fn config_path(&self, env: &AgentEnv) -> PathBuf {
+        self.marker_dir(env).join("config.toml")
+    }
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
+        env.dir_or_home("CODEX_HOME", &[".codex"])
+    }
+    fn binary(&self) -> &'static str {
+        "codex"
+    }
+    fn format(&self) -> Format {
+        Format::Toml
+    }
+    fn container(&self) -> &'static str {
+        "mcp_servers"
+    }
+    fn entry(&self, spec: &ServerSpec) -> Entry {
+        // Exactly these two keys: Codex rejects unknown keys and stdio/HTTP mixes.
+        Entry(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(args()))])
+    }
+}
+
+/// `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config`, on every OS), or the
+/// `opencode.jsonc` beside it when only that one exists.
+struct Opencode;
+
+impl Adapter for Opencode {
+    fn config_path(&self, env: &AgentEnv) -> PathBuf {
+        let dir = self.marker_dir(env);
+        let json = dir.join("opencode.json");
+        let jsonc = dir.join("opencode.jsonc");
+        if !json.exists() && jsonc.exists() {
+            jsonc
+        } else {
+            json
+        }
+    }
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
+        env.dir_or_home("XDG_CONFIG_HOME", &[".config"]).join("opencode")
+    }
+    fn binary(&self) -> &'static str {
+        "opencode"
+    }
+    fn format(&self) -> Format {
+        Format::Json(JsonDialect::JSONC)
+    }
+    fn container(&self) -> &'static str {
+        "mcp"
+    }
+    fn entry(&self, spec: &ServerSpec) -> Entry {
+        let mut command = vec![spec.command().to_string()];
+        command.extend(args());
+        Entry(vec![
+            ("type", Field::Str("local".into())),
+            ("command", Field::List(command)),
+            ("enabled", Field::Bool(true)),
+        ])
+    }
+}
+
+/// `~/.gemini/settings.json`; `$GEMINI_CLI_HOME` replaces the home folder, so the file is
+/// then `$GEMINI_CLI_HOME/.gemini/settings.json`.
+struct Gemini;
+
+impl Adapter for Gemini {
+    fn config_path(&self, env: &AgentEnv) -> PathBuf {
+        self.marker_dir(env).join("settings.json")
+    }
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
+        env.dir_or_home("GEMINI_CLI_HOME", &[]).join(".gemini")
+    }
+    fn binary(&self) -> &'static str {
+        "gemini"
+    }
+    fn format(&self) -> Format {
+        Format::Json(JsonDialect::COMMENTS)
+    }
+    fn container(&self) -> &'static str {
+        "mcpServers"
+    }
+    fn entry(&self, spec: &ServerSpec) -> Entry {
+        Entry(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(args()))])
+    }
+}

@@ -1,0 +1,114 @@
+//! Registers (or removes) the Memory Bank stdio MCP server in each agent's own config file.
+//!
+//! Why a crate of its own: the CLI (`memory-bank mcp install --agent …`), the desktop app's
+//! Settings → Agents and the tests must all make the same edit, and every agent's file differs
+//! in small, breaking ways. So there is one adapter per agent ([`Agent`]) that says where the
+//! file is and how our entry is spelled, and shared code that does the editing:
+//!
+//! | agent | file | our entry |
+//! |---|---|---|
+//! | Claude Code | `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json` when set) | `mcpServers.memory-bank = {type: "stdio", command, args: ["mcp"], env: {}}` |
+//! | Codex CLI | `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`) | `[mcp_servers.memory-bank]` with `command` and `args` only |
+//! | opencode | `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config/…`; `opencode.jsonc` when only that exists) | `mcp.memory-bank = {type: "local", command: [binary, "mcp"], enabled: true}` |
+//! | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json` when set) | `mcpServers.memory-bank = {command, args: ["mcp"]}` |
+//!
+//! Rules every edit follows:
+//! - Only our entry is touched. Comments, key order, indentation, other servers and the
+//!   trailing newline survive byte for byte (a CST for JSON/JSONC, `toml_edit` for TOML).
+//! - Each agent's file is parsed as leniently as that agent reads it, no more: Claude Code's is
+//!   plain JSON, Gemini's allows comments, opencode's is JSONC (comments, trailing commas).
+//! - Install is idempotent (a second plan is [`Change::AlreadyInstalled`]); a different
+//!   existing entry is replaced whole. Removing after installing gives back the original
+//!   bytes: the server map is dropped again when it ends up empty and holds no comment (an
+//!   originally empty `"mcpServers": {}` therefore disappears, which means the same to every
+//!   agent). Files are never deleted: install then remove on an absent file leaves `{}` (JSON)
+//!   or an empty file (TOML).
+//! - Known exceptions to byte-exactness: a JSON object written on one line is reflowed to one
+//!   key per line when our (multi-line) entry goes into it; an empty or comment-only JSON file
+//!   is read as `{}`. Line endings (LF/CRLF), a UTF-8 BOM and a missing final newline are kept.
+//! - A file we cannot parse, or whose server map is not a map, is an [`Error`] naming the file
+//!   (and line/column when known); it is left untouched.
+//! - Writes are atomic with a backup beside the file ([`apply`]).
+//! - No secret is ever written: [`ServerSpec`] has no token, URL or env field at all.
+//!
+//! Claude Code rewrites `~/.claude.json` while it runs; [`apply`] refuses to write if the file
+//! changed since it was planned, but a rewrite racing the final rename can still drop our edit,
+//! so doors should suggest installing while Claude Code is not running.
+//!
+//! ```no_run
+//! use memory_bank_agent_install::{apply, plan_install, Agent, AgentEnv, ServerSpec};
+//! let env = AgentEnv::from_process()?;
+//! let spec = ServerSpec::new("/usr/local/bin/memory-bank")?;
+//! let plan = plan_install(Agent::Codex, &env, &spec)?;
+//! print!("{}", plan.diff); // --dry-run stops here
+//! apply(&plan)?;
+//! # Ok::<(), memory_bank_agent_install::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod adapter;
+mod agent;
+mod env;
+mod error;
+mod format;
+mod plan;
+mod spec;
+mod write;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+pub use agent::Agent;
+pub use env::{AgentEnv, RELEVANT_VARS};
+pub use error::Error;
+pub use plan::{plan_install, plan_remove, Change, Plan};
+pub use spec::{ServerSpec, SERVER_ARGS, SERVER_NAME};
+pub use write::{apply, backup_path, Applied, BACKUP_SUFFIX};
+
+/// What is known about one agent on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentStatus {
+    /// The agent.
+    pub agent: Agent,
+    /// Its human name ([`Agent::display_name`]).
+    pub display_name: &'static str,
+    /// The config file we would edit.
+    pub config_path: PathBuf,
+    /// The agent seems set up here: its config file or config folder exists, or its
+    /// executable is on `PATH` (existence only; it is not run).
+    pub detected: bool,
+    /// The file has an entry named `memory-bank`.
+    pub installed: bool,
+    /// That entry is exactly what [`plan_install`] would write for the given spec.
+    pub entry_matches: bool,
+    /// Why the file could not be read or parsed, if so (then `installed` is false).
+    pub problem: Option<String>,
+}
+
+/// The state of `agent` against `spec`. Never fails: an unreadable or malformed file is
+/// reported in [`AgentStatus::problem`], so a list of all agents can always be shown.
+pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
+    let adapter = agent.adapter();
+    let config_path = adapter.config_path(env);
+    let detected = config_path.exists() || adapter.marker_dir(env).is_dir() || env.on_path(adapter.binary());
+    let mut status = AgentStatus {
+        agent,
+        display_name: agent.display_name(),
+        config_path,
+        detected,
+        installed: false,
+        entry_matches: false,
+        problem: None,
+    };
+    match plan::current_entry(agent, env) {
+        Ok(entry) => {
+            status.installed = entry.is_some();
+            status.entry_matches = entry == Some(adapter.entry(spec).to_json());
+        }
+        Err(e) => status.problem = Some(e.to_string()),
+    }
+    status
+}
