@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the UI (Vitest + axe), the Rust workspace (stores on
 # SQLite and a throwaway MariaDB, the HTTP API and CLI on loopback, the desktop core and
-# command layer), and the desktop app end to end in a real window under Xvfb.
+# command layer), the MCP server under the official TypeScript SDK, and the desktop app
+# end to end in a real window under Xvfb.
 # On a fresh Debian 12 machine (as root) it first installs whatever is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,10 @@ npm --prefix ui run build   # ui/dist must exist before the app is compiled
 
 echo "==> cargo test (workspace, with the app serving ui/dist)" >&2
 cargo test --workspace --locked --features memory-bank-app/custom-protocol
+
+echo "==> MCP: memory-bank mcp and serve's /mcp driven by the official TypeScript SDK" >&2
+npm ci --prefix tests/mcp-sdk --no-audit --no-fund
+npm --prefix tests/mcp-sdk test
 
 echo "==> end to end: the app in a real window (Xvfb + tauri-driver)" >&2
 npm ci --prefix tests/e2e --no-audit --no-fund

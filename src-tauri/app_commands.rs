@@ -23,4 +23,10 @@ pub const APP_COMMANDS: &[&str] = &[
     "search_messages",
     "save_memory",
     "set_session_roots",
+    "list_proposals",
+    "accept_proposal",
+    "reject_proposal",
+    "agent_statuses",
+    "plan_agent_change",
+    "apply_agent_change",
 ];

@@ -403,8 +403,13 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
             assert!(!matches!(error(&json), "not_found" | "method_not_allowed"), "{method} {path} is documented but not routed: {got}");
         }
     }
-    let expected: HashSet<String> = ["postMemory", "getMemorySearch", "getMemory", "deleteMemoryById", "getMe", "getHealthz"]
-        .into_iter().map(String::from).collect();
+    let expected: HashSet<String> = [
+        "postMemory", "getMemorySearch", "getMemory", "getMemoryById", "deleteMemoryById", "postProposals", "getProposals",
+        "getProposalsById", "postProposalsByIdAccept", "postProposalsByIdReject", "getMe", "getHealthz",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
     assert_eq!(operations, expected);
     assert_eq!(doc["paths"]["/v1/memory"]["post"]["tags"], json!(["Memory"]));
     assert!(doc["components"]["schemas"]["Memory"].is_object());

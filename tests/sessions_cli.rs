@@ -194,3 +194,31 @@ fn search_survives_text_whose_lower_case_is_longer() {
     assert!(snippet.contains("needleturk"), "{snippet}");
     assert!(text.contains(snippet.trim_start_matches('…')), "{snippet}");
 }
+
+#[test]
+fn pages_go_on_with_a_cursor_and_texts_can_be_capped() {
+    let h = Home::new();
+    let all = h.json(&["list", "--limit", "200"]);
+    let first = h.json(&["list", "--limit", "2"]);
+    let cursor = first["nextCursor"].as_str().expect("a next page").to_string();
+    let next = h.json(&["list", "--limit", "2", "--cursor", &cursor]);
+    assert_eq!(next["sessions"][0], all["sessions"][2]);
+    assert_eq!(next["total"], all["total"]);
+    let text = String::from_utf8_lossy(&h.run(&["list", "--limit", "2"]).stdout).into_owned();
+    assert!(text.contains(&format!("More: add --cursor {cursor}")), "{text}");
+    assert_eq!(h.fails(&["list", "--cursor", "nonsense"])["error"], "invalid_argument");
+    // Search filters and pages.
+    let hits = |args: &[&str]| h.json(&[&["search", "the"], args].concat())["hits"].as_array().unwrap().clone();
+    let every = hits(&["--limit", "200"]);
+    assert!(every.iter().any(|h| h["source"] != "claude-code"), "several tools match");
+    assert!(hits(&["--source", "claude-code"]).iter().all(|h| h["source"] == "claude-code"));
+    assert!(hits(&["--workspace", "shop-api"]).iter().all(|h| h["sessionId"] == SHOP));
+    let page = h.json(&["search", "the", "--limit", "1"]);
+    let rest = h.json(&["search", "the", "--limit", "200", "--cursor", page["nextCursor"].as_str().unwrap()]);
+    assert_eq!(rest["hits"].as_array().unwrap()[..], every[1..]);
+    // A capped message says so.
+    let t = h.json(&["read", SHOP, "--max-chars", "200"]);
+    assert!(t["messages"].as_array().unwrap().iter().all(|m| m["text"].as_str().unwrap().chars().count() <= 200));
+    assert_eq!(h.fails(&["read", SHOP, "--max-chars", "100"])["error"], "invalid_argument");
+    assert_eq!(h.json(&["latest", SHOP, "--max-chars", "200"])["text"], "You're welcome.");
+}

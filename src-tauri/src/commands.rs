@@ -2,7 +2,9 @@
 //! under [`catch_panics`], so a fault answers an `internal` error instead of leaving the
 //! UI waiting on a command that will never answer.
 
-use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
+use memory_bank_contract::wire::{ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse};
+use memory_bank_desktop::agents::{Agent, AgentAction, AgentApplied, AgentPlan, AgentsOverview};
+use memory_bank_desktop::inbox::ProposalEdits;
 use memory_bank_desktop::panic_guard::catch_panics;
 use memory_bank_desktop::prefs::{PrefsPatch, SessionRoot};
 use memory_bank_desktop::{AppState, DesktopError};
@@ -221,4 +223,39 @@ pub async fn set_session_roots(
         Ok(state)
     })
     .await
+}
+
+// The Inbox: proposals from agents, decided by the person.
+
+#[tauri::command]
+pub async fn list_proposals(core: State<'_, Core>, org_id: String) -> Result<ProposalListResponse> {
+    catch_panics(async move { core.list_proposals(&org_id).await }).await
+}
+
+#[tauri::command]
+pub async fn accept_proposal(core: State<'_, Core>, org_id: String, id: String, edits: Option<ProposalEdits>) -> Result<ProposalResponse> {
+    catch_panics(async move { core.accept_proposal(&org_id, &id, edits.unwrap_or_default()).await }).await
+}
+
+#[tauri::command]
+pub async fn reject_proposal(core: State<'_, Core>, org_id: String, id: String) -> Result<ProposalResponse> {
+    catch_panics(async move { core.reject_proposal(&org_id, &id).await }).await
+}
+
+// Settings → Agents: the MCP server in each agent's own config file.
+
+#[tauri::command]
+pub async fn agent_statuses(core: State<'_, Core>) -> Result<AgentsOverview> {
+    catch_panics(async move { core.agent_statuses().await }).await
+}
+
+#[tauri::command]
+pub async fn plan_agent_change(core: State<'_, Core>, agent: Agent, action: AgentAction) -> Result<AgentPlan> {
+    catch_panics(async move { core.plan_agent_change(agent, action).await }).await
+}
+
+/// `diff` is the plan the person confirmed; a file that changed since is not written.
+#[tauri::command]
+pub async fn apply_agent_change(core: State<'_, Core>, agent: Agent, action: AgentAction, diff: String) -> Result<AgentApplied> {
+    catch_panics(async move { core.apply_agent_change(agent, action, &diff).await }).await
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use memory_bank_desktop::history::History;
+use memory_bank_desktop::inbox;
 use memory_bank_desktop::secrets::Keyring;
 use memory_bank_desktop::{Core, CoreConfig};
 use tauri::{AppHandle, Builder, Emitter, Manager, RunEvent, Runtime};
@@ -28,6 +29,10 @@ pub const SESSIONS_CHANGED_EVENT: &str = "sessions-changed";
 /// Event emitted when a deferred delete settles.
 pub const SETTLED_EVENT: &str = "memory-delete-settled";
 
+/// Event emitted when the pending proposals changed (`{ pending }`): a new one arrived
+/// or one was decided, in this window or elsewhere.
+pub const INBOX_CHANGED_EVENT: &str = "inbox-changed";
+
 /// Keyring service name for team-server tokens.
 pub const KEYRING_SERVICE: &str = "memory-bank";
 
@@ -38,6 +43,7 @@ const EXIT_FLUSH_LIMIT: Duration = Duration::from_secs(15);
 pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
     builder
         .plugin(tauri_plugin_store::Builder::default().build())
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(tauri::generate_handler![
             commands::get_state,
             commands::set_active_org,
@@ -60,6 +66,12 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::search_messages,
             commands::save_memory,
             commands::set_session_roots,
+            commands::list_proposals,
+            commands::accept_proposal,
+            commands::reject_proposal,
+            commands::agent_statuses,
+            commands::plan_agent_change,
+            commands::apply_agent_change,
         ])
         .setup(|app| {
             let data_dir = start_core(app.handle())?;
@@ -119,9 +131,36 @@ fn start_core<R: Runtime>(
         }
     })?;
     app.manage::<HistoryState>(Arc::new(history));
-    app.manage::<CoreState>(Arc::new(core));
+    let core: CoreState = Arc::new(core);
+    app.manage::<CoreState>(core.clone());
+    watch_inbox(app.clone(), core);
     watch_termination(app.clone());
     Ok(data_dir)
+}
+
+/// Polls the Inbox while the app runs ([`inbox::INBOX_POLL`]): every change is emitted as
+/// [`INBOX_CHANGED_EVENT`] (the UI refetches), and new proposals raise a desktop
+/// notification when the main window is not focused (when it is, the Inbox's live region
+/// announces them). The notification is sent from Rust, so the web view needs no
+/// notification permission. Where no notification service answers (no D-Bus session, as
+/// under Xvfb) the plugin drops it: nothing else depends on it.
+fn watch_inbox<R: Runtime>(app: AppHandle<R>, core: CoreState) {
+    let language_of = core.clone();
+    let report = move |change: inbox::InboxChange| {
+        if let Err(err) = app.emit(INBOX_CHANGED_EVENT, &change) {
+            tracing::warn!(error = %err, "could not report the inbox");
+        }
+        let focused = app.get_webview_window("main").and_then(|w| w.is_focused().ok()).unwrap_or(false);
+        let language = inbox::notification_language(language_of.language().as_deref());
+        let Some((title, body)) = inbox::notification_text(&change.new, &language).filter(|_| !focused) else {
+            return;
+        };
+        use tauri_plugin_notification::NotificationExt as _;
+        if let Err(err) = app.notification().builder().title(title).body(body).show() {
+            tracing::debug!(error = %err, "no desktop notification");
+        }
+    };
+    tauri::async_runtime::spawn(inbox::watch_inbox(core, inbox::INBOX_POLL, report));
 }
 
 /// Sends pending deletes and stops the local service; bounded so exit cannot hang.

@@ -30,8 +30,9 @@ export class Harness {
     mkdirSync(this.home, { recursive: true });
     await beforeApp?.(this);
     this.dbEnv = { ...process.env, MEMORY_BANK_DATABASE_URL: `sqlite://${this.dir}/service.db` };
-    const admin = (...args) => execFileSync(cli, ["admin", ...args], { env: this.dbEnv }).toString().trim();
+    const admin = (...args) => this.admin(...args);
     const user = admin("user", "add", "e2e@example.com");
+    this.user = user;
     this.org = admin("org", "add", "E2E");
     admin("member", "add", this.org, user);
     this.token = admin("token", "issue", user);
@@ -70,6 +71,26 @@ export class Harness {
       });
       this.service.on("exit", (code) => reject(new Error(`memory-bank serve exited ${code}: ${seen}`)));
     });
+  }
+
+  /** `memory-bank admin …` on the service's database; its output, trimmed. */
+  admin(...args) {
+    return execFileSync(cli, ["admin", ...args], { env: this.dbEnv }).toString().trim();
+  }
+
+  /** A new agent token of the e2e user: it may search, list and propose, never confirm. */
+  agentToken() {
+    return this.admin("token", "issue", this.user, "--agent");
+  }
+
+  /** `fetch` on the service as `token` in the e2e org; the status and the JSON body. */
+  async api(method, route, token, body) {
+    const response = await fetch(`${this.url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "x-org-id": this.org, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: response.status, body: await response.json() };
   }
 
   /** Saves a memory through the CLI (a client of the real service). */

@@ -52,6 +52,9 @@ export interface MemoryContext {
   createdAt: string;
 }
 
+/** How a person confirmed that a memory should exist. */
+export type ConfirmedVia = "app" | "elicitation" | "cli" | "import";
+
 export interface Memory {
   id: string;
   content: string;
@@ -62,6 +65,10 @@ export interface Memory {
   createdAt: string;
   updatedAt: string;
   contexts: MemoryContext[];
+  /** Absent on memories saved before this was recorded. */
+  confirmedVia?: ConfirmedVia;
+  /** The MCP client that proposed it (e.g. "claude-code"), when known. */
+  proposedBy?: string;
 }
 
 export interface ListResponse {
@@ -99,7 +106,15 @@ export type IpcErrorCode =
   | "invalid_argument"
   | "no_open_session"
   | "index"
-  | "looks_like_secret";
+  | "looks_like_secret"
+  // The Inbox.
+  | "proposal_not_found"
+  | "proposal_not_pending"
+  | "agent_token_cannot_confirm"
+  // Settings → Agents.
+  | "agent_config"
+  | "agent_config_changed"
+  | "cli_not_found";
 
 /** The shape of a rejected `invoke`. */
 export interface IpcError {
@@ -290,3 +305,126 @@ export const SESSIONS_CHANGED_EVENT = "sessions-changed";
 export function onSessionsChanged(handler: () => void): Promise<UnlistenFn> {
   return listen<null>(SESSIONS_CHANGED_EVENT, () => handler());
 }
+
+// The Inbox: what agents proposed, waiting for the person (docs/desktop-ipc.md, "Inbox").
+
+export type ProposalAction = "save" | "delete";
+
+export type ProposalStatus = "pending" | "accepted" | "rejected" | "expired";
+
+export interface ProposedContext {
+  snippet: string;
+  citation: Citation | null;
+  origin: "active_conversation" | "searched_conversation" | null;
+}
+
+export interface Proposal {
+  id: string;
+  action: ProposalAction;
+  status: ProposalStatus;
+  /** Save: the drafted sentence. Delete: the memory's content when it was proposed. */
+  content: string;
+  tags: string[] | null;
+  contexts: ProposedContext[];
+  /** Delete: the memory to delete. Save, once accepted: the memory saved. */
+  memoryId: string | null;
+  /** The MCP client's name (e.g. "claude-code"), when known. */
+  proposedBy: string | null;
+  /** The org the memory is saved in (or deleted from). */
+  orgId: string;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+}
+
+/** Newest first; `nextCursor` is set when more than the listed ones are pending. */
+export interface ProposalListResponse {
+  proposals: Proposal[];
+  nextCursor: string | null;
+}
+
+export interface ProposalResponse {
+  proposal: Proposal;
+  /** Accepted saves: the memory saved. */
+  memory?: Memory;
+}
+
+/** What the person changed before accepting; absent = as proposed. */
+export interface ProposalEdits {
+  content?: string;
+  tags?: string[];
+}
+
+/** Pending proposals of the signed-in user (every org; each names its own). */
+export const listProposals = (orgId: string) => invoke<ProposalListResponse>("list_proposals", { orgId });
+
+/** Accepts as the person (`confirmedVia: app`); edited text that looks secret is refused. */
+export const acceptProposal = (args: { orgId: string; id: string; edits?: ProposalEdits }) =>
+  invoke<ProposalResponse>("accept_proposal", args);
+
+export const rejectProposal = (args: { orgId: string; id: string }) =>
+  invoke<ProposalResponse>("reject_proposal", args);
+
+export const INBOX_CHANGED_EVENT = "inbox-changed";
+
+/** Emitted when the pending proposals changed (a new one, or one decided anywhere). */
+export function onInboxChanged(handler: (event: { pending: number }) => void): Promise<UnlistenFn> {
+  return listen<{ pending: number }>(INBOX_CHANGED_EVENT, (event) => handler(event.payload));
+}
+
+// Settings → Agents: the Memory Bank MCP server in each agent's own config file.
+
+export type Agent = "claude-code" | "codex" | "opencode" | "gemini";
+
+export type AgentAction = "install" | "remove";
+
+export interface AgentStatus {
+  agent: Agent;
+  displayName: string;
+  /** The config file Install or Remove edits. */
+  configPath: string;
+  /** Its config file or folder exists, or its program is on PATH. */
+  detected: boolean;
+  /** The file has a `memory-bank` entry. */
+  installed: boolean;
+  /** That entry is exactly what Install writes now. */
+  entryMatches: boolean;
+  /** Why the file could not be read, if so. */
+  problem: string | null;
+}
+
+export interface AgentsOverview {
+  /** The `memory-bank` binary agents will run (`<path> mcp`); null path = not found. */
+  cli: { path: string | null; problem: string | null };
+  agents: AgentStatus[];
+}
+
+export type AgentChange = "create" | "add" | "update" | "remove" | "already-installed" | "not-installed";
+
+export interface AgentPlan {
+  agent: Agent;
+  action: AgentAction;
+  configPath: string;
+  change: AgentChange;
+  /** false: nothing would be written. */
+  changed: boolean;
+  /** Unified diff of the file; "" when unchanged. */
+  diff: string;
+}
+
+export interface AgentApplied {
+  written: boolean;
+  /** The previous file's copy, when there was one. */
+  backup: string | null;
+  overview: AgentsOverview;
+}
+
+export const agentStatuses = () => invoke<AgentsOverview>("agent_statuses");
+
+/** The exact change Install/Remove would make; nothing is written. */
+export const planAgentChange = (args: { agent: Agent; action: AgentAction }) =>
+  invoke<AgentPlan>("plan_agent_change", args);
+
+/** Writes the change only if it is still `diff`, the one the person confirmed. */
+export const applyAgentChange = (args: { agent: Agent; action: AgentAction; diff: string }) =>
+  invoke<AgentApplied>("apply_agent_change", args);

@@ -5,6 +5,7 @@
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import type {
+  AgentsOverview,
   AppState,
   DeleteOutcome,
   DeleteSettled,
@@ -12,8 +13,10 @@ import type {
   ListResponse,
   Memory,
   Prefs,
+  Proposal,
   SessionRoot,
 } from "../src/ipc";
+import { agentsOverview, inboxHandlers } from "./fakeInbox";
 import { sessionHandlers, type SessionData } from "./fakeSessions";
 
 export const COMMIT_MS = 6000;
@@ -28,6 +31,10 @@ interface Options {
   state?: Partial<Omit<AppState, "prefs">> & { prefs?: Partial<Prefs> };
   memories?: Memory[];
   sessions?: SessionData;
+  /** Pending proposals, newest first (see fakeInbox.ts). */
+  proposals?: Proposal[];
+  /** Settings → Agents (default: four agents, none installed, the CLI found). */
+  agents?: AgentsOverview;
 }
 
 export type FakeBackend = ReturnType<typeof installFakeBackend>;
@@ -96,6 +103,10 @@ export function installFakeBackend(options: Options = {}) {
     sessionsGate: null as Promise<void> | null,
     /** When set, save_memory rejects with it. */
     saveError: null as IpcError | null,
+    /** The Inbox and the agents' config files (see fakeInbox.ts). */
+    proposals: [...(options.proposals ?? [])],
+    agents: options.agents ?? agentsOverview(),
+    agentFileVersion: 1,
     callsOf(cmd: string) {
       return this.calls.filter((call) => call.cmd === cmd).map((call) => call.args);
     },
@@ -174,6 +185,7 @@ export function installFakeBackend(options: Options = {}) {
       return { undone: true };
     },
     ...sessionHandlers(backend),
+    ...inboxHandlers(backend),
     flush_deletes: async () => {
       await Promise.all([...backend.pending.keys()].map((id) => backend.commit(id)));
       return null;

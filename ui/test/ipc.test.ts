@@ -67,6 +67,40 @@ it("maps every sessions wrapper to its command and arguments", async () => {
   ]);
 });
 
+it("maps every Inbox and Agents wrapper to its command and arguments", async () => {
+  const calls: [string, unknown][] = [];
+  mockIPC((cmd, args) => {
+    calls.push([cmd, args ?? {}]);
+    return null;
+  });
+  await ipc.listProposals("org_1");
+  await ipc.acceptProposal({ orgId: "org_1", id: "prop_1", edits: { content: "c", tags: [] } });
+  await ipc.acceptProposal({ orgId: "org_1", id: "prop_2" });
+  await ipc.rejectProposal({ orgId: "org_1", id: "prop_3" });
+  await ipc.agentStatuses();
+  await ipc.planAgentChange({ agent: "codex", action: "install" });
+  await ipc.applyAgentChange({ agent: "codex", action: "remove", diff: "--- a" });
+  expect(calls).toEqual([
+    ["list_proposals", { orgId: "org_1" }],
+    ["accept_proposal", { orgId: "org_1", id: "prop_1", edits: { content: "c", tags: [] } }],
+    ["accept_proposal", { orgId: "org_1", id: "prop_2" }],
+    ["reject_proposal", { orgId: "org_1", id: "prop_3" }],
+    ["agent_statuses", {}],
+    ["plan_agent_change", { agent: "codex", action: "install" }],
+    ["apply_agent_change", { agent: "codex", action: "remove", diff: "--- a" }],
+  ]);
+});
+
+it("passes the inbox-changed payload to the handler", async () => {
+  mockIPC(() => null, { shouldMockEvents: true });
+  const seen: { pending: number }[] = [];
+  const unlisten = await ipc.onInboxChanged((event) => seen.push(event));
+  await emit("inbox-changed", { pending: 2 });
+  unlisten();
+  await emit("inbox-changed", { pending: 3 });
+  expect(seen).toEqual([{ pending: 2 }]);
+});
+
 it("calls the sessions-changed handler on the event", async () => {
   mockIPC(() => null, { shouldMockEvents: true });
   let seen = 0;

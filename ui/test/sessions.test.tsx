@@ -25,11 +25,11 @@ describe("navigation", () => {
     const { app } = await openSessions({ sessions: [session(1)], transcripts: {} });
     const nav = screen.getByRole("navigation", { name: "Sections" });
     const names = within(nav).getAllByRole("button").map((b) => b.textContent);
-    expect(names).toEqual(["Memories", "Sessions", "Account settings"]);
+    expect(names).toEqual(["Memories", "Inbox", "Sessions", "Account settings"]);
     expect(within(nav).getByRole("button", { name: "Sessions" }).getAttribute("aria-current")).toBe("page");
-    // Keyboard: Tab to Memories, Enter.
+    // Keyboard: back past the Inbox to Memories, Enter.
     within(nav).getByRole("button", { name: "Sessions" }).focus();
-    await app.user.keyboard("{Shift>}{Tab}{/Shift}{Enter}");
+    await app.user.keyboard("{Shift>}{Tab}{Tab}{/Shift}{Enter}");
     await settle();
     expect(document.querySelector(".row-title")).not.toBeNull();
   });

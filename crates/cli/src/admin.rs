@@ -71,6 +71,10 @@ pub enum TokenCommand {
     Issue {
         /// User id (usr_…).
         user_id: String,
+        /// An agent token: it may search, list and propose, but never save, accept,
+        /// reject or delete (those need the person: 403 agent_token_cannot_confirm).
+        #[arg(long)]
+        agent: bool,
     },
     /// Revoke a token.
     Revoke {
@@ -97,7 +101,10 @@ pub async fn run(bank: &Bank, command: AdminCommand) -> anyhow::Result<()> {
             bank.add_member(&org_id, &user_id).await?;
             eprintln!("{user_id} is a member of {org_id}");
         }
-        AdminCommand::Token { command: TokenCommand::Issue { user_id } } => println!("{}", bank.issue_token(&user_id).await?),
+        AdminCommand::Token { command: TokenCommand::Issue { user_id, agent } } => {
+            let kind = if agent { memory_bank_store::TokenKind::Agent } else { memory_bank_store::TokenKind::Full };
+            println!("{}", bank.issue_token_of_kind(&user_id, kind).await?)
+        }
         AdminCommand::Token { command: TokenCommand::Revoke { token } } => {
             if !bank.revoke_token(&token).await? {
                 anyhow::bail!("no live token matches; it may already be revoked");

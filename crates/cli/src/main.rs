@@ -2,6 +2,7 @@
 
 mod admin;
 mod database;
+mod mcp;
 mod memory;
 mod sessions;
 
@@ -46,6 +47,8 @@ enum Command {
     Memory(memory::MemoryArgs),
     /// Look up the agent sessions on this machine (Claude Code, Codex, opencode, Gemini CLI).
     Sessions(sessions::SessionsArgs),
+    /// The MCP server agents start (stdio), and `mcp install` to register it with an agent.
+    Mcp(mcp::McpArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -99,6 +102,9 @@ fn run_command(cli: Cli) -> ExitCode {
     if let Command::Sessions(args) = cli.command {
         return sessions::run(args);
     }
+    if let Command::Mcp(args) = cli.command {
+        return mcp::run(args);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -132,7 +138,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin { command } => admin::run(&database::open(&url()?).await?, command).await,
         Command::Memory(args) => memory::run(args).await,
-        Command::Sessions(_) => unreachable!("answered before the runtime starts"),
+        Command::Sessions(_) | Command::Mcp(_) => unreachable!("answered before the runtime starts"),
     }
 }
 
@@ -169,13 +175,13 @@ async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
     // the address must never see half of it.
     let serving = format!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
     eprintln!("{serving}");
-    memory_bank_server::serve(
-        listener,
-        bank,
-        memory_bank_server::ServeOptions::default(),
-        shutdown,
-    )
-    .await?;
+    // MCP for remote agents beside the API: the memory tools at /mcp, the meta face at
+    // /mcp/agent, with the same tokens.
+    let options = memory_bank_server::ServeOptions {
+        extra_routes: Some(memory_bank_mcp::http::routes(bank.clone())),
+        ..Default::default()
+    };
+    memory_bank_server::serve(listener, bank, options, shutdown).await?;
     tracing::info!("memory service stopped");
     Ok(())
 }

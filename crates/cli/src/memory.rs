@@ -107,7 +107,12 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
             let contexts = snippet.map(|snippet| {
                 vec![ContextInput { snippet, conversation_id, message_id, origin: origin.as_deref().and_then(Origin::parse) }]
             });
-            let request = SaveMemoryRequest { content, tags: (!tags.is_empty()).then_some(tags), contexts };
+            let request = SaveMemoryRequest {
+                content,
+                tags: (!tags.is_empty()).then_some(tags),
+                contexts,
+                confirmed_via: Some(memory_bank_contract::wire::ConfirmedVia::Cli),
+            };
             let saved = client.save(org()?, &request).await?;
             if args.json {
                 return print_json(&saved);

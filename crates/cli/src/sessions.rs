@@ -18,17 +18,35 @@ pub struct SessionsArgs {
     #[arg(long, global = true)]
     json: bool,
 
-    /// The session index file (a cache; default: sessions-index.sqlite in
-    /// $MEMORY_BANK_DATA_DIR or the OS data folder).
-    #[arg(long, global = true, env = "MEMORY_BANK_SESSIONS_INDEX", value_name = "FILE")]
-    index: Option<PathBuf>,
-
-    /// Also read this folder, as SOURCE=PATH (e.g. codex=/mnt/old/.codex); repeatable.
-    #[arg(long = "root", global = true, value_name = "SOURCE=PATH", value_parser = parse_root)]
-    roots: Vec<(Source, PathBuf)>,
+    #[command(flatten)]
+    library: LibraryOptions,
 
     #[command(subcommand)]
     command: SessionsCommand,
+}
+
+/// Which session folders are read and where their index is: the options of every door
+/// over the session library (`memory-bank sessions`, `memory-bank mcp`).
+#[derive(Debug, Clone, Args)]
+pub(crate) struct LibraryOptions {
+    /// The session index file (a cache; default: sessions-index.sqlite in
+    /// $MEMORY_BANK_DATA_DIR or the OS data folder).
+    #[arg(long, global = true, env = "MEMORY_BANK_SESSIONS_INDEX", value_name = "FILE")]
+    pub index: Option<PathBuf>,
+
+    /// Also read this folder, as SOURCE=PATH (e.g. codex=/mnt/old/.codex); repeatable.
+    #[arg(long = "root", global = true, value_name = "SOURCE=PATH", value_parser = parse_root)]
+    pub roots: Vec<(Source, PathBuf)>,
+}
+
+impl LibraryOptions {
+    /// Opens the library over the tools' default folders (from the process environment)
+    /// and the extra roots, with its index; nothing is read until a refresh.
+    pub(crate) fn open(&self) -> Result<Library, ActionError> {
+        let roots = Roots::new(&Env::from_process(), &self.roots);
+        let index = self.index.clone().or_else(default_index);
+        Library::open(index.as_deref(), roots)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +65,9 @@ enum SessionsCommand {
         /// Only sessions whose title, workspace or id contains this text.
         #[arg(long)]
         query: Option<String>,
+        /// Continue after the previous page (the cursor it printed).
+        #[arg(long)]
+        cursor: Option<String>,
     },
     /// Show one session's details.
     Open {
@@ -66,11 +87,17 @@ enum SessionsCommand {
         /// Only messages before this index (to page backwards).
         #[arg(long, value_name = "INDEX")]
         before: Option<u64>,
+        /// Cut each message to this many characters (200–20000).
+        #[arg(long, value_name = "N")]
+        max_chars: Option<u64>,
     },
     /// Print the last message of a session.
     Latest {
         /// The session id.
         id: String,
+        /// Cut the message to this many characters (200–20000).
+        #[arg(long, value_name = "N")]
+        max_chars: Option<u64>,
     },
     /// Find messages containing text (case-insensitive), newest first.
     Search {
@@ -79,10 +106,19 @@ enum SessionsCommand {
         /// At most this many hits (1–200).
         #[arg(long, default_value_t = 20)]
         limit: u64,
+        /// Only sessions of this tool: claude-code, codex, opencode or gemini.
+        #[arg(long)]
+        source: Option<String>,
+        /// Only sessions in this workspace (a path, or its last folder name).
+        #[arg(long)]
+        workspace: Option<String>,
+        /// Continue after the previous page (the cursor it printed).
+        #[arg(long)]
+        cursor: Option<String>,
     },
 }
 
-fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
+pub(crate) fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
     let (source, path) = text
         .split_once('=')
         .ok_or_else(|| format!("expected SOURCE=PATH, e.g. codex=/mnt/old/.codex; got {text:?}"))?;
@@ -91,7 +127,7 @@ fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
     Ok((source, PathBuf::from(path)))
 }
 
-fn default_index() -> Option<PathBuf> {
+pub(crate) fn default_index() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("MEMORY_BANK_DATA_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir).join("sessions-index.sqlite"));
     }
@@ -114,20 +150,19 @@ pub fn run(args: SessionsArgs) -> std::process::ExitCode {
 }
 
 fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
-    let roots = Roots::new(&Env::from_process(), &args.roots);
-    let index = args.index.clone().or_else(default_index);
-    let library = Library::open(index.as_deref(), roots)?;
+    let library = args.library.open()?;
     let report = library.refresh()?;
     for problem in &report.problems {
         tracing::warn!(path = %problem.path.display(), "unreadable: {}", problem.message);
     }
     match &args.command {
-        SessionsCommand::List { limit, workspace, source, query } => {
+        SessionsCommand::List { limit, workspace, source, query, cursor } => {
             let list = library.list_sessions(ListArgs {
                 limit: Some(Value::from(*limit)),
                 workspace: workspace.clone(),
                 source: source.clone(),
                 query: query.clone(),
+                cursor: cursor.clone(),
             })?;
             print(args.json, &list, |out| {
                 writeln!(out, "{} of {} sessions, newest first", list.sessions.len(), list.total)?;
@@ -137,7 +172,7 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
                     writeln!(out, "  {}", one_line(&s.title, 100))?;
                     writeln!(out, "  id {}  in {}", s.session_id, s.workspace.as_deref().unwrap_or("(unknown workspace)"))?;
                 }
-                Ok(())
+                more(out, list.next_cursor.as_deref())
             })
         }
         SessionsCommand::Open { id, source } => {
@@ -152,36 +187,41 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
                 writeln!(out, "messages  {}", info.message_count)
             })
         }
-        SessionsCommand::Read { id, count, before } => {
+        SessionsCommand::Read { id, count, before, max_chars } => {
             let count = count.trim().parse::<f64>().map(Value::from).unwrap_or_else(|_| Value::from(count.clone()));
             let t = library.read_transcript(ReadArgs {
                 session_id: Some(id.clone()),
                 count: Some(count),
                 before: before.map(Value::from),
+                max_chars_per_message: max_chars.map(Value::from),
             })?;
             print(args.json, &t, |out| {
                 writeln!(out, "{} ({} of {} messages)", one_line(&t.title, 100), t.returned, t.message_count)?;
                 for m in &t.messages {
                     writeln!(out, "\n#{} {} {} [{}]", m.index, m.role.as_str(), m.timestamp.as_deref().unwrap_or(""), m.message_id)?;
-                    writeln!(out, "{}", m.text)?;
+                    writeln!(out, "{}{}", m.text, if m.truncated { "…" } else { "" })?;
                 }
                 Ok(())
             })
         }
-        SessionsCommand::Latest { id } => {
-            let m = library.latest_message(LatestArgs { session_id: Some(id.clone()) })?;
+        SessionsCommand::Latest { id, max_chars } => {
+            let m = library
+                .latest_message(LatestArgs { session_id: Some(id.clone()), max_chars: max_chars.map(Value::from) })?;
             print(args.json, &m, |out| {
                 writeln!(out, "#{} {} {} [{}]", m.index, m.role.as_str(), m.timestamp.as_deref().unwrap_or(""), m.message_id)?;
-                writeln!(out, "{}", m.text)
+                writeln!(out, "{}{}", m.text, if m.truncated { "…" } else { "" })
             })
         }
-        SessionsCommand::Search { query, limit } => {
+        SessionsCommand::Search { query, limit, source, workspace, cursor } => {
             // The search index is built beside the refresh; a one-shot run waits for it
             // rather than scanning every message.
             library.wait_for_search_index()?;
             let result = library.search_messages(SearchArgs {
                 query: Some(query.clone()),
                 limit: Some(Value::from(*limit)),
+                source: source.clone(),
+                workspace: workspace.clone(),
+                cursor: cursor.clone(),
             })?;
             print(args.json, &result, |out| {
                 if result.hits.is_empty() {
@@ -191,7 +231,7 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
                     writeln!(out, "{}  #{} {}  ({} {})", one_line(&h.title, 60), h.index, h.role.as_str(), h.source, h.session_id)?;
                     writeln!(out, "  {}", h.snippet)?;
                 }
-                Ok(())
+                more(out, result.next_cursor.as_deref())
             })
         }
     }
@@ -216,6 +256,14 @@ fn print<T: Serialize>(
             Ok(())
         }
         _ => Ok(()),
+    }
+}
+
+/// The line that tells how to get the next page, when there is one.
+fn more(out: &mut dyn Write, next_cursor: Option<&str>) -> std::io::Result<()> {
+    match next_cursor {
+        Some(cursor) => writeln!(out, "\nMore: add --cursor {cursor}"),
+        None => Ok(()),
     }
 }
 

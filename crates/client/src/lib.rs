@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use memory_bank_contract::wire::{ListResponse, MeResponse, SaveMemoryRequest, SaveMemoryResponse, SearchResponse};
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, ListResponse, MeResponse, Memory, ProposalListResponse, ProposalResponse, ProposalStatus, ProposeRequest,
+    SaveMemoryRequest, SaveMemoryResponse, SearchResponse,
+};
 use memory_bank_contract::{ErrorBody, ErrorCode};
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
@@ -64,6 +67,18 @@ fn describe(status: u16, body: &ErrorBody) -> String {
             MEMORY_BANK_ORG (`memory-bank memory whoami` lists your orgs)"
             .into(),
         ErrorCode::MemoryNotFound => "memory not found (404): it does not exist, was already deleted, or is not yours".into(),
+        ErrorCode::ProposalNotFound => "proposal not found (404): it does not exist or is not yours".into(),
+        ErrorCode::ProposalNotPending => {
+            let why = body.details.first().map(|d| d.message.as_str()).unwrap_or("it was decided already");
+            format!("the proposal cannot change (409): {why}")
+        }
+        ErrorCode::AgentTokenCannotConfirm => "this is an agent token (403): it may search, list and propose, but saving, \
+            accepting, rejecting and deleting need the person; propose instead, and confirm in Memory Bank"
+            .into(),
+        ErrorCode::LooksLikeSecret => {
+            let details: Vec<String> = body.details.iter().map(|d| format!("{}: {}", d.path, d.message)).collect();
+            format!("this looks like a secret (400): {}", details.join("; "))
+        }
         ErrorCode::InvalidRequest => {
             let details: Vec<String> = body.details.iter().map(|d| format!("{}: {}", d.path, d.message)).collect();
             format!("invalid request (400): {}", details.join("; "))
@@ -227,6 +242,65 @@ pub fn is_loopback(url: &reqwest::Url) -> bool {
             ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
         }
         None => false,
+    }
+}
+
+impl Client {
+    /// `GET /v1/memory/{id}` in `org`.
+    pub async fn memory(&self, org: &str, id: &str) -> Result<Memory, ClientError> {
+        let mut url = self.base.join("v1/memory/").map_err(|_| ClientError::BadUrl(self.base.to_string()))?;
+        url.path_segments_mut().map_err(|_| ClientError::BadUrl(self.base.to_string()))?.pop_if_empty().push(id);
+        let response: SaveMemoryResponse = self.json(self.http.get(url).bearer_auth(&self.token).header("X-Org-Id", org)).await?;
+        Ok(response.memory)
+    }
+
+    /// `POST /v1/proposals` in `org`: something for the person to confirm.
+    pub async fn propose(&self, org: &str, request: &ProposeRequest) -> Result<ProposalResponse, ClientError> {
+        self.json(self.request(Method::POST, "v1/proposals", Some(org))?.json(request)).await
+    }
+
+    /// `GET /v1/proposals/{id}` in `org`.
+    pub async fn proposal(&self, org: &str, id: &str) -> Result<ProposalResponse, ClientError> {
+        self.json(self.http.get(self.proposal_url(id, None)?).bearer_auth(&self.token).header("X-Org-Id", org)).await
+    }
+
+    /// `GET /v1/proposals?status=…` in `org`: one page, newest first.
+    pub async fn list_proposals(
+        &self,
+        org: &str,
+        status: Option<ProposalStatus>,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<ProposalListResponse, ClientError> {
+        let mut params = Vec::new();
+        params.extend(status.map(|s| ("status", s.as_str().to_owned())));
+        params.extend(limit.map(|l| ("limit", l.to_string())));
+        params.extend(cursor.map(|c| ("cursor", c.to_owned())));
+        self.json(self.request(Method::GET, "v1/proposals", Some(org))?.query(&params)).await
+    }
+
+    /// `POST /v1/proposals/{id}/accept` in `org`, with the person's edits.
+    pub async fn accept_proposal(&self, org: &str, id: &str, edits: &AcceptProposalRequest) -> Result<ProposalResponse, ClientError> {
+        let url = self.proposal_url(id, Some("accept"))?;
+        self.json(self.http.post(url).bearer_auth(&self.token).header("X-Org-Id", org).json(edits)).await
+    }
+
+    /// `POST /v1/proposals/{id}/reject` in `org`.
+    pub async fn reject_proposal(&self, org: &str, id: &str) -> Result<ProposalResponse, ClientError> {
+        let url = self.proposal_url(id, Some("reject"))?;
+        self.json(self.http.post(url).bearer_auth(&self.token).header("X-Org-Id", org)).await
+    }
+
+    /// `v1/proposals/{id}[/{verb}]`, the id as one escaped path segment.
+    fn proposal_url(&self, id: &str, verb: Option<&str>) -> Result<reqwest::Url, ClientError> {
+        let bad = || ClientError::BadUrl(self.base.to_string());
+        let mut url = self.base.join("v1/proposals/").map_err(|_| bad())?;
+        {
+            let mut segments = url.path_segments_mut().map_err(|_| bad())?;
+            segments.pop_if_empty().push(id);
+            segments.extend(verb);
+        }
+        Ok(url)
     }
 }
 

@@ -13,8 +13,18 @@ pub enum ErrorCode {
     OrganizationNotFound,
     /// The memory does not exist or is not the caller's (404).
     MemoryNotFound,
+    /// The proposal does not exist or is not the caller's (404).
+    ProposalNotFound,
+    /// The proposal was already accepted, rejected, or has expired (409).
+    ProposalNotPending,
+    /// An agent token may search, list and propose, but saving, accepting, rejecting
+    /// and deleting need the person (403).
+    AgentTokenCannotConfirm,
     /// The request failed validation; `details` says where (400).
     InvalidRequest,
+    /// A field looks like it holds a secret (an API key, a token, a password);
+    /// `details` names the field and what it looks like (400).
+    LooksLikeSecret,
     /// The request body is larger than the limit (413).
     PayloadTooLarge,
     /// No such route (404).
@@ -44,7 +54,11 @@ impl ErrorCode {
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::OrganizationNotFound => "organization_not_found",
             ErrorCode::MemoryNotFound => "memory_not_found",
+            ErrorCode::ProposalNotFound => "proposal_not_found",
+            ErrorCode::ProposalNotPending => "proposal_not_pending",
+            ErrorCode::AgentTokenCannotConfirm => "agent_token_cannot_confirm",
             ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::LooksLikeSecret => "looks_like_secret",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",

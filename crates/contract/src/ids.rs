@@ -15,6 +15,8 @@ pub const CONTEXT_PREFIX: &str = "mctx";
 pub const USER_PREFIX: &str = "usr";
 /// Prefix of organization ids.
 pub const ORG_PREFIX: &str = "org";
+/// Prefix of proposal ids.
+pub const PROPOSAL_PREFIX: &str = "prop";
 /// Prefix of token ids (the row id, never the secret).
 pub const TOKEN_PREFIX: &str = "tok";
 

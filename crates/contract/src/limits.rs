@@ -22,6 +22,8 @@ pub const MAX_SEARCH_LIMIT: u32 = 50;
 pub const DEFAULT_LIST_LIMIT: u32 = 20;
 /// Largest `limit` for list.
 pub const MAX_LIST_LIMIT: u32 = 100;
+/// How long a proposal waits for a person before it expires, in days.
+pub const PROPOSAL_TTL_DAYS: i64 = 7;
 /// Largest request body the server reads, in bytes (larger bodies get 413).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The only `source` the server writes today; clients cannot choose it.

@@ -8,6 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::validate::{ValidProposal, ValidSave};
 use crate::wire::SaveMemoryRequest;
 
 struct Pattern {
@@ -121,6 +122,53 @@ pub struct SecretFinding {
     pub kind: &'static str,
 }
 
+/// What looks secret in a proposal: a save's stored fields (a delete holds no text).
+pub fn find_secrets_in_proposal(proposal: &ValidProposal) -> Vec<SecretFinding> {
+    match proposal {
+        ValidProposal::Save { save, .. } => find_secrets_in_valid_save(save),
+        ValidProposal::Delete { .. } => Vec::new(),
+    }
+}
+
+/// The findings as error details: the field, and what it looks like.
+pub fn as_details(found: &[SecretFinding]) -> Vec<crate::FieldError> {
+    found
+        .iter()
+        .map(|f| crate::FieldError::new(&f.path, format!("looks like a {}; remove it: memories are plain text", f.kind)))
+        .collect()
+}
+
+/// The findings in one line: "GitHub token in contexts[0].snippet, …".
+pub fn describe(found: &[SecretFinding]) -> String {
+    found.iter().map(|f| format!("{} in {}", f.kind, f.path)).collect::<Vec<_>>().join(", ")
+}
+
+/// [`find_secrets_in_save`] for a save that passed validation.
+pub fn find_secrets_in_valid_save(save: &ValidSave) -> Vec<SecretFinding> {
+    let mut fields: Vec<(String, &str)> = vec![("content".into(), save.content.as_str())];
+    for (i, tag) in save.tags.iter().flatten().enumerate() {
+        fields.push((format!("tags[{i}]"), tag));
+    }
+    for (i, context) in save.contexts.iter().enumerate() {
+        fields.push((format!("contexts[{i}].snippet"), &context.snippet));
+        let citation = context.citation.as_ref();
+        if let Some(id) = citation.and_then(|c| c.conversation_id.as_deref()) {
+            fields.push((format!("contexts[{i}].conversationId"), id));
+        }
+        if let Some(id) = citation.and_then(|c| c.message_id.as_deref()) {
+            fields.push((format!("contexts[{i}].messageId"), id));
+        }
+    }
+    findings(fields)
+}
+
+fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
+    fields
+        .into_iter()
+        .flat_map(|(path, text)| find_secrets(text).into_iter().map(move |kind| SecretFinding { path: path.clone(), kind }))
+        .collect()
+}
+
 /// Every stored field of a save request that looks like a secret: the content, each
 /// tag, and each context's snippet and citation ids.
 pub fn find_secrets_in_save(request: &SaveMemoryRequest) -> Vec<SecretFinding> {
@@ -137,17 +185,7 @@ pub fn find_secrets_in_save(request: &SaveMemoryRequest) -> Vec<SecretFinding> {
             fields.push((format!("contexts[{i}].messageId"), id));
         }
     }
-    fields
-        .into_iter()
-        .flat_map(|(path, text)| {
-            find_secrets(text)
-                .into_iter()
-                .map(move |kind| SecretFinding {
-                    path: path.clone(),
-                    kind,
-                })
-        })
-        .collect()
+    findings(fields)
 }
 
 #[cfg(test)]
@@ -167,6 +205,7 @@ mod tests {
                 message_id: Some("AKIAIOSFODNN7EXAMPLE".into()),
                 origin: None,
             }]),
+            confirmed_via: None,
         };
         let found: Vec<(String, &str)> = find_secrets_in_save(&request)
             .into_iter()

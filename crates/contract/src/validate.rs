@@ -8,7 +8,9 @@ use base64::Engine as _;
 
 use crate::ids::{self, MEMORY_PREFIX};
 use crate::limits::*;
-use crate::wire::{Citation, ContextInput, Origin, SaveMemoryRequest};
+use crate::wire::{
+    AcceptProposalRequest, Citation, ConfirmedVia, ContextInput, Origin, ProposalAction, ProposeRequest, SaveMemoryRequest,
+};
 use crate::FieldError;
 
 /// A save request that passed validation.
@@ -20,6 +22,8 @@ pub struct ValidSave {
     pub tags: Option<Vec<String>>,
     /// Validated contexts, in request order.
     pub contexts: Vec<ValidContext>,
+    /// How the person confirmed it, when the client said.
+    pub confirmed_via: Option<ConfirmedVia>,
 }
 
 /// A context that passed validation.
@@ -31,6 +35,104 @@ pub struct ValidContext {
     pub citation: Option<Citation>,
     /// Origin, if given.
     pub origin: Option<Origin>,
+}
+
+/// A proposal that passed validation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValidProposal {
+    /// A memory to save, within the memory limits.
+    Save {
+        /// The drafted memory.
+        save: ValidSave,
+        /// The proposing client's name.
+        proposed_by: Option<String>,
+    },
+    /// A memory to delete.
+    Delete {
+        /// Its id (trimmed; not checked for existence here).
+        memory_id: String,
+        /// The proposing client's name.
+        proposed_by: Option<String>,
+    },
+}
+
+/// Parses and validates a `POST /v1/proposals` body.
+pub fn parse_propose_body(body: &[u8]) -> Result<ValidProposal, Vec<FieldError>> {
+    validate_propose(parse_object(body)?)
+}
+
+/// Validates a proposal: a save within the memory limits, or a delete naming a memory.
+pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let proposed_by = request.proposed_by.map(|name| check_text(&mut errors, "proposedBy", &name, MAX_CITATION_ID_CHARS));
+    let proposal = match request.action.unwrap_or(ProposalAction::Save) {
+        ProposalAction::Save => {
+            if request.memory_id.is_some() {
+                errors.push(FieldError::new("memoryId", "memoryId is only for \"action\": \"delete\"; leave it out to save"));
+            }
+            let Some(content) = request.content else {
+                errors.push(FieldError::new("content", "content is required: the sentence to remember"));
+                return Err(errors);
+            };
+            let save = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None };
+            match validate_save(save) {
+                Ok(save) => ValidProposal::Save { save, proposed_by },
+                Err(more) => {
+                    errors.extend(more);
+                    return Err(crate::cap_details(errors));
+                }
+            }
+        }
+        ProposalAction::Delete => {
+            if request.content.is_some() || request.tags.is_some() || request.contexts.is_some() {
+                errors.push(FieldError::new("action", "a delete proposal takes only memoryId"));
+            }
+            let memory_id = match request.memory_id {
+                Some(id) => check_text(&mut errors, "memoryId", &id, MAX_CITATION_ID_CHARS),
+                None => {
+                    errors.push(FieldError::new("memoryId", "memoryId is required: the mem_… id to delete"));
+                    String::new()
+                }
+            };
+            ValidProposal::Delete { memory_id, proposed_by }
+        }
+    };
+    if errors.is_empty() {
+        Ok(proposal)
+    } else {
+        Err(crate::cap_details(errors))
+    }
+}
+
+/// The person's edits when accepting a proposal, parsed; validated once merged.
+pub fn parse_accept_body(body: &[u8]) -> Result<AcceptProposalRequest, Vec<FieldError>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(AcceptProposalRequest::default());
+    }
+    parse_object(body)
+}
+
+/// The save an accepted proposal makes: the proposal's draft with the person's edits.
+pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> Result<(ValidSave, ConfirmedVia), Vec<FieldError>> {
+    let via = edits.confirmed_via.unwrap_or(ConfirmedVia::App);
+    let merged = SaveMemoryRequest {
+        content: edits.content.unwrap_or(draft.content),
+        tags: edits.tags.or(draft.tags),
+        contexts: edits.contexts.or(draft.contexts),
+        confirmed_via: Some(via),
+    };
+    validate_save(merged).map(|save| (save, via))
+}
+
+/// A JSON object body deserialized into `T`, with the same errors as a save body.
+fn parse_object<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Vec<FieldError>> {
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
+        vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
+    })?;
+    if !value.is_object() {
+        return Err(vec![FieldError::new("body", "the body must be a JSON object")]);
+    }
+    serde_path_to_error::deserialize(value).map_err(|err| vec![json_error(&err)])
 }
 
 /// A search request that passed validation.
@@ -66,12 +168,17 @@ impl Cursor {
         URL_SAFE_NO_PAD.encode(format!("{}:{}", self.created_at_ms, self.id))
     }
 
-    /// Parses a cursor made by [`Cursor::encode`]; `None` for anything else.
+    /// Parses a memory-list cursor made by [`Cursor::encode`]; `None` for anything else.
     pub fn decode(text: &str) -> Option<Self> {
+        Self::decode_for(MEMORY_PREFIX, text)
+    }
+
+    /// Parses a cursor over rows whose ids have `prefix`.
+    pub fn decode_for(prefix: &str, text: &str) -> Option<Self> {
         let raw = String::from_utf8(URL_SAFE_NO_PAD.decode(text).ok()?).ok()?;
         let (ms, id) = raw.split_once(':')?;
         let created_at_ms = ms.parse::<i64>().ok()?;
-        ids::is_valid(MEMORY_PREFIX, id).then(|| Cursor { created_at_ms, id: id.to_owned() })
+        ids::is_valid(prefix, id).then(|| Cursor { created_at_ms, id: id.to_owned() })
     }
 }
 
@@ -144,7 +251,7 @@ pub fn validate_save(request: SaveMemoryRequest) -> Result<ValidSave, Vec<FieldE
     };
 
     if errors.is_empty() {
-        Ok(ValidSave { content, tags, contexts })
+        Ok(ValidSave { content, tags, contexts, confirmed_via: request.confirmed_via })
     } else {
         Err(crate::cap_details(errors))
     }

@@ -54,8 +54,46 @@ impl Origin {
     }
 }
 
+/// How a person confirmed that a memory should exist: nothing becomes a memory on an
+/// agent's word alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmedVia {
+    /// In Memory Bank's own window (the Remember dialog, or Accept in the Inbox).
+    App,
+    /// In the agent's own client, through an MCP elicitation form the person accepted.
+    Elicitation,
+    /// Typed by the person with `memory-bank memory save`.
+    Cli,
+    /// Brought in from an export.
+    Import,
+}
+
+impl ConfirmedVia {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfirmedVia::App => "app",
+            ConfirmedVia::Elicitation => "elicitation",
+            ConfirmedVia::Cli => "cli",
+            ConfirmedVia::Import => "import",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "app" => Some(ConfirmedVia::App),
+            "elicitation" => Some(ConfirmedVia::Elicitation),
+            "cli" => Some(ConfirmedVia::Cli),
+            "import" => Some(ConfirmedVia::Import),
+            _ => None,
+        }
+    }
+}
+
 /// The ids a snippet cites. Holds only the ids that were given.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
     /// The session the snippet came from.
@@ -104,6 +142,12 @@ pub struct Memory {
     pub updated_at: Timestamp,
     /// Provenance, in the order it was given.
     pub contexts: Vec<MemoryContext>,
+    /// How a person confirmed it; absent for memories saved before this was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_via: Option<ConfirmedVia>,
+    /// The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed_by: Option<String>,
 }
 
 /// A context in a save request.
@@ -135,6 +179,9 @@ pub struct SaveMemoryRequest {
     /// Optional, at most 16.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contexts: Option<Vec<ContextInput>>,
+    /// How the person confirmed it (`app`, `cli`, `import`); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_via: Option<ConfirmedVia>,
 }
 
 /// Response of `POST /v1/memory` (201).
@@ -210,4 +257,157 @@ pub struct MeResponse {
 pub struct HealthResponse {
     /// `ok` when the database answers.
     pub status: String,
+}
+
+/// What a proposal asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalAction {
+    /// Save a new memory.
+    Save,
+    /// Delete an existing one.
+    Delete,
+}
+
+impl ProposalAction {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalAction::Save => "save",
+            ProposalAction::Delete => "delete",
+        }
+    }
+}
+
+/// Where a proposal stands. `expired` is a pending proposal past its `expiresAt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    /// Waiting for the person.
+    Pending,
+    /// The person accepted it: the memory was saved (or deleted).
+    Accepted,
+    /// The person rejected it; nothing changed.
+    Rejected,
+    /// Nobody decided within 7 days; nothing changed.
+    Expired,
+}
+
+impl ProposalStatus {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Accepted => "accepted",
+            ProposalStatus::Rejected => "rejected",
+            ProposalStatus::Expired => "expired",
+        }
+    }
+}
+
+/// A context of a proposal: what the drafted memory cites.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposedContext {
+    /// The excerpt.
+    pub snippet: String,
+    /// The session/message ids it cites, or null.
+    pub citation: Option<Citation>,
+    /// Where it came from, or null.
+    pub origin: Option<Origin>,
+}
+
+/// Something an agent asked for that waits for a person: a memory to save, or one to
+/// delete. Owned by one user like a memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Proposal {
+    /// `prop_…`
+    pub id: String,
+    /// Save or delete.
+    pub action: ProposalAction,
+    /// Where it stands.
+    pub status: ProposalStatus,
+    /// Save: the drafted sentence. Delete: the memory's content when it was proposed.
+    pub content: String,
+    /// Save: the drafted tags.
+    pub tags: Option<Vec<String>>,
+    /// Save: what the memory would cite.
+    pub contexts: Vec<ProposedContext>,
+    /// Delete: the memory to delete. Save, once accepted: the memory saved.
+    pub memory_id: Option<String>,
+    /// The MCP client that proposed it, when known.
+    pub proposed_by: Option<String>,
+    /// The org that was active.
+    pub org_id: String,
+    /// When it was proposed.
+    pub created_at: Timestamp,
+    /// When it expires if nobody decides.
+    pub expires_at: Timestamp,
+    /// When a person accepted or rejected it.
+    pub decided_at: Option<Timestamp>,
+}
+
+/// Body of `POST /v1/proposals`: `{"action":"save", content, tags?, contexts?}` (the
+/// memory limits apply) or `{"action":"delete", "memoryId"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposeRequest {
+    /// `save` (the default) or `delete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<ProposalAction>,
+    /// Save: the drafted sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Save: tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Save: provenance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<Vec<ContextInput>>,
+    /// Delete: the memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<String>,
+    /// The proposing MCP client's name, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed_by: Option<String>,
+}
+
+/// Body of `POST /v1/proposals/{id}/accept`: the person's edits, all optional; what is
+/// absent is kept as proposed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptProposalRequest {
+    /// The sentence as the person edited it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The tags as the person edited them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// The contexts as the person edited them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contexts: Option<Vec<ContextInput>>,
+    /// Where the person accepted it (`app` unless said otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_via: Option<ConfirmedVia>,
+}
+
+/// Answer of the proposal routes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ProposalResponse {
+    /// The proposal as it stands now.
+    pub proposal: Proposal,
+    /// Accepted saves: the memory saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+}
+
+/// Answer of `GET /v1/proposals`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalListResponse {
+    /// Newest first.
+    pub proposals: Vec<Proposal>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
 }

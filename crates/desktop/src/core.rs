@@ -25,6 +25,11 @@ pub struct CoreConfig {
     pub env_org: Option<String>,
     /// Delay before a confirmed delete is sent.
     pub delete_delay: Duration,
+    /// Where Settings → Agents looks for the agents' config files; `None` = this
+    /// process's home folder and environment, read at each look.
+    pub agent_env: Option<memory_bank_agent_install::AgentEnv>,
+    /// The `memory-bank` binary Install registers; `None` = [`crate::agents::find_cli_binary`].
+    pub cli_binary: Option<PathBuf>,
 }
 
 impl CoreConfig {
@@ -43,6 +48,8 @@ impl CoreConfig {
             env_server,
             env_org: var("MEMORY_BANK_ORG"),
             delete_delay: DELETE_DELAY,
+            agent_env: None,
+            cli_binary: None,
         }
     }
 }
@@ -157,6 +164,10 @@ impl Core {
         core
     }
 
+    pub(crate) fn config(&self) -> &CoreConfig {
+        &self.config
+    }
+
     fn prefs(&self) -> Prefs {
         self.prefs.lock().map(|p| p.clone()).unwrap_or_default()
     }
@@ -253,6 +264,11 @@ impl Core {
                 session_roots: prefs.session_roots,
             },
         }
+    }
+
+    /// The language the person chose (`en`, `zh-CN`); `None` follows the OS.
+    pub fn language(&self) -> Option<String> {
+        self.prefs().language
     }
 
     /// Makes `org_id` the active org (it must be one of the user's).
@@ -365,7 +381,7 @@ impl Core {
         Ok(self.state().await)
     }
 
-    async fn client(&self) -> Result<Client, DesktopError> {
+    pub(crate) async fn client(&self) -> Result<Client, DesktopError> {
         self.session.read().await.client.clone().ok_or_else(|| DesktopError::new("no_account", "not signed in"))
     }
 
@@ -379,28 +395,17 @@ impl Core {
         Ok(self.client().await?.search(org_id, query, limit).await?)
     }
 
-    /// Saves a memory in `org_id` (the org active when the person pressed Save). Refuses
+    /// Saves a memory in `org_id` (the org active when the person pressed Save), as
+    /// confirmed in the app (`confirmedVia: app`, whatever the caller said). Refuses
     /// any stored field (content, tags, snippets, citation ids) that looks like a
     /// secret, even if the UI let it through.
     pub async fn save(
         &self,
         org_id: &str,
-        request: SaveMemoryRequest,
+        mut request: SaveMemoryRequest,
     ) -> Result<Memory, DesktopError> {
-        let findings = memory_bank_contract::secrets::find_secrets_in_save(&request);
-        if !findings.is_empty() {
-            let named: Vec<String> = findings
-                .iter()
-                .map(|f| format!("{} in {}", f.kind, f.path))
-                .collect();
-            return Err(DesktopError::new(
-                "looks_like_secret",
-                format!(
-                    "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
-                    named.join(", ")
-                ),
-            ));
-        }
+        request.confirmed_via = Some(memory_bank_contract::wire::ConfirmedVia::App);
+        refuse_secrets(&request)?;
         Ok(self.client().await?.save(org_id, &request).await?.memory)
     }
 
@@ -426,6 +431,20 @@ impl Core {
     pub async fn shutdown(&self) {
         self.disconnect().await;
     }
+}
+
+/// `looks_like_secret` when any stored field of `request` (content, tags, snippets,
+/// citation ids) looks like a secret: the one check behind Save and Accept.
+pub(crate) fn refuse_secrets(request: &SaveMemoryRequest) -> Result<(), DesktopError> {
+    let findings = memory_bank_contract::secrets::find_secrets_in_save(request);
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = findings.iter().map(|f| format!("{} in {}", f.kind, f.path)).collect();
+    Err(DesktopError::new(
+        "looks_like_secret",
+        format!("This looks like a secret ({}). Remove it before saving: agents read memories as plain text.", named.join(", ")),
+    ))
 }
 
 /// `/` (or a drive root) and the home folder itself hold far more than sessions: reading

@@ -6,14 +6,16 @@
 //! calls the memory API with the org the caller passes, and owns deferred deletes
 //! ([`deletes::DeleteScheduler`]) so that they reach the server even if the page goes.
 
+pub mod agents;
 mod core;
 pub mod deletes;
 mod error;
 pub mod history;
+pub mod inbox;
 pub mod local;
 pub mod panic_guard;
 pub mod prefs;
-pub mod private_files;
+pub use memory_bank_access::private_files;
 pub mod secrets;
 
 pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};

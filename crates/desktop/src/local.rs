@@ -2,19 +2,15 @@
 //! the app's data folder, so the app works with no account at all.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use memory_bank_server::{HostCheck, ServeOptions};
 use memory_bank_store::{Bank, TokenKind};
-use memory_bank_store_sqlite::SqliteStore;
 use tokio::sync::oneshot;
 
 use crate::DesktopError;
 
-/// Email of the one local user the app provisions on first run.
-pub const LOCAL_EMAIL: &str = "me@local.memory-bank";
-/// Name of the local user's org.
-pub const LOCAL_ORG: &str = "Personal";
+use memory_bank_access::LocalAccess;
+pub use memory_bank_access::{LOCAL_EMAIL, LOCAL_ORG};
 
 /// A running embedded service. Dropping it stops the server and revokes its token.
 pub struct LocalService {
@@ -30,30 +26,19 @@ impl LocalService {
     /// Opens (creating if needed) `data_dir/memory.db`, provisions the local user and
     /// org on first run, and serves the API on a free loopback port.
     pub async fn start(data_dir: &Path) -> Result<Self, DesktopError> {
-        crate::private_files::secure_data_dir(data_dir)?;
-        let url = format!("sqlite://{}", data_dir.join("memory.db").display());
-        let store = SqliteStore::open(&url).await?;
-        // A bank created just now has the process's umask; the app sets it private,
-        // but this service may run in other processes too.
-        crate::private_files::secure_data_dir(data_dir)?;
-        let bank = Bank::new(Arc::new(store));
-        bank.assert_search_index().await?;
-        let user = match bank.list_users().await?.into_iter().find(|u| u.email == LOCAL_EMAIL) {
-            Some(user) => user,
-            None => bank.add_user(LOCAL_EMAIL).await?,
-        };
-        if bank.user_orgs(&user.id).await?.is_empty() {
-            let org = bank.add_org(LOCAL_ORG).await?;
-            bank.add_member(&org.id, &user.id).await?;
-        }
+        // The same bank, user and org agents reach through `memory-bank mcp` (it makes
+        // the folder and the bank file private too).
+        let local = LocalAccess::open(data_dir).await.map_err(|e| DesktopError::new(e.code.as_str(), e.message))?;
+        let bank = local.bank().clone();
+        let user_id = local.user_id().to_owned();
         // A run that ended without cleaning up (kill -9, power loss) left its token live.
         let leftover = bank
-            .revoke_tokens_of_kind(&user.id, TokenKind::Local)
+            .revoke_tokens_of_kind(&user_id, TokenKind::Local)
             .await?;
         if leftover > 0 {
             tracing::info!(leftover, "revoked the local tokens of an earlier run");
         }
-        let token = bank.issue_token_of_kind(&user.id, TokenKind::Local).await?;
+        let token = bank.issue_token_of_kind(&user_id, TokenKind::Local).await?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|e| {

@@ -121,7 +121,7 @@ impl PrefsStore for SharedPrefs {
 type Log = Arc<Mutex<Vec<Settled>>>;
 
 fn config(dir: &std::path::Path, delay: Duration) -> CoreConfig {
-    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_delay: delay }
+    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_delay: delay, agent_env: None, cli_binary: None }
 }
 
 async fn core_with(config: CoreConfig, prefs: SharedPrefs, secrets: Box<dyn SecretStore>) -> (Core, Log) {

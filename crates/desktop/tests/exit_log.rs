@@ -51,6 +51,8 @@ async fn a_delete_that_fails_at_exit_is_logged_at_warn_with_its_id() {
         env_server: Some((format!("http://{address}"), token)),
         env_org: Some(org.clone()),
         delete_delay: Duration::from_secs(3600),
+        agent_env: None,
+        cli_binary: None,
     };
     let core = Core::start(config, Box::new(MemoryPrefs::default()), Box::new(Keyring::new("memory-bank-test")), |_| {}).await;
     let id = "mem_01jdq0000000000000000042";

@@ -75,3 +75,14 @@ impl FromRequestParts<AppState> for OrgCaller {
         Ok(OrgCaller { user, org_id, kind })
     }
 }
+
+impl OrgCaller {
+    /// Refuses agent tokens: saving, accepting, rejecting and deleting need the person,
+    /// whatever door the request came through.
+    pub fn require_person(&self) -> Result<(), ApiError> {
+        if self.kind == TokenKind::Agent {
+            return Err(ApiError::AgentTokenCannotConfirm);
+        }
+        Ok(())
+    }
+}

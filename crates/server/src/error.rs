@@ -4,7 +4,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use memory_bank_contract::{ErrorBody, ErrorCode, FieldError};
-use memory_bank_store::StoreError;
+use memory_bank_contract::wire::ProposalStatus;
+use memory_bank_store::{ProposalError, StoreError};
 
 /// Everything a handler can fail with. Converted to a response in one place.
 #[derive(Debug)]
@@ -15,6 +16,14 @@ pub enum ApiError {
     OrganizationNotFound,
     /// 404: the memory is not the caller's to see (whatever the reason).
     MemoryNotFound,
+    /// 404: the proposal is not the caller's to see (whatever the reason).
+    ProposalNotFound,
+    /// 409: the proposal was decided already or expired; says which.
+    ProposalNotPending(ProposalStatus),
+    /// 400: a field looks like a secret.
+    LooksLikeSecret(Vec<memory_bank_contract::secrets::SecretFinding>),
+    /// 403: an agent token tried to save, accept, reject or delete.
+    AgentTokenCannotConfirm,
     /// 400 with details.
     InvalidRequest(Vec<FieldError>),
     /// 413.
@@ -38,6 +47,18 @@ pub enum ApiError {
     Store(StoreError),
 }
 
+impl From<ProposalError> for ApiError {
+    fn from(err: ProposalError) -> Self {
+        match err {
+            ProposalError::NotFound => ApiError::ProposalNotFound,
+            ProposalError::NotPending(status) => ApiError::ProposalNotPending(status),
+            ProposalError::MemoryNotFound => ApiError::MemoryNotFound,
+            ProposalError::Invalid(details) => ApiError::InvalidRequest(details),
+            ProposalError::Store(err) => ApiError::Store(err),
+        }
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         ApiError::Store(err)
@@ -50,6 +71,16 @@ impl IntoResponse for ApiError {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, vec![]),
             ApiError::OrganizationNotFound => (StatusCode::NOT_FOUND, ErrorCode::OrganizationNotFound, vec![]),
             ApiError::MemoryNotFound => (StatusCode::NOT_FOUND, ErrorCode::MemoryNotFound, vec![]),
+            ApiError::ProposalNotFound => (StatusCode::NOT_FOUND, ErrorCode::ProposalNotFound, vec![]),
+            ApiError::ProposalNotPending(status) => (
+                StatusCode::CONFLICT,
+                ErrorCode::ProposalNotPending,
+                vec![FieldError::new("status", format!("the proposal is {} already", status.as_str()))],
+            ),
+            ApiError::LooksLikeSecret(found) => {
+                (StatusCode::BAD_REQUEST, ErrorCode::LooksLikeSecret, memory_bank_contract::secrets::as_details(&found))
+            }
+            ApiError::AgentTokenCannotConfirm => (StatusCode::FORBIDDEN, ErrorCode::AgentTokenCannotConfirm, vec![]),
             ApiError::InvalidRequest(details) => (
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidRequest,

@@ -10,6 +10,7 @@
 pub mod auth;
 mod error;
 pub mod guards;
+mod proposal_routes;
 mod routes;
 pub mod transport;
 
@@ -19,7 +20,7 @@ use std::time::Instant;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{delete, get};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use memory_bank_contract::limits::MAX_BODY_BYTES;
 use memory_bank_store::Bank;
@@ -37,6 +38,9 @@ pub struct ServeOptions {
     pub host_check: HostCheck,
     /// Its connection limits.
     pub limits: ConnectionLimits,
+    /// More routes served beside the API, behind the same guards (`serve` adds the MCP
+    /// endpoints this way; they live in a crate that depends on this one).
+    pub extra_routes: Option<Router>,
 }
 
 /// Shared state of every handler.
@@ -50,7 +54,11 @@ pub struct AppState {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Memory Bank API", description = "A plaintext memory for AI agents: save, search, list and delete sentences."),
-    paths(routes::save_memory, routes::search_memory, routes::list_memory, routes::delete_memory, routes::me, routes::healthz),
+    paths(
+        routes::save_memory, routes::search_memory, routes::list_memory, routes::get_memory, routes::delete_memory,
+        proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
+        proposal_routes::accept_proposal, proposal_routes::reject_proposal, routes::me, routes::healthz
+    ),
     modifiers(&BearerAuth),
     tags((name = "Memory", description = "The caller's memories"))
 )]
@@ -76,10 +84,16 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
     Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
-        .route("/v1/memory/{id}", delete(routes::delete_memory))
+        .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory))
+        .route("/v1/proposals", get(proposal_routes::list_proposals).post(proposal_routes::post_proposal))
+        .route("/v1/proposals/{id}", get(proposal_routes::get_proposal))
+        .route("/v1/proposals/{id}/accept", post(proposal_routes::accept_proposal))
+        .route("/v1/proposals/{id}/reject", post(proposal_routes::reject_proposal))
         .route("/v1/me", get(routes::me))
         .route("/healthz", get(routes::healthz))
         .route("/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))
+        .with_state(AppState { bank })
+        .merge(options.extra_routes.clone().unwrap_or_default())
         .fallback(|| async { ApiError::NotFound })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -96,7 +110,6 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             guards::panic_response,
         ))
-        .with_state(AppState { bank })
 }
 
 /// Logs method, route template, status and latency: never the query string.

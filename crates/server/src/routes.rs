@@ -14,11 +14,19 @@ use memory_bank_contract::{ErrorBody, FieldError};
 use crate::auth::{Caller, OrgCaller};
 use crate::{ApiError, AppState};
 
-type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
+pub(crate) type Params = Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>;
 
-fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
+pub(crate) fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
     raw.map(|Query(map)| map).map_err(|e| {
         ApiError::InvalidRequest(vec![FieldError::new("query", format!("the query string is malformed: {}", e.body_text()))])
+    })
+}
+
+/// The body of a request, or the error its rejection means.
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| match rejection.status() {
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+        _ => ApiError::InvalidRequest(vec![FieldError::new("body", rejection.body_text())]),
     })
 }
 
@@ -32,6 +40,7 @@ fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
         (status = 201, description = "Saved", body = SaveMemoryResponse),
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 403, description = "An agent token: propose instead (POST /v1/proposals)", body = ErrorBody),
         (status = 404, description = "Organization not found", body = ErrorBody),
         (status = 413, description = "Body over 256 KiB", body = ErrorBody),
     ),
@@ -42,10 +51,8 @@ pub async fn save_memory(
     caller: OrgCaller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<SaveMemoryResponse>), ApiError> {
-    let body = body.map_err(|rejection| match rejection.status() {
-        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
-        _ => ApiError::InvalidRequest(vec![FieldError::new("body", rejection.body_text())]),
-    })?;
+    caller.require_person()?;
+    let body = body_bytes(body)?;
     let input = validate::parse_save_body(&body).map_err(ApiError::InvalidRequest)?;
     let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
     Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory })))
@@ -100,6 +107,31 @@ pub async fn list_memory(State(state): State<AppState>, caller: OrgCaller, query
     Ok(Json(state.bank.list(&caller.user.id, &request).await?))
 }
 
+/// One memory.
+#[utoipa::path(
+    get, path = "/v1/memory/{id}", operation_id = "getMemoryById", tag = "Memory",
+    summary = "One of the caller's memories, with its contexts.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("id" = String, Path, description = "mem_… id"),
+    ),
+    responses(
+        (status = 200, description = "The memory", body = SaveMemoryResponse),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Memory or organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn get_memory(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<SaveMemoryResponse>, ApiError> {
+    let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
+    let memory = state.bank.memory(&caller.user.id, &id).await?.ok_or(ApiError::MemoryNotFound)?;
+    Ok(Json(SaveMemoryResponse { memory }))
+}
+
 /// Delete a memory.
 #[utoipa::path(
     delete, path = "/v1/memory/{id}", operation_id = "deleteMemoryById", tag = "Memory",
@@ -111,6 +143,7 @@ pub async fn list_memory(State(state): State<AppState>, caller: OrgCaller, query
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 403, description = "An agent token: propose the delete instead", body = ErrorBody),
         (status = 404, description = "Memory or organization not found", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -120,6 +153,7 @@ pub async fn delete_memory(
     caller: OrgCaller,
     id: Result<Path<String>, PathRejection>,
 ) -> Result<StatusCode, ApiError> {
+    caller.require_person()?;
     // An id that is not even UTF-8 (`%FF`) names no memory: the same 404 as any other.
     let Ok(Path(id)) = id else {
         return Err(ApiError::MemoryNotFound);

@@ -1,6 +1,6 @@
 //! The agent sessions already on the user's disk: readers for Claude Code, Codex, opencode
 //! and Gemini CLI, a persistent incremental index, and the lookup actions that the desktop
-//! app, the CLI and (later) the MCP server all call.
+//! app, the CLI and the MCP server (`memory-bank-mcp`) all call.
 //!
 //! Source files are opened read-only and never locked or modified. They are live and
 //! untrusted: half-written lines, invalid UTF-8 and unknown records are skipped, never

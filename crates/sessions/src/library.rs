@@ -1,4 +1,4 @@
-//! The lookup actions. The desktop app's commands, the CLI and (later) the MCP server
+//! The lookup actions. The desktop app's commands, the CLI and the MCP server
 //! call exactly these functions, so they answer identically.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::index::{Facets, Index, IndexError, ListFilter, RefreshReport};
+use crate::index::{Facets, Index, IndexError, ListCursor, ListFilter, RefreshReport, SearchCursor, SearchFilter};
 use crate::model::{Activity, LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
 use crate::source::Env;
 use crate::search_worker::SearchWorker;
@@ -69,6 +69,8 @@ pub struct ListArgs {
     pub source: Option<String>,
     /// Text in the title, workspace or id.
     pub query: Option<String>,
+    /// The `nextCursor` of the previous page; default: the first page.
+    pub cursor: Option<String>,
 }
 
 /// Arguments of `open`.
@@ -91,6 +93,9 @@ pub struct ReadArgs {
     pub count: Option<Value>,
     /// Read messages with a smaller index; default: the end.
     pub before: Option<Value>,
+    /// Cut each text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
+    /// marking it `truncated`; default: whole texts.
+    pub max_chars_per_message: Option<Value>,
 }
 
 /// Arguments of `latest_message`.
@@ -99,6 +104,9 @@ pub struct ReadArgs {
 pub struct LatestArgs {
     /// Default: the open session.
     pub session_id: Option<String>,
+    /// Cut the text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
+    /// marking it `truncated`; default: the whole text.
+    pub max_chars: Option<Value>,
 }
 
 /// Arguments of `session_activity`.
@@ -121,10 +129,22 @@ pub struct SearchArgs {
     pub query: Option<String>,
     /// 1–200, default 20.
     pub limit: Option<Value>,
+    /// Only sessions of this tool: `claude-code`, `codex`, `opencode` or `gemini`.
+    pub source: Option<String>,
+    /// Only sessions in this workspace (a path or its last folder name).
+    pub workspace: Option<String>,
+    /// The `nextCursor` of the previous page; default: the first page.
+    pub cursor: Option<String>,
 }
 
 /// The longest accepted search query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// The smallest accepted per-message character cap.
+pub const MIN_MESSAGE_CHARS: u32 = 200;
+
+/// The largest accepted per-message character cap.
+pub const MAX_MESSAGE_CHARS: u32 = 20_000;
 
 /// Where the readers look: each tool's default folders in an [`Env`], plus extra folders.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -259,12 +279,8 @@ impl Library {
     pub fn list_sessions(&self, args: ListArgs) -> Result<SessionList, ActionError> {
         let limit = parse_limit(args.limit.as_ref(), 30, "limit")?;
         let source = parse_source(args.source.as_deref())?;
-        let filter = ListFilter {
-            limit,
-            workspace: non_empty(args.workspace),
-            source,
-            query: non_empty(args.query),
-        };
+        let after = parse_cursor(args.cursor, ListCursor::decode)?;
+        let filter = ListFilter { limit, workspace: non_empty(args.workspace), source, query: non_empty(args.query), after };
         self.with_reader(|index| index.list(&self.root_keys, &filter))
     }
 
@@ -293,6 +309,7 @@ impl Library {
     /// `read_transcript`: the last `count` messages before `before`, oldest first.
     pub fn read_transcript(&self, args: ReadArgs) -> Result<Transcript, ActionError> {
         let count = clamp_count(args.count.as_ref());
+        let max_chars = parse_max_chars(args.max_chars_per_message.as_ref(), "maxCharsPerMessage")?;
         let found = self.session_or_open(args.session_id)?;
         let total = found.info.message_count;
         if total == 0 {
@@ -306,7 +323,7 @@ impl Library {
                 .ok_or_else(|| ActionError::invalid("before must be a message index (a whole number ≥ 0)."))?
                 .min(total),
         };
-        let messages = self.with_reader(|index| index.messages_before(found.row, before, count))?;
+        let messages = self.with_reader(|index| index.messages_before_capped(found.row, before, count, max_chars))?;
         Ok(Transcript {
             session_id: found.info.session_id,
             title: found.info.title,
@@ -318,10 +335,11 @@ impl Library {
 
     /// `latest_message`: the last message of the session.
     pub fn latest_message(&self, args: LatestArgs) -> Result<LatestMessage, ActionError> {
+        let max_chars = parse_max_chars(args.max_chars.as_ref(), "maxChars")?;
         let found = self.session_or_open(args.session_id)?;
         let total = found.info.message_count;
         let last = self
-            .with_reader(|index| index.messages_before(found.row, total, 1))?
+            .with_reader(|index| index.messages_before_capped(found.row, total, 1, max_chars))?
             .pop()
             .ok_or_else(|| no_messages(&found.info))?;
         Ok(LatestMessage {
@@ -331,6 +349,7 @@ impl Library {
             role: last.role,
             text: last.text,
             timestamp: last.timestamp,
+            truncated: last.truncated,
         })
     }
 
@@ -362,8 +381,12 @@ impl Library {
         if query.chars().count() > MAX_QUERY_CHARS {
             return Err(ActionError::invalid(format!("query is longer than {MAX_QUERY_CHARS} characters.")));
         }
-        let hits = self.with_reader(|index| index.search(&self.root_keys, query, limit))?;
-        Ok(SearchResult { hits })
+        let filter = SearchFilter {
+            source: parse_source(args.source.as_deref())?,
+            workspace: non_empty(args.workspace),
+            after: parse_cursor(args.cursor, SearchCursor::decode)?,
+        };
+        self.with_reader(|index| index.search_page(&self.root_keys, query, &filter, limit))
     }
 
     fn find(&self, id: &str, source: Option<Source>) -> Result<crate::index::FoundSession, ActionError> {
@@ -371,7 +394,7 @@ impl Library {
         let found = found.ok_or_else(|| {
             ActionError::new(
                 ErrorCode::SessionNotFound,
-                format!("No session with id {id:?} was found on this machine. `list_sessions` shows the ids."),
+                format!("No session with id {id:?} was found on this machine; call list_sessions to find the id."),
             )
         })?;
         // Catch up on messages appended since the last refresh, unless a refresh is
@@ -442,6 +465,36 @@ fn parse_limit(v: Option<&Value>, default: u32, name: &str) -> Result<u32, Actio
     }
 }
 
+/// An optional cursor given out by an earlier page of the same action.
+fn parse_cursor<T>(cursor: Option<String>, decode: fn(&str) -> Option<T>) -> Result<Option<T>, ActionError> {
+    match non_empty(cursor) {
+        None => Ok(None),
+        Some(text) => decode(&text).map(Some).ok_or_else(|| {
+            ActionError::invalid(
+                "cursor is not one this action gave out: pass the nextCursor of the previous page unchanged, \
+                 or leave it out to start from the first page.",
+            )
+        }),
+    }
+}
+
+/// An optional per-message character cap: a whole number in the accepted range (a numeric
+/// string is accepted), else a clear error.
+fn parse_max_chars(v: Option<&Value>, name: &str) -> Result<Option<u32>, ActionError> {
+    let n = match v {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(n) if (u64::from(MIN_MESSAGE_CHARS)..=u64::from(MAX_MESSAGE_CHARS)).contains(&n) => Ok(Some(n as u32)),
+        _ => Err(ActionError::invalid(format!(
+            "{name} must be a whole number from {MIN_MESSAGE_CHARS} to {MAX_MESSAGE_CHARS}."
+        ))),
+    }
+}
+
 /// The transcript count rule: a number is clamped to 1–30; anything else means 10.
 fn clamp_count(v: Option<&Value>) -> u64 {
     match v.and_then(Value::as_f64) {
@@ -463,6 +516,18 @@ mod tests {
         assert_eq!(clamp_count(Some(&json!(-3))), 1);
         assert_eq!(clamp_count(Some(&json!(99))), 30);
         assert_eq!(clamp_count(Some(&json!(7.9))), 7);
+    }
+
+    #[test]
+    fn message_caps_outside_the_range_are_errors() {
+        assert_eq!(parse_max_chars(None, "maxChars").unwrap(), None);
+        assert_eq!(parse_max_chars(Some(&json!(200)), "maxChars").unwrap(), Some(200));
+        assert_eq!(parse_max_chars(Some(&json!("20000")), "maxChars").unwrap(), Some(20_000));
+        for bad in [json!(199), json!(20_001), json!(-1), json!(300.5), json!("all"), json!(false)] {
+            let err = parse_max_chars(Some(&bad), "maxChars").unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidArgument);
+            assert_eq!(err.message, "maxChars must be a whole number from 200 to 20000.");
+        }
     }
 
     #[test]

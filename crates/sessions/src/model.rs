@@ -106,6 +106,34 @@ pub struct SessionList {
     pub total: u64,
     /// Newest first.
     pub sessions: Vec<SessionInfo>,
+    /// Pass as `cursor` to get the sessions after these; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The cursor continuing right after each of `sessions` (see [`SessionList::keep_first`]).
+    #[serde(skip)]
+    pub(crate) cursors: Vec<String>,
+}
+
+impl SessionList {
+    /// Keeps only the first `n` sessions, and makes [`SessionList::next_cursor`] continue
+    /// right after the last one kept: a door whose answers have a size budget returns
+    /// fewer sessions without losing the rest (`total` is unchanged). `n = 0` skips the
+    /// first session, for one that the door cannot return at all.
+    pub fn keep_first(&mut self, n: usize) {
+        keep_first(&mut self.sessions, &mut self.cursors, &mut self.next_cursor, n);
+    }
+}
+
+/// Shortens a page to `n` items, moving its next cursor back to the last item kept.
+fn keep_first<T>(items: &mut Vec<T>, cursors: &mut Vec<String>, next: &mut Option<String>, n: usize) {
+    if n >= items.len() {
+        return;
+    }
+    // Keeping none skips the first item (one too large for the door to return at all),
+    // so that paging still moves on.
+    *next = cursors.get(n.max(1) - 1).cloned();
+    items.truncate(n);
+    cursors.truncate(n);
 }
 
 /// One message of a transcript.
@@ -122,6 +150,14 @@ pub struct TranscriptMessage {
     pub text: String,
     /// RFC 3339 UTC with milliseconds, when the tool recorded one.
     pub timestamp: Option<String>,
+    /// The text was cut to the requested number of characters (`maxCharsPerMessage`);
+    /// present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub truncated: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The answer of `read_transcript`.
@@ -156,6 +192,9 @@ pub struct LatestMessage {
     pub text: String,
     /// RFC 3339 UTC with milliseconds.
     pub timestamp: Option<String>,
+    /// The text was cut to `maxChars` characters; present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub truncated: bool,
 }
 
 /// One hit of `search_messages`.
@@ -190,6 +229,20 @@ pub const SNIPPET_AFTER: usize = 100;
 pub struct SearchResult {
     /// Newest first.
     pub hits: Vec<SearchHit>,
+    /// Pass as `cursor` to get the hits after these; absent on the last page.
+    #[serde(rename = "nextCursor", default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The cursor continuing right after each of `hits` (see [`SearchResult::keep_first`]).
+    #[serde(skip)]
+    pub(crate) cursors: Vec<String>,
+}
+
+impl SearchResult {
+    /// Keeps only the first `n` hits, and makes [`SearchResult::next_cursor`] continue
+    /// right after the last one kept (`n = 0` skips the first hit).
+    pub fn keep_first(&mut self, n: usize) {
+        keep_first(&mut self.hits, &mut self.cursors, &mut self.next_cursor, n);
+    }
 }
 
 /// How sure a parser is about a title; a higher rank replaces a lower one, and an equal

@@ -71,6 +71,7 @@ fn each_reader_reports_its_tools() {
             session_id: Some("5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10".into()),
             count: Some(json!(30)),
             before: None,
+            ..Default::default()
         })
         .unwrap();
     assert!(t.messages.iter().all(|m| !m.text.contains("tool_use")));

@@ -275,6 +275,7 @@ fn a_session_file_replaced_by_a_link_out_is_not_read_on_open() {
             session_id: Some("s1".into()),
             count: None,
             before: None,
+            ..Default::default()
         };
         lib.read_transcript(args)
             .map(|t| t.messages.into_iter().map(|m| m.text).collect::<Vec<_>>())

@@ -28,7 +28,7 @@ fn append(path: &Path, text: &str) {
 }
 
 fn read(lib: &Library, id: &str, count: serde_json::Value, before: Option<serde_json::Value>) -> memory_bank_sessions::Transcript {
-    lib.read_transcript(ReadArgs { session_id: Some(id.into()), count: Some(count), before }).unwrap()
+    lib.read_transcript(ReadArgs { session_id: Some(id.into()), count: Some(count), before, ..Default::default() }).unwrap()
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn paging_backwards_reaches_the_first_of_500_messages() {
     assert_eq!(read(&lib, "long", json!(1), Some(json!(1))).messages[0].text, "message 0");
     assert_eq!(read(&lib, "long", json!(500), None).returned, 30, "count is clamped to 30");
     assert_eq!(read(&lib, "long", json!(0), None).returned, 1, "count is clamped to 1");
-    let latest = lib.latest_message(LatestArgs { session_id: Some("long".into()) }).unwrap();
+    let latest = lib.latest_message(LatestArgs { session_id: Some("long".into()), ..Default::default() }).unwrap();
     assert_eq!((latest.index, latest.text.as_str(), latest.message_id.as_str()), (499, "message 499", "u499"));
 }
 
@@ -83,7 +83,7 @@ fn appended_messages_and_new_files_are_read_incrementally() {
     assert!(std::fs::metadata(&path).unwrap().len() > size_before);
     // Reading a transcript catches up on its own, without a refresh.
     append(&path, &format!("{}\n", assistant("a2", "second answer", 3)));
-    assert_eq!(lib.latest_message(LatestArgs { session_id: Some("s1".into()) }).unwrap().text, "second answer");
+    assert_eq!(lib.latest_message(LatestArgs { session_id: Some("s1".into()), ..Default::default() }).unwrap().text, "second answer");
     // A new file appears on the next refresh.
     h.write("-work-other", "s2", &[user("x1", "brand new", 9)]);
     lib.refresh().unwrap();
@@ -131,7 +131,7 @@ fn search_matches_substrings_case_insensitively_newest_first() {
     ]);
     h.write("-work-b", "s2", &[user("v1", "another client migration, later", 30)]);
     let lib = h.library();
-    let search = |q: &str| lib.search_messages(SearchArgs { query: Some(q.into()), limit: None }).unwrap().hits;
+    let search = |q: &str| lib.search_messages(SearchArgs { query: Some(q.into()), limit: None, ..Default::default() }).unwrap().hits;
     let hits = search("client migration");
     assert_eq!(hits.iter().map(|h| h.message_id.as_str()).collect::<Vec<_>>(), ["v1", "u1"], "newest first");
     assert_eq!(hits[1].snippet, "Plan the CLIENT MIGRATION for Friday");
@@ -143,15 +143,15 @@ fn search_matches_substrings_case_insensitively_newest_first() {
     assert_eq!(hits.len(), 2);
     assert!(search("Go").is_empty());
     assert!(search("zzz not there").is_empty());
-    let hits = lib.search_messages(SearchArgs { query: Some("a".into()), limit: Some(json!(1)) }).unwrap().hits;
+    let hits = lib.search_messages(SearchArgs { query: Some("a".into()), limit: Some(json!(1)), ..Default::default() }).unwrap().hits;
     assert_eq!(hits.len(), 1);
     // Quotes and FTS syntax are text, not operators.
     assert!(search("\"client\" OR migration*").is_empty());
     for bad in [json!(0), json!(201), json!("x")] {
-        let err = lib.search_messages(SearchArgs { query: Some("client".into()), limit: Some(bad) }).unwrap_err();
+        let err = lib.search_messages(SearchArgs { query: Some("client".into()), limit: Some(bad), ..Default::default() }).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
     }
-    let err = lib.search_messages(SearchArgs { query: Some("  ".into()), limit: None }).unwrap_err();
+    let err = lib.search_messages(SearchArgs { query: Some("  ".into()), limit: None, ..Default::default() }).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidArgument);
 }
 
@@ -225,7 +225,7 @@ fn errors_are_clear_and_the_open_session_is_the_default() {
     let err = lib.read_transcript(ReadArgs { session_id: Some("empty".into()), ..Default::default() }).unwrap_err();
     assert_eq!(err.code, ErrorCode::NoMessages);
     assert!(err.message.contains("no messages"));
-    let err = lib.latest_message(LatestArgs { session_id: Some("empty".into()) }).unwrap_err();
+    let err = lib.latest_message(LatestArgs { session_id: Some("empty".into()), ..Default::default() }).unwrap_err();
     assert_eq!(err.code, ErrorCode::NoMessages);
     let info = lib.open_session(OpenArgs { session_id: Some("s1".into()), source: Some("claude-code".into()) }).unwrap();
     assert_eq!(info.title, "hello");

@@ -206,7 +206,7 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     lib.wait_for_search_index().unwrap();
     assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
     let hits = lib
-        .search_messages(memory_bank_sessions::SearchArgs { query: Some("platypus".into()), limit: None })
+        .search_messages(memory_bank_sessions::SearchArgs { query: Some("platypus".into()), limit: None, ..Default::default() })
         .unwrap()
         .hits;
     assert_eq!(hits.len(), 1);
@@ -242,7 +242,7 @@ fn two_libraries_on_one_index_share_the_search_index() {
     b.wait_for_search_index().unwrap();
     assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
     let search = |lib: &Library| {
-        lib.search_messages(memory_bank_sessions::SearchArgs { query: Some("wombat number 7".into()), limit: Some(json!(50)) })
+        lib.search_messages(memory_bank_sessions::SearchArgs { query: Some("wombat number 7".into()), limit: Some(json!(50)), ..Default::default() })
             .unwrap()
             .hits
             .len()

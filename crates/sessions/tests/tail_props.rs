@@ -110,6 +110,7 @@ fn transcript(lib: &Library) -> Vec<(String, String, String)> {
                 session_id: Some("live".into()),
                 count: Some(json!(30)),
                 before: Some(json!(before)),
+                ..Default::default()
             })
             .unwrap();
         before = page.messages[0].index;

@@ -13,6 +13,7 @@
 
 mod fulltext;
 mod layout;
+mod proposals;
 mod rows;
 mod schema;
 mod search;

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use memory_bank_contract::wire::{Memory, MemoryContext, Org, Origin, Scope, User};
+use memory_bank_contract::wire::{ConfirmedVia, Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_citation, parse_tags};
 use memory_bank_store::StoreError;
@@ -92,7 +92,7 @@ pub(crate) fn open_err(err: sqlx::Error, database: &str, tls_off: bool, verifyin
     }
 }
 
-fn get<'r, T: sqlx::Decode<'r, sqlx::MySql> + sqlx::Type<sqlx::MySql>>(row: &'r MySqlRow, column: &str) -> Result<T, StoreError> {
+pub(crate) fn get<'r, T: sqlx::Decode<'r, sqlx::MySql> + sqlx::Type<sqlx::MySql>>(row: &'r MySqlRow, column: &str) -> Result<T, StoreError> {
     row.try_get(column).map_err(db_err)
 }
 
@@ -109,7 +109,7 @@ pub(crate) fn user_from_row(row: &MySqlRow) -> Result<User, StoreError> {
 /// JSON is cast to text because MySQL 8 sends JSON columns as their own type.
 macro_rules! memory_columns {
     () => {
-        "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at"
+        "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by"
     };
 }
 pub(crate) use memory_columns;
@@ -126,6 +126,8 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
         created_at: timestamp(row, "created_at")?,
         updated_at: timestamp(row, "updated_at")?,
         contexts: Vec::new(),
+        confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
+        proposed_by: get(row, "proposed_by")?,
     })
 }
 
@@ -175,6 +177,7 @@ macro_rules! memory_with_context_columns {
     () => {
         "memory.id AS id, memory.content AS content, CAST(memory.tags AS CHAR) AS tags, memory.source AS source,
          memory.scope AS scope, memory.org_id AS org_id, memory.created_at AS created_at, memory.updated_at AS updated_at,
+         memory.confirmed_via AS confirmed_via, memory.proposed_by AS proposed_by,
          c.id AS context_id, CAST(c.citation AS CHAR) AS citation, c.snippet AS snippet, c.origin AS origin,
          c.created_at AS context_created_at"
     };

@@ -133,7 +133,7 @@ impl MaintenanceLock {
 
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
-    add_token_kind(pool).await?;
+    add_columns(pool).await?;
     layout::cluster_by_user(pool).await.map_err(|e| match e {
         StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
         other => StoreError::Migration(format!("cannot cluster the memory table by user: {other}")),
@@ -141,24 +141,39 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     fulltext::ensure(pool).await
 }
 
-/// Adds `api_tokens.kind` (and its index) when missing; see the migration
-/// `20261205000001_token_kind.sql` for why this is code.
-async fn add_token_kind(pool: &MySqlPool) -> Result<(), StoreError> {
-    let present: Option<i32> = sqlx::query_scalar(
-        "SELECT 1 FROM information_schema.COLUMNS
-         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'api_tokens' AND COLUMN_NAME = 'kind'",
-    )
-    .fetch_optional(pool)
-    .await
-    .map_err(db_err)?;
-    if present.is_none() {
-        sqlx::raw_sql(
-            "ALTER TABLE api_tokens ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'full',
-             ADD KEY api_tokens_user_kind (user_id, kind)",
+/// Columns added after the first release, each with the DDL that adds it: run only when
+/// the column is missing, because a database adopted from an older release replays
+/// every migration and MySQL 8 has no `ADD COLUMN IF NOT EXISTS`.
+const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
+    (
+        "api_tokens",
+        "kind",
+        "ALTER TABLE api_tokens ADD COLUMN kind VARCHAR(16) NOT NULL DEFAULT 'full', ADD KEY api_tokens_user_kind (user_id, kind)",
+    ),
+    (
+        "memory",
+        "confirmed_via",
+        "ALTER TABLE memory ADD COLUMN confirmed_via ENUM('app', 'elicitation', 'cli', 'import') NULL DEFAULT NULL",
+    ),
+    ("memory", "proposed_by", "ALTER TABLE memory ADD COLUMN proposed_by VARCHAR(128) NULL DEFAULT NULL"),
+];
+
+async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
+    for (table, column, ddl) in ADDED_COLUMNS {
+        let present: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?",
         )
-        .execute(pool)
+        .bind(table)
+        .bind(column)
+        .fetch_optional(pool)
         .await
-        .map_err(|e| StoreError::Migration(format!("cannot add api_tokens.kind: {e}")))?;
+        .map_err(db_err)?;
+        if present.is_none() {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(ddl))
+                .execute(pool)
+                .await
+                .map_err(|e| StoreError::Migration(format!("cannot add {table}.{column}: {e}")))?;
+        }
     }
     Ok(())
 }

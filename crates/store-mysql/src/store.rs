@@ -4,11 +4,10 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{Memory, Org, User};
+use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind,
-    TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -16,17 +15,37 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, schema, search, MySqlStore};
+use crate::{fulltext, proposals, schema, search, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
 }
 
+/// Deletes the user's memory and its contexts inside `tx`; false when there is no such
+/// row for this user. No foreign keys (managed MySQL forbids them): the contexts go
+/// here, in the same transaction as their memory.
+async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+    // Locks the row so a concurrent delete waits and then finds nothing.
+    let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
+        .bind(id)
+        .bind(user_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    if found.is_none() {
+        return Ok(false);
+    }
+    sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+    Ok(true)
+}
+
 async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
-        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
+                             confirmed_via, proposed_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -38,6 +57,8 @@ async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
     .bind(&memory.search_text)
     .bind(at(memory.created_at))
     .bind(at(memory.created_at))
+    .bind(memory.confirmed_via.map(|v| v.as_str()))
+    .bind(&memory.proposed_by)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -333,22 +354,54 @@ impl MemoryStore for MySqlStore {
 
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        // Locks the row so a concurrent delete waits and then finds nothing.
-        let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
-            .bind(id)
-            .bind(user_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db_err)?;
-        if found.is_none() {
+        let deleted = delete_in(&mut tx, user_id, id).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(deleted)
+    }
+
+    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {
+        proposals::insert(&self.pool, user_id, proposal).await
+    }
+
+    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
+        proposals::get_proposal(&self.pool, user_id, id).await
+    }
+
+    async fn list_proposals(
+        &self,
+        user_id: &str,
+        status: Option<ProposalStatus>,
+        now: Timestamp,
+        cursor: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<Proposal>, StoreError> {
+        proposals::list(&self.pool, user_id, status, now, cursor, limit).await
+    }
+
+    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let memory_id = match decision {
+            Decision::Save(memory) => Some(memory.id.as_str()),
+            Decision::Delete(_) => None,
+        };
+        if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;
             return Ok(false);
         }
-        // No foreign keys (managed MySQL forbids them): the contexts go here, in the
-        // same transaction as their memory.
-        sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
-        sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+        match decision {
+            Decision::Save(memory) => insert_one(&mut tx, memory).await?,
+            Decision::Delete(memory_id) => {
+                delete_in(&mut tx, user_id, memory_id).await?;
+            }
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(true)
+    }
+
+    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let rejected = proposals::mark(&mut tx, user_id, id, "rejected", None, now).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(rejected)
     }
 }

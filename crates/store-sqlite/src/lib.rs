@@ -3,6 +3,7 @@
 //! Two processes may share a database file: WAL lets readers run beside a writer,
 //! and a busy timeout makes writers wait for each other instead of failing.
 
+mod proposals;
 mod rows;
 
 use std::path::PathBuf;
@@ -11,11 +12,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{Memory, Org, User};
+use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind,
-    TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -127,8 +127,9 @@ async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
 async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let seq: i64 = sqlx::query_scalar(
-        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) RETURNING seq",
+        "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
+                             confirmed_via, proposed_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11) RETURNING seq",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -139,6 +140,8 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
     .bind(tags)
     .bind(&memory.search_text)
     .bind(memory.created_at.unix_ms())
+    .bind(memory.confirmed_via.map(|v| v.as_str()))
+    .bind(&memory.proposed_by)
     .fetch_one(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -165,6 +168,22 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
         .map_err(db_err)?;
     }
     Ok(())
+}
+
+/// Deletes the user's memory, its contexts and its index entry inside `tx`; false when
+/// there is no such row for this user.
+async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+    let seq: Option<i64> = sqlx::query_scalar("SELECT seq FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = 'user'")
+        .bind(id)
+        .bind(user_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    let Some(seq) = seq else { return Ok(false) };
+    sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+    Ok(true)
 }
 
 #[async_trait]
@@ -413,14 +432,14 @@ impl MemoryStore for SqliteStore {
     async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = match cursor {
             None => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
                  WHERE user_id = ?1 AND scope = 'user'
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
             .bind(user_id)
             .bind(limit),
             Some(cursor) => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
                  WHERE user_id = ?1 AND scope = 'user' AND (created_at, id) < (?3, ?4)
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
@@ -475,7 +494,7 @@ impl MemoryStore for SqliteStore {
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
         let rows = sqlx::query(
-            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at FROM memory
+            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
              WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = 'user'",
         )
         .bind(user_id)
@@ -489,20 +508,54 @@ impl MemoryStore for SqliteStore {
 
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let seq: Option<i64> = sqlx::query_scalar("SELECT seq FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = 'user'")
-            .bind(id)
-            .bind(user_id)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db_err)?;
-        let Some(seq) = seq else {
+        let deleted = delete_in(&mut tx, user_id, id).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(deleted)
+    }
+
+    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {
+        proposals::insert(&self.pool, user_id, proposal).await
+    }
+
+    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
+        proposals::get(&self.pool, user_id, id).await
+    }
+
+    async fn list_proposals(
+        &self,
+        user_id: &str,
+        status: Option<ProposalStatus>,
+        now: Timestamp,
+        cursor: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<Proposal>, StoreError> {
+        proposals::list(&self.pool, user_id, status, now, cursor, limit).await
+    }
+
+    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let memory_id = match decision {
+            Decision::Save(memory) => Some(memory.id.as_str()),
+            Decision::Delete(_) => None,
+        };
+        if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;
             return Ok(false);
-        };
-        sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
-        sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
-        sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
+        }
+        match decision {
+            Decision::Save(memory) => insert_one(&mut tx, memory).await?,
+            Decision::Delete(memory_id) => {
+                delete_in(&mut tx, user_id, memory_id).await?;
+            }
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(true)
+    }
+
+    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let rejected = proposals::mark(&mut tx, user_id, id, "rejected", None, now).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(rejected)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use memory_bank_contract::wire::{Memory, MemoryContext, Org, Origin, Scope, User};
+use memory_bank_contract::wire::{ConfirmedVia, Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_citation, parse_tags};
 use memory_bank_store::StoreError;
@@ -23,7 +23,7 @@ pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
     }
 }
 
-fn get<'r, T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>>(row: &'r SqliteRow, column: &str) -> Result<T, StoreError> {
+pub(crate) fn get<'r, T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>>(row: &'r SqliteRow, column: &str) -> Result<T, StoreError> {
     row.try_get(column).map_err(db_err)
 }
 
@@ -47,6 +47,8 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
         created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
         updated_at: Timestamp::from_unix_ms(get(row, "updated_at")?),
         contexts: Vec::new(),
+        confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
+        proposed_by: get(row, "proposed_by")?,
     })
 }
 

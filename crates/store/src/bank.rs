@@ -54,34 +54,7 @@ impl Bank {
     /// Saves a validated memory for `user_id`, recording `org_id`. Scope is always
     /// `user` and source `chat`; one timestamp stamps the rows and the result.
     pub async fn save(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<Memory, StoreError> {
-        let now = self.clock.now();
-        let search_text = terms::index_text(
-            user_id,
-            std::iter::once(input.content.as_str())
-                .chain(input.tags.iter().flatten().map(String::as_str))
-                .chain(input.contexts.iter().map(|c| c.snippet.as_str())),
-        );
-        let memory = NewMemory {
-            id: ids::new_id_at(MEMORY_PREFIX, now.unix_ms()),
-            user_id: user_id.to_owned(),
-            org_id: org_id.to_owned(),
-            scope: Scope::User,
-            source: SOURCE_CHAT.to_owned(),
-            tags: input.tags,
-            created_at: now,
-            search_text,
-            contexts: input
-                .contexts
-                .into_iter()
-                .map(|c| NewContext {
-                    id: ids::new_id_at(CONTEXT_PREFIX, now.unix_ms()),
-                    snippet: c.snippet,
-                    citation: c.citation,
-                    origin: c.origin,
-                })
-                .collect(),
-            content: input.content,
-        };
+        let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
         self.store.insert_memory(&memory).await?;
         tracing::info!(
             memory_id = %memory.id, user_id, org_id, contexts = memory.contexts.len(),
@@ -89,6 +62,20 @@ impl Bank {
         );
         Ok(memory.to_memory())
     }
+
+    /// One of the user's memories, with its contexts; `None` for a malformed id too.
+    pub async fn memory(&self, user_id: &str, id: &str) -> Result<Option<Memory>, StoreError> {
+        if !ids::is_valid(MEMORY_PREFIX, id) {
+            return Ok(None);
+        }
+        Ok(self.store.memories_by_ids(user_id, &[id.to_owned()]).await?.pop())
+    }
+
+    /// "Now" by this bank's clock.
+    pub(crate) fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
 
     /// Full-text search over the user's memories: content, snippets and tags.
     pub async fn search(&self, user_id: &str, request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
@@ -231,5 +218,38 @@ impl Bank {
         } else {
             Err(StoreError::SearchIndexMissing { backend: self.store.backend() })
         }
+    }
+}
+
+/// The rows a validated save becomes: ids and terms decided, one timestamp for all.
+pub(crate) fn new_memory(user_id: &str, org_id: &str, input: ValidSave, now: Timestamp, proposed_by: Option<String>) -> NewMemory {
+    let search_text = terms::index_text(
+        user_id,
+        std::iter::once(input.content.as_str())
+            .chain(input.tags.iter().flatten().map(String::as_str))
+            .chain(input.contexts.iter().map(|c| c.snippet.as_str())),
+    );
+    NewMemory {
+        id: ids::new_id_at(MEMORY_PREFIX, now.unix_ms()),
+        user_id: user_id.to_owned(),
+        org_id: org_id.to_owned(),
+        scope: Scope::User,
+        source: SOURCE_CHAT.to_owned(),
+        tags: input.tags,
+        created_at: now,
+        search_text,
+        contexts: input
+            .contexts
+            .into_iter()
+            .map(|c| NewContext {
+                id: ids::new_id_at(CONTEXT_PREFIX, now.unix_ms()),
+                snippet: c.snippet,
+                citation: c.citation,
+                origin: c.origin,
+            })
+            .collect(),
+        content: input.content,
+        confirmed_via: input.confirmed_via,
+        proposed_by,
     }
 }

@@ -7,6 +7,7 @@
 
 mod bank;
 mod error;
+mod proposals;
 pub mod rank;
 mod store;
 pub mod stored;
@@ -15,11 +16,14 @@ pub mod tokens;
 
 #[cfg(feature = "test-suite")]
 pub mod suite;
+#[cfg(feature = "test-suite")]
+mod suite_proposals;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
+pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, EnsureOutcome, MemoryStore, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

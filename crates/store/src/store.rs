@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{Citation, Memory, Org, Origin, Scope, User};
+use memory_bank_contract::wire::{Citation, ConfirmedVia, Memory, Org, Origin, Proposal, ProposalStatus, Scope, User};
 use memory_bank_contract::Timestamp;
 
 use crate::tokens::TokenKind;
@@ -35,6 +35,10 @@ pub struct NewMemory {
     pub search_text: String,
     /// Contexts, in order; their ids sort in that order.
     pub contexts: Vec<NewContext>,
+    /// How a person confirmed it, when known.
+    pub confirmed_via: Option<ConfirmedVia>,
+    /// The MCP client that proposed it, when it came from a proposal.
+    pub proposed_by: Option<String>,
 }
 
 /// A context row ready to insert.
@@ -66,6 +70,8 @@ impl NewMemory {
             tags: None,
             created_at: Timestamp::from_unix_ms(at),
             contexts: Vec::new(),
+            confirmed_via: None,
+            proposed_by: None,
         }
     }
 
@@ -91,8 +97,19 @@ impl NewMemory {
                     created_at: self.created_at,
                 })
                 .collect(),
+            confirmed_via: self.confirmed_via,
+            proposed_by: self.proposed_by.clone(),
         }
     }
+}
+
+/// What accepting a proposal does, in the same transaction as marking it accepted.
+#[derive(Debug, Clone, Copy)]
+pub enum Decision<'a> {
+    /// Inserts this memory (the proposal records its id).
+    Save(&'a NewMemory),
+    /// Deletes the caller's memory with this id, if it still exists.
+    Delete(&'a str),
 }
 
 /// A full-text match before ranking.
@@ -225,4 +242,30 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// Deletes the user's `scope = 'user'` memory and its contexts in one transaction.
     /// False when there is no such row for this user.
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError>;
+
+    /// Stores a new proposal (its `status` is `pending`).
+    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError>;
+
+    /// The user's proposal with this id, with its stored status (`pending` even past
+    /// `expires_at`: the caller decides what expired means at its `now`).
+    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError>;
+
+    /// The user's proposals, newest first, strictly after `cursor`, at most `limit`.
+    /// `Pending` means pending and not expired at `now`; `Expired` pending and expired.
+    async fn list_proposals(
+        &self,
+        user_id: &str,
+        status: Option<ProposalStatus>,
+        now: Timestamp,
+        cursor: Option<&Cursor>,
+        limit: u32,
+    ) -> Result<Vec<Proposal>, StoreError>;
+
+    /// In one transaction: marks the user's proposal accepted if it is pending and not
+    /// expired at `now`, then carries out `decision`. False (and nothing changed) when
+    /// it is not pending any more.
+    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError>;
+
+    /// Marks the user's proposal rejected if it is pending and not expired at `now`.
+    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError>;
 }

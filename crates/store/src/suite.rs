@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use memory_bank_contract::validate::{parse_list, validate_save, ValidSearch};
-use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest, Scope};
+use memory_bank_contract::wire::{ConfirmedVia, ContextInput, Memory, Origin, SaveMemoryRequest, Scope};
 use memory_bank_contract::Timestamp;
 
 use crate::{terms, Bank, Clock, MemoryStore, NewMemory, StoreError, TokenKind};
@@ -48,7 +48,9 @@ macro_rules! store_suite {
             search_matches_short_terms_and_cjk, hostile_queries_are_plain_text, search_ranks_then_newest_first,
             search_sees_a_save_right_after_commit, candidates_are_the_newest_matches_up_to_the_cap, users_are_isolated, org_scoped_rows_are_invisible,
             delete_removes_rows_contexts_and_index_entries, failed_context_insert_leaves_nothing,
-            concurrent_ensure_creates_the_index_once, missing_index_is_reported, optimize_changes_no_result, accounts_and_tokens);
+            concurrent_ensure_creates_the_index_once, missing_index_is_reported, optimize_changes_no_result, accounts_and_tokens,
+            proposals_wait_for_the_person, proposals_are_owner_scoped, delete_proposals_delete_only_when_accepted,
+            proposals_expire_after_seven_days, proposals_list_newest_first_by_status);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -81,15 +83,17 @@ impl Clock for FixedClock {
     }
 }
 
-struct World {
-    bank: Bank,
-    clock: Arc<FixedClock>,
-    alice: String,
-    bob: String,
-    org: String,
+pub use crate::suite_proposals::*;
+
+pub(crate) struct World {
+    pub(crate) bank: Bank,
+    pub(crate) clock: Arc<FixedClock>,
+    pub(crate) alice: String,
+    pub(crate) bob: String,
+    pub(crate) org: String,
 }
 
-async fn world(fixture: &dyn Fixture) -> World {
+pub(crate) async fn world(fixture: &dyn Fixture) -> World {
     let clock = FixedClock::at(1_764_455_111_007);
     let bank = Bank::with_clock(fixture.store(), clock.clone());
     let alice = bank.add_user("alice@example.com").await.unwrap().id;
@@ -100,15 +104,15 @@ async fn world(fixture: &dyn Fixture) -> World {
     World { bank, clock, alice, bob, org }
 }
 
-fn request(content: &str) -> SaveMemoryRequest {
+pub(crate) fn request(content: &str) -> SaveMemoryRequest {
     SaveMemoryRequest { content: content.into(), ..Default::default() }
 }
 
-async fn save(w: &World, user: &str, req: SaveMemoryRequest) -> Memory {
+pub(crate) async fn save(w: &World, user: &str, req: SaveMemoryRequest) -> Memory {
     w.bank.save(user, &w.org, validate_save(req).unwrap()).await.unwrap()
 }
 
-async fn search(w: &World, user: &str, q: &str) -> Vec<String> {
+pub(crate) async fn search(w: &World, user: &str, q: &str) -> Vec<String> {
     let hits = w.bank.search(user, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
     hits.into_iter().map(|h| h.memory.content).collect()
 }
@@ -119,7 +123,7 @@ async fn ranked(w: &World, q: &str) -> Vec<(String, f64)> {
     hits.into_iter().map(|h| (h.memory.id, h.score)).collect()
 }
 
-async fn list_all(w: &World, user: &str) -> Vec<Memory> {
+pub(crate) async fn list_all(w: &World, user: &str) -> Vec<Memory> {
     let page = w.bank.list(user, &parse_list(Some("100"), None).unwrap()).await.unwrap();
     page.memories
 }
@@ -130,12 +134,14 @@ pub async fn save_round_trips_byte_for_byte(f: &dyn Fixture) {
     let saved = save(&w, &w.alice, SaveMemoryRequest {
         content: "  Prefers green tea  ".into(),
         tags: Some(vec!["drinks".into()]),
+        confirmed_via: Some(ConfirmedVia::Cli),
         contexts: Some(vec![
             ContextInput { snippet: "first".into(), conversation_id: Some("c1".into()), message_id: Some("m1".into()), origin: Some(Origin::ActiveConversation) },
             ContextInput { snippet: "second".into(), ..Default::default() },
         ]),
     }).await;
     assert_eq!(saved.content, "Prefers green tea");
+    assert_eq!((saved.confirmed_via, saved.proposed_by.as_deref()), (Some(ConfirmedVia::Cli), None));
     assert_eq!((saved.scope, saved.source.as_str(), saved.org_id.as_str()), (Scope::User, "chat", w.org.as_str()));
     assert_eq!(saved.created_at.unix_ms(), 1_764_455_111_007);
     assert_eq!(saved.updated_at, saved.created_at);
@@ -335,6 +341,8 @@ pub async fn org_scoped_rows_are_invisible(f: &dyn Fixture) {
         created_at: Timestamp::now(),
         search_text: terms::index_text(&w.alice, ["shared org fact walrus"]),
         contexts: vec![],
+        confirmed_via: None,
+        proposed_by: None,
     };
     f.store().insert_memory(&org_row).await.unwrap();
     assert!(list_all(&w, &w.alice).await.is_empty());

@@ -1,8 +1,12 @@
-// The shell: header, then the memory panel, the sessions view or account settings.
-// The Sessions view's state lives here so it is kept while another view is shown.
+// The shell: header, then the memory panel, the Inbox, the sessions view or account
+// settings. The Sessions view's state lives here so it is kept while another view is
+// shown; the Inbox query lives here too, for the tab's badge and the announcer.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { applyLanguage } from "../i18n";
+import { InboxAnnouncer } from "../inbox/InboxAnnouncer";
+import { InboxView } from "../inbox/InboxView";
+import { useInbox, useInboxChangedRefetch } from "../inbox/useInbox";
 import { errorMessage, setActiveOrg, type AppState } from "../ipc";
 import { MemoryPanel } from "../memory/MemoryPanel";
 import {
@@ -21,7 +25,24 @@ import { useAppState, useAppStateCommand } from "./useAppState";
 export function App() {
   const { t, i18n } = useTranslation();
   const [view, setView] = useState<View>("memories");
+  /** Settings opened to set up agents: the Agents section takes the focus. */
+  const [agentsFocus, setAgentsFocus] = useState(false);
   const state = useAppState();
+  const inbox = useInbox(state.data);
+  const toasts = useToasts();
+  const switchOrg = useAppStateCommand(setActiveOrg);
+  const navigate = useCallback((next: View) => {
+    setAgentsFocus(false);
+    setView(next);
+  }, []);
+  const openAgents = useCallback(() => {
+    setAgentsFocus(true);
+    setView("settings");
+  }, []);
+  const onSwitchOrg = (orgId: string) =>
+    switchOrg.mutate(orgId, {
+      onError: (error) => toasts.show({ id: "switch-org", kind: "error", title: errorMessage(error) }),
+    });
   const language = state.data?.prefs.language;
   const [sessionsNav, setSessionsNav] = useState<SessionsNav>(initialSessionsNav);
   const nonce = useRef(0);
@@ -31,6 +52,7 @@ export function App() {
     setView("sessions");
   }, []);
   useSessionsChangedRefetch();
+  useInboxChangedRefetch();
 
   useEffect(() => {
     if (language !== undefined) applyLanguage(i18n, language);
@@ -41,7 +63,13 @@ export function App() {
 
   return (
     <div className="app">
-      <Header view={view} onNavigate={setView} />
+      <Header
+        view={view}
+        onNavigate={navigate}
+        inboxCount={inbox.data?.proposals.length ?? null}
+        inboxMore={Boolean(inbox.data?.nextCursor)}
+      />
+      <InboxAnnouncer proposals={inbox.data?.proposals} />
       <main className="main">
         <OpenSessionProvider value={openSession}>
           {state.isPending ? (
@@ -54,7 +82,14 @@ export function App() {
               </button>
             </section>
           ) : view === "settings" ? (
-            <SettingsView state={state.data} />
+            <SettingsView state={state.data} focusAgents={agentsFocus} />
+          ) : view === "inbox" ? (
+            <InboxView
+              state={state.data}
+              onOpenSettings={() => navigate("settings")}
+              onOpenAgents={openAgents}
+              onSwitchOrg={onSwitchOrg}
+            />
           ) : view === "sessions" ? (
             <SessionsView
               state={state.data}
@@ -63,7 +98,13 @@ export function App() {
               onOpen={openSession}
             />
           ) : (
-            <Memories state={state.data} onOpenSettings={() => setView("settings")} />
+            <Memories
+              state={state.data}
+              onOpenSettings={() => navigate("settings")}
+              onOpenAgents={openAgents}
+              switchingOrg={switchOrg.isPending}
+              onSwitchOrg={onSwitchOrg}
+            />
           )}
         </OpenSessionProvider>
       </main>
@@ -71,10 +112,16 @@ export function App() {
   );
 }
 
-function Memories({ state, onOpenSettings }: { state: AppState; onOpenSettings: () => void }) {
+interface MemoriesProps {
+  state: AppState;
+  onOpenSettings: () => void;
+  onOpenAgents: () => void;
+  switchingOrg: boolean;
+  onSwitchOrg: (orgId: string) => void;
+}
+
+function Memories({ state, onOpenSettings, onOpenAgents, switchingOrg, onSwitchOrg }: MemoriesProps) {
   const { t } = useTranslation();
-  const toasts = useToasts();
-  const switchOrg = useAppStateCommand(setActiveOrg);
 
   // The `memory` flag hides the panel in this UI only; the server never sees it.
   if (!state.prefs.memoryEnabled) {
@@ -91,13 +138,9 @@ function Memories({ state, onOpenSettings }: { state: AppState; onOpenSettings: 
     <MemoryPanel
       state={state}
       onOpenSettings={onOpenSettings}
-      switchingOrg={switchOrg.isPending}
-      onSwitchOrg={(orgId) =>
-        switchOrg.mutate(orgId, {
-          onError: (error) =>
-            toasts.show({ id: "switch-org", kind: "error", title: errorMessage(error) }),
-        })
-      }
+      onOpenAgents={onOpenAgents}
+      switchingOrg={switchingOrg}
+      onSwitchOrg={onSwitchOrg}
     />
   );
 }

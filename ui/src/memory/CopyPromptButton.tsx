@@ -1,15 +1,15 @@
-// Copies the agent instructions; the label says "Copied" for 2 s.
+// Copies the agent instructions, in the UI language; the label says "Copied" for 2 s.
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { errorMessage } from "../ipc";
 import { useToasts } from "../toasts/Toasts";
-import { AGENT_PROMPT } from "./agentPrompt";
+import { agentPrompt } from "./agentPrompt";
 import { CopyIcon } from "./icons";
 
 export const COPIED_MS = 2000;
 
 export function CopyPromptButton() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const toasts = useToasts();
   const [copied, setCopied] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -18,7 +18,7 @@ export function CopyPromptButton() {
 
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(AGENT_PROMPT);
+      await navigator.clipboard.writeText(agentPrompt(i18n.language));
     } catch (error) {
       toasts.show({
         id: "copy-prompt",

@@ -16,9 +16,10 @@ interface Props {
   activeOrgId: string;
   onSwitchOrg: (orgId: string) => void;
   switchingOrg: boolean;
+  onOpenAgents?: () => void;
 }
 
-export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg }: Props) {
+export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, onOpenAgents }: Props) {
   const { t } = useTranslation();
   const pending = usePendingDeletes();
   const toolbarRef = useRef<HTMLDivElement>(null);
@@ -43,7 +44,7 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg }: 
   let content;
   if (view.isPending) content = <Loading />;
   else if (view.isError) content = <ErrorState error={view.error} onRetry={view.refetch} />;
-  else if (view.memories.length === 0 && !view.hasNextPage) content = <Empty query={query} />;
+  else if (view.memories.length === 0 && !view.hasNextPage) content = <Empty query={query} onOpenAgents={onOpenAgents} />;
   else
     content = (
       <MemoryList

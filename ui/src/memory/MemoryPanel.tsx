@@ -10,11 +10,13 @@ import { NotSignedIn } from "./states/NotSignedIn";
 interface Props {
   state: AppState;
   onOpenSettings: () => void;
+  /** Settings → Agents, where the empty panel sends the person first. */
+  onOpenAgents?: () => void;
   onSwitchOrg: (orgId: string) => void;
   switchingOrg: boolean;
 }
 
-export function MemoryPanel({ state, onOpenSettings, onSwitchOrg, switchingOrg }: Props) {
+export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, switchingOrg }: Props) {
   const { flush } = usePendingDeletes();
   // Only a real unmount may flush, not a new `flush` identity (say, a language change).
   const flushRef = useRef(flush);
@@ -32,6 +34,7 @@ export function MemoryPanel({ state, onOpenSettings, onSwitchOrg, switchingOrg }
       activeOrgId={state.activeOrgId}
       onSwitchOrg={onSwitchOrg}
       switchingOrg={switchingOrg}
+      onOpenAgents={onOpenAgents}
     />
   );
 }

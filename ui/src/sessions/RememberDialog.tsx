@@ -9,7 +9,7 @@ import { errorMessage, saveMemory, type AppState, type TranscriptMessage } from 
 import { appStateKey, listKey, searchKeyPrefix } from "../memory/queryKeys";
 import { useToasts } from "../toasts/Toasts";
 import { shorten } from "./format";
-import { SecretText } from "./SecretText";
+import { SecretWarning } from "./SecretWarning";
 import { findSecrets, secretKinds } from "./secrets";
 
 export const CONTENT_MAX_CHARS = 8000;
@@ -68,7 +68,7 @@ interface FormProps {
 }
 
 function RememberForm({ state, source, contentRef, onClose }: FormProps) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const client = useQueryClient();
   const toasts = useToasts();
   const ids = { content: useId(), snippet: useId(), tags: useId(), help: useId(), warn: useId() };
@@ -108,7 +108,6 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
     });
   };
 
-  const list = new Intl.ListFormat(i18n.language, { type: "conjunction" });
   return (
     <>
       <Ariakit.DialogHeading className="dialog-title">{t("remember.title")}</Ariakit.DialogHeading>
@@ -146,17 +145,13 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
           aria-describedby={kinds.length > 0 ? ids.warn : undefined}
           onChange={(event) => setSnippet(event.currentTarget.value)}
         />
-        {kinds.length > 0 && (
-          <div className="secret-warning" role="alert" id={ids.warn}>
-            <p>{t("remember.secretsFound", { kinds: list.format(kinds.map((kind) => t(`secrets.${kind}`))) })}</p>
-            {contentSecrets.length > 0 && (
-              <SecretPreview label={t("remember.secretsIn", { field: t("remember.content") })} text={content} matches={contentSecrets} />
-            )}
-            {snippetSecrets.length > 0 && (
-              <SecretPreview label={t("remember.secretsIn", { field: t("remember.snippet") })} text={snippet} matches={snippetSecrets} />
-            )}
-          </div>
-        )}
+        <SecretWarning
+          id={ids.warn}
+          fields={[
+            { label: t("remember.content"), text: content, matches: contentSecrets },
+            { label: t("remember.snippet"), text: snippet, matches: snippetSecrets },
+          ]}
+        />
         <label htmlFor={ids.tags}>{t("remember.tags")}</label>
         <span className="hint">{t("remember.tagsHelp")}</span>
         <input id={ids.tags} className="input" value={tags} autoComplete="off" onChange={(event) => setTags(event.currentTarget.value)} />
@@ -186,17 +181,6 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
           {save.isPending ? t("remember.saving") : t("remember.save")}
         </button>
       </div>
-    </>
-  );
-}
-
-function SecretPreview({ label, text, matches }: { label: string; text: string; matches: ReturnType<typeof findSecrets> }) {
-  return (
-    <>
-      <p className="secret-label">{label}</p>
-      <p className="secret-preview">
-        <SecretText text={text} matches={matches} />
-      </p>
     </>
   );
 }

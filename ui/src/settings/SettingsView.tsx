@@ -1,12 +1,15 @@
 import type { AppState } from "../ipc";
 import { AccountSection } from "./AccountSection";
+import { AgentsSection } from "./AgentsSection";
 import { PreferencesSection } from "./PreferencesSection";
 import { SessionFoldersSection } from "./SessionFoldersSection";
 
-export function SettingsView({ state }: { state: AppState }) {
+/** `focusAgents`: opened to set up agents, so the Agents section takes the focus. */
+export function SettingsView({ state, focusAgents = false }: { state: AppState; focusAgents?: boolean }) {
   return (
     <div className="settings">
       <AccountSection state={state} />
+      <AgentsSection autoFocus={focusAgents} />
       <PreferencesSection state={state} />
       <SessionFoldersSection state={state} />
     </div>

@@ -146,13 +146,13 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     }
 
     // The big session.
-    let read = || ReadArgs { session_id: Some(h.big_id.clone()), count: Some(json!(30)), before: None };
+    let read = || ReadArgs { session_id: Some(h.big_id.clone()), count: Some(json!(30)), before: None, ..Default::default() };
     let transcript = lib.read_transcript(read())?;
     anyhow::ensure!(transcript.returned == 30, "the big session returned {}", transcript.returned);
     let (p50, p95, n) = time(args.calls, || lib.read_transcript(read()).map(drop))?;
     let ok = if p95 < 50.0 { "< 50 ms: met" } else { "< 50 ms: NOT met" };
     row("read_transcript last 30 of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), ok);
-    let latest = || LatestArgs { session_id: Some(h.big_id.clone()) };
+    let latest = || LatestArgs { session_id: Some(h.big_id.clone()), ..Default::default() };
     let (p50, p95, n) = time(args.calls, || lib.latest_message(latest()).map(drop))?;
     row("latest_message of the 1 GB session", format!("{p50:.2} / {p95:.2} ms ({n})"), "");
 
@@ -249,7 +249,7 @@ fn search_messages(lib: &Library, calls: usize, row: &mut impl FnMut(&str, Strin
         ("2 characters, Chinese", "数据"),
         ("2 characters, English", "go"),
     ] {
-        let args_of = SearchArgs { query: Some(query.into()), limit: None };
+        let args_of = SearchArgs { query: Some(query.into()), limit: None, ..Default::default() };
         let t = Instant::now();
         let hits = lib.search_messages(args_of.clone())?.hits.len();
         let first = t.elapsed().as_secs_f64() * 1e3;

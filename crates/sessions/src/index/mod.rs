@@ -5,6 +5,7 @@
 //! It is a cache: it can be deleted at any time and is rebuilt on the next refresh.
 
 mod apply;
+mod page;
 mod query;
 mod read;
 mod refresh;
@@ -16,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
-pub use query::{Facets, FoundSession, ListFilter, SourceCount, WorkspaceCount};
+pub use page::{ListCursor, SearchCursor};
+pub use query::{Facets, FoundSession, ListFilter, SearchFilter, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
 /// Bump when the schema or a reader's output changes: the index is then rebuilt.

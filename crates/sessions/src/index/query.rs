@@ -4,10 +4,11 @@
 
 use rusqlite::{params_from_iter, types::Value as Sql, OptionalExtension, Row};
 
+use super::page::{ListCursor, Page, SearchCursor};
 use super::{Index, IndexError};
 use crate::model::{
-    format_ms, ActivityEntry, Role, SearchHit, SessionInfo, SessionList, Source, TranscriptMessage, SNIPPET_AFTER,
-    SNIPPET_BEFORE,
+    format_ms, ActivityEntry, Role, SearchHit, SearchResult, SessionInfo, SessionList, Source, TranscriptMessage,
+    SNIPPET_AFTER, SNIPPET_BEFORE,
 };
 use crate::text::{find_folded, fold};
 
@@ -22,6 +23,19 @@ pub struct ListFilter {
     pub source: Option<Source>,
     /// Text the title, workspace or id contains (case-insensitive).
     pub query: Option<String>,
+    /// Only sessions after this one (the next page).
+    pub after: Option<ListCursor>,
+}
+
+/// The filters of `search_messages`, besides the query.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFilter {
+    /// A workspace path, or its last component, as in [`ListFilter::workspace`].
+    pub workspace: Option<String>,
+    /// Only this tool.
+    pub source: Option<Source>,
+    /// Only messages after this one (the next page).
+    pub after: Option<SearchCursor>,
 }
 
 /// A session found by id, with its row for follow-up reads.
@@ -95,6 +109,28 @@ fn like_escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
 }
 
+/// Sessions in `workspace` (a path, or its last component), appended to `args`.
+fn workspace_clause(workspace: &str, args: &mut Vec<Sql>) -> String {
+    let w = workspace.trim().trim_end_matches(['/', '\\']);
+    args.push(Sql::Text(w.into()));
+    args.push(Sql::Text(format!("%/{}", like_escape(w))));
+    args.push(Sql::Text(format!("%\\\\{}", like_escape(w))));
+    "(s.workspace = ? COLLATE NOCASE OR s.workspace LIKE ? ESCAPE '\\'
+      OR s.workspace LIKE ? ESCAPE '\\')"
+        .into()
+}
+
+/// Up to `limit` of the sessions found (`limit + 1` were asked for, to know whether more follow).
+fn session_page(total: u64, found: Vec<(SessionInfo, String)>, limit: u32) -> SessionList {
+    let page = Page::of(found, limit as usize);
+    SessionList { total, sessions: page.items, next_cursor: page.next_cursor, cursors: page.cursors }
+}
+
+/// The cursor after a listed session (its columns as `info` reads them).
+fn list_cursor(row: &Row) -> rusqlite::Result<String> {
+    Ok(ListCursor { updated: row.get(5)?, created: row.get(4)?, row: row.get(0)? }.encode())
+}
+
 impl Index {
     /// Sessions matching `filter`, newest first, and how many matched in all.
     pub fn list(&self, roots: &[String], filter: &ListFilter) -> Result<SessionList, IndexError> {
@@ -107,15 +143,7 @@ impl Index {
             args.push(Sql::Text(source.as_str().into()));
         }
         if let Some(workspace) = filter.workspace.as_deref() {
-            let w = workspace.trim().trim_end_matches(['/', '\\']);
-            conditions.push(
-                "(s.workspace = ? COLLATE NOCASE OR s.workspace LIKE ? ESCAPE '\\'
-                  OR s.workspace LIKE ? ESCAPE '\\')"
-                    .into(),
-            );
-            args.push(Sql::Text(w.into()));
-            args.push(Sql::Text(format!("%/{}", like_escape(w))));
-            args.push(Sql::Text(format!("%\\\\{}", like_escape(w))));
+            conditions.push(workspace_clause(workspace, &mut args));
         }
         if let Some(query) = filter.query.as_deref() {
             // Titles kept outside the session file are short: lower-cased here; the rest
@@ -146,35 +174,43 @@ impl Index {
             // SQLite's `updated DESC, created DESC, id DESC` (NULL sorts below any number).
             matches.sort_unstable_by(|a, b| b.cmp(a));
             let total = matches.len() as u64;
-            let ids: Vec<i64> = matches.iter().take(filter.limit as usize).map(|m| m.2).collect();
+            let after = filter.after.map(|c| c.key());
+            let ids: Vec<i64> = matches
+                .iter()
+                .filter(|m| after.is_none_or(|after| **m < after))
+                .take(filter.limit as usize + 1)
+                .map(|m| m.2)
+                .collect();
             let ids = serde_json::to_string(&ids).unwrap_or_else(|_| "[]".into());
             let mut stmt = self.conn.prepare_cached(&format!(
                 "SELECT {INFO_COLUMNS}, {TITLE} FROM session s
                      LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
                  WHERE s.id IN (SELECT value FROM json_each(?1)) {order}"
             ))?;
-            let sessions = stmt
-                .query_map([ids], |r| info(r, r.get(7)?))?
-                .map(|r| r.map(|f| f.info))
+            let found = stmt
+                .query_map([ids], |r| Ok((info(r, r.get(7)?)?.info, list_cursor(r)?)))?
                 .collect::<Result<Vec<_>, _>>()?;
-            return Ok(SessionList { total, sessions });
+            return Ok(session_page(total, found, filter.limit));
         }
         let total: i64 = self.conn.query_row(
             &format!("SELECT count(*) FROM session s WHERE {filter_sql}"),
             params_from_iter(args.iter()),
             |r| r.get(0),
         )?;
-        args.push(Sql::Integer(i64::from(filter.limit)));
+        let page_sql = match &filter.after {
+            Some(after) => format!("{filter_sql} AND {}", after.after_sql(&mut args)),
+            None => filter_sql,
+        };
+        args.push(Sql::Integer(i64::from(filter.limit) + 1));
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {INFO_COLUMNS}, {TITLE} FROM session s
                  LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id
-             WHERE {filter_sql} {order} LIMIT ?"
+             WHERE {page_sql} {order} LIMIT ?"
         ))?;
-        let sessions = stmt
-            .query_map(params_from_iter(args.iter()), |r| info(r, r.get(7)?))?
-            .map(|r| r.map(|f| f.info))
+        let found = stmt
+            .query_map(params_from_iter(args.iter()), |r| Ok((info(r, r.get(7)?)?.info, list_cursor(r)?)))?
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(SessionList { total: total as u64, sessions })
+        Ok(session_page(total as u64, found, filter.limit))
     }
 
     /// The listed session with this id (the most recently active one if a tool reused an id).
@@ -205,18 +241,35 @@ impl Index {
         before: u64,
         count: u64,
     ) -> Result<Vec<TranscriptMessage>, IndexError> {
+        self.messages_before_capped(session_row, before, count, None)
+    }
+
+    /// Like [`Index::messages_before`], with each text cut to at most `max_chars`
+    /// characters (marked `truncated`); SQLite cuts it, so a huge message is not copied.
+    pub fn messages_before_capped(
+        &self,
+        session_row: i64,
+        before: u64,
+        count: u64,
+        max_chars: Option<u32>,
+    ) -> Result<Vec<TranscriptMessage>, IndexError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT idx, message_id, role, text, ts FROM message
+            "SELECT idx, message_id, role,
+                    CASE WHEN ?4 IS NULL THEN text ELSE substr(text, 1, ?4) END, ts,
+                    ?4 IS NOT NULL AND length(text) > ?4
+             FROM message
              WHERE session = ?1 AND idx < ?2 ORDER BY idx DESC LIMIT ?3",
         )?;
+        let max_chars = max_chars.map(i64::from);
         let mut messages = stmt
-            .query_map(rusqlite::params![session_row, before as i64, count as i64], |r| {
+            .query_map(rusqlite::params![session_row, before as i64, count as i64, max_chars], |r| {
                 Ok(TranscriptMessage {
                     index: r.get::<_, i64>(0)? as u64,
                     message_id: r.get(1)?,
                     role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
                     text: r.get(3)?,
                     timestamp: r.get::<_, Option<i64>>(4)?.and_then(format_ms),
+                    truncated: r.get(5)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -254,6 +307,20 @@ impl Index {
     /// index cannot answer (under three characters, or while a first index builds it)
     /// scans the stored texts the same two ways. All give the same answer.
     pub fn search(&self, roots: &[String], query: &str, limit: u32) -> Result<Vec<SearchHit>, IndexError> {
+        Ok(self.search_page(roots, query, &SearchFilter::default(), limit)?.hits)
+    }
+
+    /// One page of [`Index::search`]: up to `limit` hits that also match `filter`, with the
+    /// cursor of the next page when more follow.
+    pub fn search_page(
+        &self,
+        roots: &[String],
+        query: &str,
+        filter: &SearchFilter,
+        limit: u32,
+    ) -> Result<SearchResult, IndexError> {
+        // One more than asked for tells whether a next page exists.
+        let fetch = limit.saturating_add(1);
         let needle = fold(query).into_owned();
         let mut args = Vec::new();
         let candidates = super::search::candidates(&self.conn, query)?;
@@ -265,9 +332,9 @@ impl Index {
                 ("contains_folded(m.text, ?)", true)
             }
         };
-        let mut roots_args = Vec::new();
-        let roots_sql = roots_clause(roots, &mut roots_args);
-        let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}");
+        let mut session_args = Vec::new();
+        let session_sql = session_filter(roots, filter, &mut session_args);
+        let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}, m.sort_ts, m.id");
         let joins = |hint: &str| {
             format!(
                 "FROM message m {hint} JOIN session s ON s.id = m.session JOIN unit u ON u.id = s.unit_id
@@ -275,88 +342,106 @@ impl Index {
             )
         };
 
-        if common {
-            // The sort key of the WALK_ROWS-th newest message bounds the walk.
+        // The walks see no NULL sort key, so they go on only from a cursor that has one
+        // (NULL keys sort last, where only the full sort reaches).
+        let mut walk_args = Vec::new();
+        let walk_after = match &filter.after {
+            None => Some("1".to_string()),
+            Some(after) => after.walk_sql("m.", &mut walk_args),
+        };
+        if let (true, Some(walk_after)) = (common, walk_after) {
+            // The sort key of the WALK_ROWS-th newest message (after the cursor) bounds the walk.
             let floor: Option<i64> = self
                 .conn
                 .prepare_cached(&format!(
-                    "SELECT sort_ts FROM message INDEXED BY message_by_sort
-                     ORDER BY sort_ts DESC, id DESC LIMIT 1 OFFSET {WALK_ROWS}"
+                    "SELECT m.sort_ts FROM message m INDEXED BY message_by_sort WHERE {walk_after}
+                     ORDER BY m.sort_ts DESC, m.id DESC LIMIT 1 OFFSET {WALK_ROWS}"
                 ))?
-                .query_row([], |r| r.get(0))
-                .optional()?;
+                .query_row(params_from_iter(walk_args.iter()), |r| r.get::<_, Option<i64>>(0))
+                .optional()?
+                .flatten();
             let floor = floor.unwrap_or(i64::MIN);
+            let walk = Walk { after: &walk_after, after_args: &walk_args, floor };
             let hits = match &candidates {
-                Some(ids) => self.walk_candidates(ids, &columns, &joins(""), &roots_sql, &roots_args, floor, &needle, limit)?,
+                Some(ids) => {
+                    self.walk_candidates(ids, &columns, &joins(""), &session_sql, &session_args, &walk, &needle, fetch)?
+                }
                 None => {
-                    let mut walk_args = args.clone();
-                    walk_args.extend(roots_args.iter().cloned());
-                    walk_args.push(Sql::Integer(floor));
+                    let mut scan_args = args.clone();
+                    scan_args.extend(session_args.iter().cloned());
+                    scan_args.push(Sql::Integer(floor));
+                    scan_args.extend(walk_args.iter().cloned());
                     let mut stmt = self.conn.prepare(&format!(
                         "SELECT {columns} {}
-                         WHERE {matcher} AND s.hidden = 0 AND {roots_sql} AND m.sort_ts >= ?
+                         WHERE {matcher} AND {session_sql} AND m.sort_ts >= ? AND {walk_after}
                          ORDER BY m.sort_ts DESC, m.id DESC",
                         joins("INDEXED BY message_by_sort")
                     ))?;
-                    collect_hits(&mut stmt, &walk_args, &needle, limit)?
+                    collect_hits(&mut stmt, &scan_args, &needle, fetch)?
                 }
             };
             // Complete when the window held enough matches, or was the whole table.
-            if hits.len() as u32 >= limit || floor == i64::MIN {
-                return Ok(hits);
+            if hits.len() as u32 >= fetch || floor == i64::MIN {
+                return Ok(hit_page(hits, limit));
             }
         }
         if let Some(ids) = &candidates {
             // A JSON array, read back by `json_each`: one bound parameter for any number.
             args.push(Sql::Text(serde_json::Value::from(ids.clone()).to_string()));
         }
-        args.extend(roots_args);
+        args.extend(session_args);
+        let after_sql = match &filter.after {
+            Some(after) => after.after_sql("m.", &mut args),
+            None => "1".to_string(),
+        };
         let sql = if candidates.is_some() {
             // The candidates drive the join (CROSS JOIN keeps them the outer loop); left to
             // itself the planner walks every listed session's messages instead.
             format!(
                 "SELECT {columns} {}
-                 WHERE s.hidden = 0 AND {roots_sql}
+                 WHERE {session_sql} AND {after_sql}
                  ORDER BY m.sort_ts DESC, m.id DESC",
                 joins("").replacen("FROM message m", "FROM json_each(?) c CROSS JOIN message m ON m.id = c.value", 1)
             )
         } else {
             format!(
                 "SELECT {columns} {}
-                 WHERE {matcher} AND s.hidden = 0 AND {roots_sql}
+                 WHERE {matcher} AND {session_sql} AND {after_sql}
                  ORDER BY m.sort_ts DESC, m.id DESC",
                 joins("")
             )
         };
         let mut stmt = self.conn.prepare(&sql)?;
-        Ok(collect_hits(&mut stmt, &args, &needle, limit)?)
+        Ok(hit_page(collect_hits(&mut stmt, &args, &needle, fetch)?, limit))
     }
 
     /// The first `limit` hits among `candidates` (sorted ids) in the newest messages down
-    /// to sort key `floor`, newest first: the walk reads ids only (from the index), and
-    /// the rows of candidates one by one.
+    /// to sort key `walk.floor` (after the cursor), newest first: the walk reads ids only
+    /// (from the index), and the rows of candidates one by one.
     #[allow(clippy::too_many_arguments)]
     fn walk_candidates(
         &self,
         candidates: &[i64],
         columns: &str,
         joins: &str,
-        roots_sql: &str,
-        roots_args: &[Sql],
-        floor: i64,
+        session_sql: &str,
+        session_args: &[Sql],
+        walk: &Walk<'_>,
         needle: &str,
         limit: u32,
-    ) -> Result<Vec<SearchHit>, IndexError> {
-        let mut walk = self.conn.prepare_cached(
-            "SELECT id FROM message INDEXED BY message_by_sort WHERE sort_ts >= ?1 ORDER BY sort_ts DESC, id DESC",
-        )?;
-        let mut row = self
-            .conn
-            .prepare_cached(&format!("SELECT {columns} {joins} WHERE m.id = ? AND s.hidden = 0 AND {roots_sql}"))?;
+    ) -> Result<Vec<(SearchHit, String)>, IndexError> {
+        let mut walk_stmt = self.conn.prepare_cached(&format!(
+            "SELECT m.id FROM message m INDEXED BY message_by_sort WHERE m.sort_ts >= ? AND {}
+             ORDER BY m.sort_ts DESC, m.id DESC",
+            walk.after
+        ))?;
+        let mut row = self.conn.prepare_cached(&format!("SELECT {columns} {joins} WHERE m.id = ? AND {session_sql}"))?;
         let mut row_args = vec![Sql::Null];
-        row_args.extend(roots_args.iter().cloned());
+        row_args.extend(session_args.iter().cloned());
+        let mut walk_args = vec![Sql::Integer(walk.floor)];
+        walk_args.extend(walk.after_args.iter().cloned());
         let mut hits = Vec::new();
-        let mut ids = walk.query([floor])?;
+        let mut ids = walk_stmt.query(params_from_iter(walk_args.iter()))?;
         while let Some(r) = ids.next()? {
             if hits.len() as u32 >= limit {
                 break;
@@ -403,15 +488,43 @@ const FEW_MATCHES: usize = 2000;
 /// Newest messages a walk looks at before it falls back to sorting every match.
 const WALK_ROWS: i64 = 20_000;
 
+/// Where a search walk starts (after the cursor) and stops (the floor).
+struct Walk<'a> {
+    after: &'a str,
+    after_args: &'a [Sql],
+    floor: i64,
+}
+
+/// The messages' sessions a search may return: listed, under the roots, and of the
+/// filter's tool and workspace; arguments appended to `args`.
+fn session_filter(roots: &[String], filter: &SearchFilter, args: &mut Vec<Sql>) -> String {
+    let mut sql = format!("s.hidden = 0 AND {}", roots_clause(roots, args));
+    if let Some(source) = filter.source {
+        sql.push_str(" AND s.source = ?");
+        args.push(Sql::Text(source.as_str().into()));
+    }
+    if let Some(workspace) = filter.workspace.as_deref() {
+        sql.push_str(" AND ");
+        sql.push_str(&workspace_clause(workspace, args));
+    }
+    sql
+}
+
+/// Up to `limit` of the hits found (`limit + 1` were looked for).
+fn hit_page(found: Vec<(SearchHit, String)>, limit: u32) -> SearchResult {
+    let page = Page::of(found, limit as usize);
+    SearchResult { hits: page.items, next_cursor: page.next_cursor, cursors: page.cursors }
+}
+
 /// Runs a search statement (candidates in result order) and keeps the first `limit` whose
 /// text really contains `needle`: the trigram index only finds messages holding every
-/// trigram of the query, anywhere.
+/// trigram of the query, anywhere. Each hit comes with the cursor that continues after it.
 fn collect_hits(
     stmt: &mut rusqlite::Statement<'_>,
     args: &[Sql],
     needle: &str,
     limit: u32,
-) -> rusqlite::Result<Vec<SearchHit>> {
+) -> rusqlite::Result<Vec<(SearchHit, String)>> {
     let mut hits = Vec::new();
     let mut rows = stmt.query(params_from_iter(args.iter()))?;
     while let Some(r) = rows.next()? {
@@ -421,7 +534,7 @@ fn collect_hits(
         let text: String = r.get(3)?;
         let Some(snippet) = snippet(&text, needle) else { continue };
         let source: String = r.get(5)?;
-        hits.push(SearchHit {
+        let hit = SearchHit {
             session_id: r.get(4)?,
             source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
             title: r.get(6)?,
@@ -429,7 +542,8 @@ fn collect_hits(
             index: r.get::<_, i64>(0)? as u64,
             role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
             snippet,
-        });
+        };
+        hits.push((hit, SearchCursor { sort_ts: r.get(7)?, row: r.get(8)? }.encode()));
     }
     Ok(hits)
 }

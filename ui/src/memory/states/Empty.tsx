@@ -1,7 +1,8 @@
 import { useTranslation } from "react-i18next";
 
-/** No memories at all, or (with `query`) none matching a search. */
-export function Empty({ query }: { query?: string }) {
+/** No memories at all (pointing to Settings → Agents → Install first), or (with
+ *  `query`) none matching a search. */
+export function Empty({ query, onOpenAgents }: { query?: string; onOpenAgents?: () => void }) {
   const { t } = useTranslation();
   if (query) {
     return (
@@ -15,6 +16,11 @@ export function Empty({ query }: { query?: string }) {
       <h2 id="state-empty">{t("states.emptyTitle")}</h2>
       <p>{t("states.emptyBody")}</p>
       <p>{t("states.emptyHowTo")}</p>
+      {onOpenAgents && (
+        <button type="button" className="button button-primary" onClick={onOpenAgents}>
+          {t("states.openAgents")}
+        </button>
+      )}
     </section>
   );
 }

@@ -5,7 +5,6 @@
 
 use std::path::Path;
 
-use crate::DesktopError;
 
 /// Makes new files and folders of this process private to its user (umask `077`).
 /// Call first thing, before other threads start creating files.
@@ -19,16 +18,10 @@ pub fn restrict_new_files() {
 
 /// Creates `dir` if needed and makes it and everything in it private: folders `0700`,
 /// files `0600` (symlinks are left alone and not followed).
-pub fn secure_data_dir(dir: &Path) -> Result<(), DesktopError> {
-    let fail = |e: std::io::Error| {
-        DesktopError::new(
-            "internal",
-            format!("cannot prepare the data folder {}: {e}", dir.display()),
-        )
-    };
-    std::fs::create_dir_all(dir).map_err(fail)?;
+pub fn secure_data_dir(dir: &Path) -> Result<(), std::io::Error> {
+    std::fs::create_dir_all(dir)?;
     #[cfg(unix)]
-    tighten(dir).map_err(fail)?;
+    tighten(dir)?;
     Ok(())
 }
 

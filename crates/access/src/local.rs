@@ -1,0 +1,180 @@
+//! The person's own bank: the SQLite file in the app's data folder, opened directly.
+//! SQLite's WAL and busy timeout let the desktop app's embedded service and any
+//! number of agent processes write to it at once without losing each other's rows.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use memory_bank_contract::secrets;
+use memory_bank_contract::validate;
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
+};
+use memory_bank_contract::ErrorCode;
+use memory_bank_store::{Bank, ProposalError, StoreError};
+use memory_bank_store_sqlite::SqliteStore;
+
+use crate::{AccessError, MemoryAccess};
+
+/// The desktop app's identifier: its data folder's name.
+pub const APP_IDENTIFIER: &str = "dev.memorybank.app";
+
+/// The desktop app's data folder, where the local bank lives: `MEMORY_BANK_DATA_DIR`,
+/// else the OS data folder's `dev.memorybank.app` (what Tauri's `app_data_dir` is:
+/// `~/.local/share/…` on Linux, `~/Library/Application Support/…` on macOS,
+/// `%APPDATA%\…` on Windows).
+pub fn app_data_dir() -> Option<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("MEMORY_BANK_DATA_DIR").filter(|d| !d.is_empty()) {
+        return Some(dir.into());
+    }
+    Some(directories::BaseDirs::new()?.data_dir().join(APP_IDENTIFIER))
+}
+
+/// Email of the one local user (the desktop app's and its agents').
+pub const LOCAL_EMAIL: &str = "me@local.memory-bank";
+/// Name of the local user's org.
+pub const LOCAL_ORG: &str = "Personal";
+
+/// The local bank and the local user acting in their org.
+#[derive(Clone)]
+pub struct LocalAccess {
+    bank: Bank,
+    user_id: String,
+    org_id: String,
+    path: String,
+}
+
+impl LocalAccess {
+    /// Opens (creating if needed) `data_dir/memory.db` and provisions the local user
+    /// and org on first use, as the desktop app does.
+    pub async fn open(data_dir: &Path) -> Result<Self, AccessError> {
+        let prepare = || {
+            crate::private_files::secure_data_dir(data_dir).map_err(|e| {
+                AccessError::new(ErrorCode::Internal, format!("cannot prepare the data folder {}: {e}", data_dir.display()))
+            })
+        };
+        prepare()?;
+        let path = data_dir.join("memory.db");
+        let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.map_err(store_error)?;
+        // A bank file created just now has the process's umask: make it private too.
+        prepare()?;
+        let bank = Bank::new(Arc::new(store));
+        bank.assert_search_index().await.map_err(store_error)?;
+        let (user_id, org_id) = provision(&bank).await.map_err(store_error)?;
+        Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()) })
+    }
+
+    /// `user_id` acting in `org_id` on `bank` (the service's MCP endpoint, for the caller
+    /// a token authenticated).
+    pub fn for_caller(bank: Bank, user_id: String, org_id: String) -> Self {
+        Self { bank, user_id, org_id, path: "this memory service".into() }
+    }
+
+    /// The bank itself (the embedded service serves it).
+    pub fn bank(&self) -> &Bank {
+        &self.bank
+    }
+
+    /// The local user's id.
+    pub fn user_id(&self) -> &str {
+        &self.user_id
+    }
+}
+
+/// The local user and their org, created on first use. Two processes starting at once
+/// may race: the loser of the unique email finds the winner's user.
+async fn provision(bank: &Bank) -> Result<(String, String), StoreError> {
+    let find = || async { Ok::<_, StoreError>(bank.list_users().await?.into_iter().find(|u| u.email == LOCAL_EMAIL)) };
+    let user = match find().await? {
+        Some(user) => user,
+        None => match bank.add_user(LOCAL_EMAIL).await {
+            Ok(user) => user,
+            Err(StoreError::Conflict(_)) => find().await?.ok_or_else(|| StoreError::NotFound("local user".into()))?,
+            Err(other) => return Err(other),
+        },
+    };
+    let org = match bank.user_orgs(&user.id).await?.into_iter().next() {
+        Some(org) => org,
+        None => {
+            let org = bank.add_org(LOCAL_ORG).await?;
+            bank.add_member(&org.id, &user.id).await?;
+            org
+        }
+    };
+    Ok((user.id, org.id))
+}
+
+fn store_error(err: StoreError) -> AccessError {
+    let code = match err {
+        StoreError::Unavailable(_) | StoreError::SearchIndexMissing { .. } => ErrorCode::ServiceUnavailable,
+        StoreError::Invalid(_) => ErrorCode::InvalidRequest,
+        _ => ErrorCode::Internal,
+    };
+    AccessError::new(code, format!("the local memory bank failed: {err}"))
+}
+
+fn proposal_error(err: ProposalError) -> AccessError {
+    match err {
+        ProposalError::NotFound => AccessError::new(ErrorCode::ProposalNotFound, "no such proposal"),
+        ProposalError::NotPending(status) => {
+            AccessError::new(ErrorCode::ProposalNotPending, format!("the proposal is {} already", status.as_str()))
+        }
+        ProposalError::MemoryNotFound => AccessError::new(ErrorCode::MemoryNotFound, "no such memory"),
+        ProposalError::Invalid(details) => {
+            AccessError { code: ErrorCode::InvalidRequest, message: "the edits break the memory limits".into(), details }
+        }
+        ProposalError::Store(err) => store_error(err),
+    }
+}
+
+fn invalid(details: Vec<memory_bank_contract::FieldError>) -> AccessError {
+    let message = details.iter().map(|d| format!("{}: {}", d.path, d.message)).collect::<Vec<_>>().join("; ");
+    AccessError { code: ErrorCode::InvalidRequest, message, details }
+}
+
+#[async_trait]
+impl MemoryAccess for LocalAccess {
+    fn describe(&self) -> String {
+        self.path.clone()
+    }
+
+    async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
+        let request = validate::parse_search(Some(query), Some(&limit.to_string())).map_err(invalid)?;
+        self.bank.search(&self.user_id, &request).await.map_err(store_error)
+    }
+
+    async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {
+        let request = validate::parse_list(Some(&limit.to_string()), cursor).map_err(invalid)?;
+        self.bank.list(&self.user_id, &request).await.map_err(store_error)
+    }
+
+    async fn memory(&self, id: &str) -> Result<Memory, AccessError> {
+        let found = self.bank.memory(&self.user_id, id).await.map_err(store_error)?;
+        found.ok_or_else(|| AccessError::new(ErrorCode::MemoryNotFound, format!("no memory {id}")))
+    }
+
+    async fn propose(&self, request: ProposeRequest) -> Result<Proposal, AccessError> {
+        let input = validate::validate_propose(request).map_err(invalid)?;
+        let found = secrets::find_secrets_in_proposal(&input);
+        if !found.is_empty() {
+            let details = secrets::as_details(&found);
+            let message = format!("this looks like a secret ({}); remove it: memories are plain text", secrets::describe(&found));
+            return Err(AccessError { code: ErrorCode::LooksLikeSecret, message, details });
+        }
+        self.bank.propose(&self.user_id, &self.org_id, input).await.map_err(proposal_error)
+    }
+
+    async fn proposal(&self, id: &str) -> Result<Proposal, AccessError> {
+        self.bank.proposal(&self.user_id, id).await.map_err(proposal_error)
+    }
+
+    async fn accept(&self, id: &str, edits: AcceptProposalRequest) -> Result<ProposalResponse, AccessError> {
+        let accepted = self.bank.accept_proposal(&self.user_id, id, edits).await.map_err(proposal_error)?;
+        Ok(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory })
+    }
+
+    async fn reject(&self, id: &str) -> Result<Proposal, AccessError> {
+        self.bank.reject_proposal(&self.user_id, id).await.map_err(proposal_error)
+    }
+}

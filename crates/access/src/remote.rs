@@ -1,0 +1,87 @@
+//! A memory service reached over HTTP with a token (a team server, or the app's
+//! embedded service), in one org.
+
+use async_trait::async_trait;
+use memory_bank_client::{Client, ClientError};
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
+};
+use memory_bank_contract::ErrorCode;
+
+use crate::{AccessError, MemoryAccess};
+
+/// A service, a token and the org to act in.
+#[derive(Debug, Clone)]
+pub struct RemoteAccess {
+    client: Client,
+    org: String,
+}
+
+impl RemoteAccess {
+    /// Acts in `org` through `client`.
+    pub fn new(client: Client, org: impl Into<String>) -> Self {
+        Self { client, org: org.into() }
+    }
+
+    /// Checks the token with `GET /v1/me` and picks `org`, or the caller's only org.
+    pub async fn connect(client: Client, org: Option<&str>) -> Result<Self, AccessError> {
+        let me = client.me().await.map_err(client_error)?;
+        let org = match org {
+            Some(org) => org.to_owned(),
+            None if me.orgs.len() == 1 => me.orgs[0].id.clone(),
+            None => {
+                let names: Vec<String> = me.orgs.iter().map(|o| format!("{} ({})", o.id, o.name)).collect();
+                return Err(AccessError::new(
+                    ErrorCode::OrganizationNotFound,
+                    format!("this token's user is in {} orgs; choose one with --org or MEMORY_BANK_ORG: {}", me.orgs.len(), names.join(", ")),
+                ));
+            }
+        };
+        Ok(Self::new(client, org))
+    }
+}
+
+fn client_error(err: ClientError) -> AccessError {
+    let (code, details) = match &err {
+        ClientError::Api { body, .. } => (body.error, body.details.clone()),
+        ClientError::Unreachable { .. } => (ErrorCode::ServiceUnavailable, Vec::new()),
+        ClientError::BadUrl(_) => (ErrorCode::InvalidRequest, Vec::new()),
+        ClientError::Protocol { .. } => (ErrorCode::Internal, Vec::new()),
+    };
+    AccessError { code, message: err.to_string(), details }
+}
+
+#[async_trait]
+impl MemoryAccess for RemoteAccess {
+    fn describe(&self) -> String {
+        format!("the memory service at {}", self.client.base_url())
+    }
+
+    async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
+        Ok(self.client.search(&self.org, query, Some(limit)).await.map_err(client_error)?.results)
+    }
+
+    async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {
+        self.client.list(&self.org, Some(limit), cursor).await.map_err(client_error)
+    }
+
+    async fn memory(&self, id: &str) -> Result<Memory, AccessError> {
+        self.client.memory(&self.org, id).await.map_err(client_error)
+    }
+
+    async fn propose(&self, request: ProposeRequest) -> Result<Proposal, AccessError> {
+        Ok(self.client.propose(&self.org, &request).await.map_err(client_error)?.proposal)
+    }
+
+    async fn proposal(&self, id: &str) -> Result<Proposal, AccessError> {
+        Ok(self.client.proposal(&self.org, id).await.map_err(client_error)?.proposal)
+    }
+
+    async fn accept(&self, id: &str, edits: AcceptProposalRequest) -> Result<ProposalResponse, AccessError> {
+        self.client.accept_proposal(&self.org, id, &edits).await.map_err(client_error)
+    }
+
+    async fn reject(&self, id: &str) -> Result<Proposal, AccessError> {
+        Ok(self.client.reject_proposal(&self.org, id).await.map_err(client_error)?.proposal)
+    }
+}

@@ -1,0 +1,133 @@
+//! Settings → Agents through the desktop core, on config files in a temporary home: the
+//! statuses, the diff shown before a change, applying exactly that diff (and refusing a
+//! stale one), removing back to the original bytes, a malformed file left untouched, and
+//! a missing `memory-bank` binary.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use memory_bank_agent_install::{Agent, AgentEnv, Change};
+use memory_bank_desktop::agents::AgentAction;
+use memory_bank_desktop::prefs::MemoryPrefs;
+use memory_bank_desktop::secrets::SecretStore;
+use memory_bank_desktop::{Core, CoreConfig};
+
+struct NoKeyring;
+
+impl SecretStore for NoKeyring {
+    fn get(&self, _: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+    fn set(&self, _: &str, _: &str) -> Result<(), String> {
+        Err("no keyring in this test".into())
+    }
+    fn delete(&self, _: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A core whose agents live in `home`, registering `cli` (`None`: look it up as the app
+/// does, which finds nothing here). The account is a server that does not exist: agent
+/// settings need no account.
+async fn core(home: &Path, cli: Option<PathBuf>) -> Core {
+    let config = CoreConfig {
+        data_dir: home.join("app-data"),
+        env_server: Some(("http://127.0.0.1:9".into(), "mbk_unused".into())),
+        env_org: None,
+        delete_delay: Duration::from_secs(3600),
+        agent_env: Some(AgentEnv::new(home)),
+        cli_binary: cli,
+    };
+    Core::start(config, Box::new(MemoryPrefs::default()), Box::new(NoKeyring), |_| {}).await
+}
+
+const CODEX: &str = "# my settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other\"\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn install_shows_the_diff_applies_exactly_it_and_remove_restores_the_file() {
+    let home = tempfile::tempdir().unwrap();
+    let cli = home.path().join("bin/memory-bank");
+    let core = core(home.path(), Some(cli.clone())).await;
+
+    let overview = core.agent_statuses().await.unwrap();
+    assert_eq!(overview.cli.path.as_deref(), Some(cli.as_path()));
+    assert_eq!(overview.cli.problem, None);
+    let names: Vec<Agent> = overview.agents.iter().map(|a| a.agent).collect();
+    assert_eq!(names, Agent::ALL);
+    assert!(overview.agents.iter().all(|a| !a.detected && !a.installed), "{overview:?}");
+    assert_eq!(overview.agents[1].config_path, home.path().join(".codex/config.toml"));
+
+    let config = home.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, CODEX).unwrap();
+    let codex = &core.agent_statuses().await.unwrap().agents[1];
+    assert!(codex.detected && !codex.installed, "{codex:?}");
+
+    let plan = core.plan_agent_change(Agent::Codex, AgentAction::Install).await.unwrap();
+    assert_eq!((plan.change, plan.changed), (Change::Add, true));
+    assert_eq!(plan.config_path, config);
+    assert!(plan.diff.contains("+[mcp_servers.memory-bank]"), "{}", plan.diff);
+    assert!(plan.diff.contains(&format!("+command = \"{}\"", cli.display())), "{}", plan.diff);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX, "planning writes nothing");
+
+    let stale = core.apply_agent_change(Agent::Codex, AgentAction::Install, "a diff nobody saw").await.unwrap_err();
+    assert_eq!(stale.code, "agent_config_changed");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX, "only the reviewed change is written");
+
+    let applied = core.apply_agent_change(Agent::Codex, AgentAction::Install, &plan.diff).await.unwrap();
+    assert!(applied.written);
+    assert_eq!(std::fs::read_to_string(applied.backup.unwrap()).unwrap(), CODEX);
+    let codex = &applied.overview.agents[1];
+    assert!(codex.installed && codex.entry_matches, "{codex:?}");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.starts_with("# my settings\n") && text.contains("[mcp_servers.other]"), "{text}");
+
+    let again = core.plan_agent_change(Agent::Codex, AgentAction::Install).await.unwrap();
+    assert_eq!((again.change, again.changed, again.diff.as_str()), (Change::AlreadyInstalled, false, ""));
+
+    let remove = core.plan_agent_change(Agent::Codex, AgentAction::Remove).await.unwrap();
+    assert_eq!(remove.change, Change::Remove);
+    assert!(remove.diff.contains("-[mcp_servers.memory-bank]"), "{}", remove.diff);
+    let removed = core.apply_agent_change(Agent::Codex, AgentAction::Remove, &remove.diff).await.unwrap();
+    assert!(removed.written && !removed.overview.agents[1].installed);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX, "the original bytes");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_absent_file_is_created_and_a_malformed_one_is_reported_and_left_alone() {
+    let home = tempfile::tempdir().unwrap();
+    let core = core(home.path(), Some(home.path().join("bin/memory-bank"))).await;
+
+    let gemini = core.plan_agent_change(Agent::Gemini, AgentAction::Install).await.unwrap();
+    assert_eq!(gemini.change, Change::Create);
+    assert!(gemini.diff.contains("--- /dev/null"), "{}", gemini.diff);
+    core.apply_agent_change(Agent::Gemini, AgentAction::Install, &gemini.diff).await.unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.path().join(".gemini/settings.json")).unwrap()).unwrap();
+    assert_eq!(written["mcpServers"]["memory-bank"]["args"], serde_json::json!(["mcp"]));
+    assert!(!written.to_string().contains("mbk_"), "no token is ever written");
+
+    let claude = home.path().join(".claude.json");
+    std::fs::write(&claude, "{\"mcpServers\": {,}").unwrap();
+    let status = &core.agent_statuses().await.unwrap().agents[0];
+    assert!(status.detected && !status.installed);
+    assert!(status.problem.as_deref().unwrap().contains(".claude.json"), "{status:?}");
+    let refused = core.plan_agent_change(Agent::ClaudeCode, AgentAction::Install).await.unwrap_err();
+    assert_eq!(refused.code, "agent_config");
+    assert!(refused.message.contains("was not changed"), "{}", refused.message);
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), "{\"mcpServers\": {,}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_the_memory_bank_binary_agents_are_listed_install_explains_and_remove_works() {
+    let home = tempfile::tempdir().unwrap();
+    let core = core(home.path(), None).await;
+    let overview = core.agent_statuses().await.unwrap();
+    assert_eq!(overview.cli.path, None);
+    assert!(overview.cli.problem.as_deref().unwrap().contains("not found"), "{:?}", overview.cli);
+    assert_eq!(overview.agents.len(), 4);
+    let missing = core.plan_agent_change(Agent::Opencode, AgentAction::Install).await.unwrap_err();
+    assert_eq!(missing.code, "cli_not_found");
+    let remove = core.plan_agent_change(Agent::Opencode, AgentAction::Remove).await.unwrap();
+    assert_eq!((remove.change, remove.changed), (Change::NotInstalled, false));
+}

@@ -1,0 +1,228 @@
+//! The Inbox against a real team server on loopback: an agent (an agent token) proposes,
+//! the desktop core lists, accepts (with edits, and the secret check on what is accepted)
+//! and rejects, and the watch reports new proposals once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use memory_bank_client::Client;
+use memory_bank_contract::validate::parse_list;
+use memory_bank_contract::wire::{ConfirmedVia, ContextInput, ProposalAction, ProposalStatus, ProposeRequest};
+use memory_bank_desktop::inbox::{InboxWatch, ProposalEdits};
+use memory_bank_desktop::prefs::MemoryPrefs;
+use memory_bank_desktop::secrets::SecretStore;
+use memory_bank_desktop::{Core, CoreConfig};
+use memory_bank_store::{Bank, TokenKind};
+use memory_bank_store_sqlite::SqliteStore;
+
+/// A team server with one user in one org, a full token (the app's) and an agent token.
+struct Team {
+    _dir: tempfile::TempDir,
+    url: String,
+    token: String,
+    agent: Client,
+    bank: Bank,
+    user: String,
+    org: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Team {
+    async fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&format!("sqlite://{}", dir.path().join("team.db").display())).await.unwrap();
+        let bank = Bank::new(Arc::new(store));
+        let user = bank.add_user("ada@team.example").await.unwrap().id;
+        let org = bank.add_org("Alpha").await.unwrap().id;
+        bank.add_member(&org, &user).await.unwrap();
+        let token = bank.issue_token(&user).await.unwrap();
+        let agent_token = bank.issue_token_of_kind(&user, TokenKind::Agent).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let served = bank.clone();
+        tokio::spawn(async move {
+            memory_bank_server::serve(listener, served, Default::default(), async move {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap()
+        });
+        let agent = Client::new(&url, &agent_token).unwrap();
+        Self { _dir: dir, url, token, agent, bank, user, org, stop: Some(tx) }
+    }
+
+    /// Proposes through the agent token, as `memory-bank mcp` does.
+    async fn propose(&self, request: ProposeRequest) -> String {
+        self.agent.propose(&self.org, &request).await.unwrap().proposal.id
+    }
+
+    async fn contents(&self) -> Vec<String> {
+        let page = self.bank.list(&self.user, &parse_list(Some("100"), None).unwrap()).await.unwrap();
+        page.memories.into_iter().map(|m| m.content).collect()
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+struct NoKeyring;
+
+impl SecretStore for NoKeyring {
+    fn get(&self, _: &str) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+    fn set(&self, _: &str, _: &str) -> Result<(), String> {
+        Err("no keyring in this test".into())
+    }
+    fn delete(&self, _: &str) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The app signed in to `team` by env variables; the folder is unused (no local service).
+async fn core_for(team: &Team) -> Core {
+    let config = CoreConfig {
+        data_dir: team._dir.path().join("app"),
+        env_server: Some((team.url.clone(), team.token.clone())),
+        env_org: Some(team.org.clone()),
+        delete_delay: Duration::from_secs(3600),
+        agent_env: None,
+        cli_binary: None,
+    };
+    Core::start(config, Box::new(MemoryPrefs::default()), Box::new(NoKeyring), |_| {}).await
+}
+
+fn draft(content: &str) -> ProposeRequest {
+    ProposeRequest {
+        content: Some(content.into()),
+        tags: Some(vec!["drinks".into()]),
+        contexts: Some(vec![ContextInput {
+            snippet: "I always drink tea".into(),
+            conversation_id: Some("ses_42".into()),
+            message_id: Some("msg_7".into()),
+            origin: None,
+        }]),
+        proposed_by: Some("claude-code".into()),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_accepted_proposal_becomes_the_memory_the_person_edited() {
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let id = team.propose(draft("Ada prefers tea")).await;
+
+    let listed = core.list_proposals(&team.org).await.unwrap();
+    assert_eq!(listed.proposals.len(), 1);
+    let proposal = &listed.proposals[0];
+    assert_eq!(
+        (proposal.id.as_str(), proposal.status, proposal.action),
+        (id.as_str(), ProposalStatus::Pending, ProposalAction::Save)
+    );
+    assert_eq!(proposal.proposed_by.as_deref(), Some("claude-code"));
+    assert!(team.contents().await.is_empty(), "a proposal is not a memory");
+
+    let edits = ProposalEdits { content: Some("Ada prefers green tea".into()), tags: Some(vec!["drinks".into(), "ada".into()]) };
+    let accepted = core.accept_proposal(&team.org, &id, edits).await.unwrap();
+    assert_eq!(accepted.proposal.status, ProposalStatus::Accepted);
+    let memory = accepted.memory.unwrap();
+    assert_eq!(memory.content, "Ada prefers green tea");
+    assert_eq!(memory.tags.as_deref(), Some(&["drinks".to_owned(), "ada".to_owned()][..]));
+    assert_eq!(memory.confirmed_via, Some(ConfirmedVia::App));
+    assert_eq!(memory.proposed_by.as_deref(), Some("claude-code"));
+    assert_eq!(memory.contexts[0].snippet, "I always drink tea", "the citation is kept");
+    assert_eq!(memory.contexts[0].citation.as_ref().unwrap().conversation_id.as_deref(), Some("ses_42"));
+    assert_eq!(team.contents().await, ["Ada prefers green tea"]);
+    let listed = core.list(&team.org, None, None).await.unwrap();
+    assert_eq!(listed.memories[0].confirmed_via, Some(ConfirmedVia::App), "the panel sees how it was confirmed");
+
+    assert!(core.list_proposals(&team.org).await.unwrap().proposals.is_empty(), "decided: out of the Inbox");
+    let again = core.accept_proposal(&team.org, &id, ProposalEdits::default()).await.unwrap_err();
+    assert_eq!(again.code, "proposal_not_pending");
+    let unknown = core.reject_proposal(&team.org, "prop_01jdq0000000000000000000").await.unwrap_err();
+    assert_eq!(unknown.code, "proposal_not_found");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn accepting_text_that_looks_secret_stores_nothing() {
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let id = team.propose(draft("The deploy key is kept in the vault")).await;
+    let secret = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
+    for edits in [
+        ProposalEdits { content: Some(format!("The deploy key is {secret}")), tags: None },
+        ProposalEdits { content: None, tags: Some(vec![secret.into()]) },
+    ] {
+        let refused = core.accept_proposal(&team.org, &id, edits).await.unwrap_err();
+        assert_eq!(refused.code, "looks_like_secret");
+        assert!(refused.message.contains("GitHub token"), "{}", refused.message);
+    }
+    assert!(team.contents().await.is_empty());
+    let still = core.list_proposals(&team.org).await.unwrap();
+    assert_eq!(still.proposals[0].status, ProposalStatus::Pending, "refused edits leave it waiting");
+    // Unedited, the draft (checked when it was proposed) is accepted.
+    core.accept_proposal(&team.org, &id, ProposalEdits::default()).await.unwrap();
+    assert_eq!(team.contents().await, ["The deploy key is kept in the vault"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rejecting_saves_nothing_and_a_delete_proposal_deletes_only_when_accepted() {
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let rejected = team.propose(draft("Not worth keeping")).await;
+    let answer = core.reject_proposal(&team.org, &rejected).await.unwrap();
+    assert_eq!(answer.proposal.status, ProposalStatus::Rejected);
+    assert!(team.contents().await.is_empty());
+
+    let kept = team.propose(draft("Ada's old address")).await;
+    let memory = core.accept_proposal(&team.org, &kept, ProposalEdits::default()).await.unwrap().memory.unwrap();
+    let delete = team
+        .propose(ProposeRequest {
+            action: Some(ProposalAction::Delete),
+            memory_id: Some(memory.id.clone()),
+            ..Default::default()
+        })
+        .await;
+    let pending = core.list_proposals(&team.org).await.unwrap().proposals;
+    assert_eq!(
+        (pending[0].action, pending[0].content.as_str()),
+        (ProposalAction::Delete, "Ada's old address"),
+        "the memory that would go"
+    );
+    // Edits mean nothing to a delete; it is not checked as text either.
+    let edits = ProposalEdits { content: Some("ignored".into()), tags: None };
+    core.accept_proposal(&team.org, &delete, edits).await.unwrap();
+    assert!(team.contents().await.is_empty(), "deleted once the person accepted");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_watch_reports_new_proposals_once_and_not_those_waiting_at_start() {
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    team.propose(draft("Waiting before the app started")).await;
+    let mut watch = InboxWatch::new();
+    let first = watch.check(&core).await.unwrap();
+    assert_eq!((first.pending, first.new.len()), (1, 0), "what already waited is not news");
+    assert_eq!(watch.check(&core).await, None, "nothing changed");
+
+    let id = team.propose(draft("Ada prefers tea")).await;
+    let change = watch.check(&core).await.unwrap();
+    assert_eq!(change.pending, 2);
+    assert_eq!(change.new.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), [id.as_str()]);
+    assert_eq!(serde_json::to_value(&change).unwrap(), serde_json::json!({"pending": 2}), "the event payload");
+    assert_eq!(watch.check(&core).await, None);
+
+    core.reject_proposal(&team.org, &id).await.unwrap();
+    let change = watch.check(&core).await.unwrap();
+    assert_eq!((change.pending, change.new.len()), (1, 0), "a decision is a change, not news");
+
+    core.shutdown().await;
+    assert_eq!(watch.check(&core).await, None, "signed out: nothing to look at");
+}

@@ -1,0 +1,514 @@
+//! The memory tools: `search_memories`, `list_memories`, `propose_memory`,
+//! `proposal_status` and `delete_memory`.
+//!
+//! They call [`memory_bank_access::MemoryAccess`], the same actions whichever bank is
+//! behind it (the person's local file, or a memory service). Nothing here saves or
+//! deletes on the agent's word: `propose_memory` and `delete_memory` first store a
+//! proposal, then, when the client advertised elicitation, ask the person in the
+//! client (an editable form); accept saves exactly what they accepted, decline and
+//! cancel save nothing. Without elicitation the proposal waits in Memory Bank's Inbox
+//! and the tool says so; `proposal_status` tells how it ended.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use memory_bank_access::{AccessError, MemoryAccess};
+use memory_bank_contract::validate::Cursor;
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, ConfirmedVia, ContextInput, Memory, Origin, Proposal, ProposalAction, ProposalStatus, ProposeRequest,
+};
+use memory_bank_contract::ErrorCode;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ElicitRequestParams, ElicitationAction, ElicitationSchema, PrimitiveSchemaDefinition, StringSchema,
+};
+use rmcp::service::{ElicitationMode, Peer, RequestContext};
+use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::bounded::{self, fit_count, prefix};
+use crate::MemoryBankMcp;
+
+/// Where the memory tools find their bank.
+#[derive(Clone)]
+pub enum MemoryBackend {
+    /// One bank for every request (`memory-bank mcp`: the local bank or one service).
+    Fixed(Arc<dyn MemoryAccess>),
+    /// The bank of the caller each HTTP request authenticated (`serve`'s `/mcp`).
+    PerCaller,
+}
+
+/// What the server tells agents about the memory tools (part of its instructions).
+pub const INSTRUCTIONS: &str = "Memory tools: the person's plaintext memory. Search it with search_memories only when \
+the person asks about something saved. To remember something, draft one self-contained sentence and call \
+propose_memory: nothing is saved until the person confirms it, so never say it is saved unless the status is \
+\"saved\"; a \"pending\" proposal waits in Memory Bank's Inbox (check it later with proposal_status). Remove a \
+memory only with delete_memory, which asks the person. Never put secrets (keys, tokens, passwords) in a memory.";
+
+/// How long the person has to answer a confirmation form in the agent's client.
+const ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Characters of each memory's content and snippets before the budget cuts further.
+const CONTENT_CHARS: usize = 2000;
+
+/// Arguments of `search_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchMemoriesParams {
+    /// Words to look for (content, snippets and tags), 1–512 characters: the person's own phrasing.
+    pub query: String,
+    /// How many results, 1–50 (default 10). Fewer come back when they would pass 10 000 characters.
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+}
+
+/// Arguments of `list_memories`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListMemoriesParams {
+    /// How many per page, 1–50 (default 20).
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+    /// The nextCursor of the previous page; leave it out for the first page.
+    pub cursor: Option<String>,
+}
+
+/// Arguments of `propose_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposeMemoryParams {
+    /// One crisp, self-contained sentence, 1–8000 characters. No secrets.
+    pub content: String,
+    /// Up to 32 short tags (1–64 characters each).
+    pub tags: Option<Vec<String>>,
+    /// The excerpt the memory was drawn from (1–4000 characters), to cite it.
+    pub snippet: Option<String>,
+    /// The session the snippet came from (a sessionId from list_sessions, or this session's id).
+    pub session_id: Option<String>,
+    /// The message the snippet came from (a messageId from read_transcript).
+    pub message_id: Option<String>,
+}
+
+/// Arguments of `proposal_status`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposalStatusParams {
+    /// The proposalId propose_memory or delete_memory returned.
+    pub proposal_id: String,
+}
+
+/// Arguments of `delete_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeleteMemoryParams {
+    /// The memory's id (mem_…), from search_memories or list_memories.
+    pub id: String,
+}
+
+#[tool_router(router = memory_tools, vis = "pub(crate)")]
+impl MemoryBankMcp {
+    #[tool(
+        name = "search_memories",
+        description = "Search the person's saved memories by words, best match first. Returns {results: [{id, content, tags, \
+createdAt, contexts}], hint?}. No match is an empty list with a hint: then tell the person nothing was found.",
+        annotations(title = "Search memories", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn search_memories(
+        &self,
+        Parameters(p): Parameters<SearchMemoriesParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.search_answer(&context, &p.query, p.limit).await)
+    }
+
+    #[tool(
+        name = "list_memories",
+        description = "The person's memories, newest first, one page at a time. Returns {memories: [{id, content, tags, \
+createdAt, contexts}], nextCursor}; pass nextCursor back as cursor for the next page (null on the last one).",
+        annotations(title = "List memories", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn list_memories(
+        &self,
+        Parameters(p): Parameters<ListMemoriesParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.list_answer(&context, p.limit, p.cursor).await)
+    }
+
+    #[tool(
+        name = "propose_memory",
+        description = "Propose a memory for the person to confirm. Returns {status: \"saved\", memory} when they confirmed \
+it in this client, {status: \"pending\", proposalId, message} when it waits in Memory Bank's Inbox, or {status: \
+\"declined\"}. Only \"saved\" means saved: relay the message otherwise.",
+        annotations(title = "Propose a memory", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn propose_memory(
+        &self,
+        Parameters(p): Parameters<ProposeMemoryParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let contexts = p.snippet.map(|snippet| {
+            vec![ContextInput {
+                snippet,
+                conversation_id: p.session_id,
+                message_id: p.message_id,
+                origin: Some(Origin::ActiveConversation),
+            }]
+        });
+        let request = ProposeRequest { content: Some(p.content), tags: p.tags, contexts, ..Default::default() };
+        Ok(self.propose_and_confirm(&context, request).await)
+    }
+
+    #[tool(
+        name = "proposal_status",
+        description = "Where a proposal stands: {status: \"pending\"|\"accepted\"|\"rejected\"|\"expired\", memory?} (the \
+saved memory once accepted). Proposals expire after 7 days.",
+        annotations(title = "Proposal status", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
+    )]
+    async fn proposal_status(
+        &self,
+        Parameters(p): Parameters<ProposalStatusParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.status_answer(&context, &p.proposal_id).await)
+    }
+
+    #[tool(
+        name = "delete_memory",
+        description = "Ask the person to delete one memory. Returns {status: \"deleted\"} when they confirmed it in this \
+client, {status: \"pending\", proposalId, message} when it waits in Memory Bank's Inbox, or {status: \"declined\"}.",
+        annotations(title = "Delete a memory", read_only_hint = false, destructive_hint = true, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn delete_memory(
+        &self,
+        Parameters(p): Parameters<DeleteMemoryParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        Ok(self.delete_and_confirm(&context, &p.id).await)
+    }
+}
+
+/// The shared bodies of the memory tools and of the meta face's memory capabilities.
+impl MemoryBankMcp {
+    /// The bank this request acts on: the server's own, or (over HTTP) the one of the
+    /// caller its bearer token authenticated.
+    fn access(&self, context: &RequestContext<RoleServer>) -> Result<Arc<dyn MemoryAccess>, CallToolResult> {
+        let unavailable = || bounded::failure("unavailable", "This server has no memory bank.");
+        match self.memory.as_ref().ok_or_else(unavailable)? {
+            MemoryBackend::Fixed(access) => Ok(Arc::clone(access)),
+            MemoryBackend::PerCaller => context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<crate::http::Caller>())
+                .map(|caller| Arc::clone(&caller.access))
+                .ok_or_else(|| bounded::failure("unauthorized", "Send Authorization: Bearer <token>.")),
+        }
+    }
+
+    pub(crate) async fn search_answer(&self, context: &RequestContext<RoleServer>, query: &str, limit: Option<u32>) -> CallToolResult {
+        let access = match self.access(context) {
+            Ok(access) => access,
+            Err(fail) => return fail,
+        };
+        let limit = match in_range("limit", limit, 10, 1, 50) {
+            Ok(limit) => limit,
+            Err(fail) => return fail,
+        };
+        match access.search(query, limit).await {
+            Ok(results) => {
+                let memories: Vec<Memory> = results.into_iter().map(|r| r.memory).collect();
+                let (shown, mut answer) = fit_count(memories.len(), |k| json!({"results": shaped(&memories[..k])}));
+                if memories.is_empty() {
+                    answer["hint"] = json!("No memory matches. Tell the person nothing was found; do not guess.");
+                } else if shown < memories.len() {
+                    answer["hint"] = json!(format!(
+                        "{} more results were left out to keep this answer short; narrow the query to see them.",
+                        memories.len() - shown
+                    ));
+                }
+                bounded::answer(&answer)
+            }
+            Err(e) => failure(&e, "search_memories"),
+        }
+    }
+
+    pub(crate) async fn list_answer(&self, context: &RequestContext<RoleServer>, limit: Option<u32>, cursor: Option<String>) -> CallToolResult {
+        let access = match self.access(context) {
+            Ok(access) => access,
+            Err(fail) => return fail,
+        };
+        let limit = match in_range("limit", limit, 20, 1, 50) {
+            Ok(limit) => limit,
+            Err(fail) => return fail,
+        };
+        match access.list(limit, cursor.as_deref()).await {
+            Ok(page) => {
+                let memories = page.memories;
+                let (_, answer) = fit_count(memories.len(), |k| {
+                    let next = if k < memories.len() {
+                        // Cut short by the budget: continue right after the last one shown.
+                        k.checked_sub(1).map(|last| cursor_after(&memories[last])).or_else(|| cursor.clone())
+                    } else {
+                        page.next_cursor.clone()
+                    };
+                    json!({"memories": shaped(&memories[..k]), "nextCursor": next})
+                });
+                bounded::answer(&answer)
+            }
+            Err(e) => failure(&e, "list_memories"),
+        }
+    }
+
+    pub(crate) async fn status_answer(&self, context: &RequestContext<RoleServer>, proposal_id: &str) -> CallToolResult {
+        let access = match self.access(context) {
+            Ok(access) => access,
+            Err(fail) => return fail,
+        };
+        let proposal = match access.proposal(proposal_id.trim()).await {
+            Ok(proposal) => proposal,
+            Err(e) => return failure(&e, "proposal_status"),
+        };
+        let mut answer = json!({"status": proposal.status.as_str(), "action": proposal.action.as_str()});
+        if proposal.status == ProposalStatus::Accepted && proposal.action == ProposalAction::Save {
+            if let Some(Ok(memory)) = memory_of(access.as_ref(), proposal.memory_id.as_deref()).await {
+                answer["memory"] = shaped(&[memory])[0].clone();
+            }
+        }
+        bounded::answer(&answer)
+    }
+
+    /// Stores the proposal, then asks the person in the client when it can; the Inbox
+    /// otherwise.
+    pub(crate) async fn propose_and_confirm(&self, context: &RequestContext<RoleServer>, mut request: ProposeRequest) -> CallToolResult {
+        let peer = &context.peer;
+        let access = match self.access(context) {
+            Ok(access) => access,
+            Err(fail) => return fail,
+        };
+        request.action = Some(ProposalAction::Save);
+        request.proposed_by = client_name(peer);
+        let proposal = match access.propose(request).await {
+            Ok(proposal) => proposal,
+            Err(e) => return failure(&e, "propose_memory"),
+        };
+        if !can_elicit(peer) {
+            return pending(&proposal);
+        }
+        let form = ElicitationSchema::builder()
+            .required_property("content", PrimitiveSchemaDefinition::String(sentence(&proposal.content)))
+            .property("tags", PrimitiveSchemaDefinition::String(tag_list(proposal.tags.as_deref())))
+            .build();
+        let Ok(form) = form else { return pending(&proposal) };
+        let Some(answer) = ask(peer, save_question(&proposal), form).await else { return pending(&proposal) };
+        match answer.action {
+            ElicitationAction::Accept => {
+                let content = answer.content.as_ref().and_then(|c| c["content"].as_str()).map(str::to_owned);
+                let tags = answer.content.as_ref().and_then(|c| c["tags"].as_str()).map(parse_tags);
+                let edits =
+                    AcceptProposalRequest { content, tags, contexts: None, confirmed_via: Some(ConfirmedVia::Elicitation) };
+                match access.accept(&proposal.id, edits).await {
+                    Ok(accepted) => match accepted.memory {
+                        Some(memory) => bounded::answer(&json!({"status": "saved", "memory": shaped(&[memory])[0]})),
+                        None => pending(&proposal),
+                    },
+                    // This token may not confirm: the person decides in the Inbox instead.
+                    Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(&proposal),
+                    Err(e) => failure(&e, "propose_memory"),
+                }
+            }
+            // Decline, cancel, and whatever a later protocol adds: nothing is saved.
+            _ => declined(access.as_ref(), &proposal).await,
+        }
+    }
+
+    /// Proposes the delete, then asks the person in the client when it can; the Inbox
+    /// otherwise.
+    pub(crate) async fn delete_and_confirm(&self, context: &RequestContext<RoleServer>, id: &str) -> CallToolResult {
+        let peer = &context.peer;
+        let access = match self.access(context) {
+            Ok(access) => access,
+            Err(fail) => return fail,
+        };
+        let request = ProposeRequest {
+            action: Some(ProposalAction::Delete),
+            memory_id: Some(id.trim().to_owned()),
+            proposed_by: client_name(peer),
+            ..Default::default()
+        };
+        let proposal = match access.propose(request).await {
+            Ok(proposal) => proposal,
+            Err(e) => return failure(&e, "delete_memory"),
+        };
+        if !can_elicit(peer) {
+            return pending(&proposal);
+        }
+        let (shown, _) = prefix(&proposal.content, 500);
+        let message = format!("{} wants to delete this memory:\n\n“{shown}”\n\nDelete it?", who(&proposal));
+        let form = ElicitationSchema::builder()
+            .required_bool_with("delete", |b| b.title("Delete").description("Uncheck to keep the memory.").with_default(true))
+            .build();
+        let Ok(form) = form else { return pending(&proposal) };
+        let Some(answer) = ask(peer, message, form).await else { return pending(&proposal) };
+        let confirmed = answer.content.as_ref().is_none_or(|c| c["delete"] != json!(false));
+        match answer.action {
+            ElicitationAction::Accept if confirmed => {
+                let edits = AcceptProposalRequest { confirmed_via: Some(ConfirmedVia::Elicitation), ..Default::default() };
+                match access.accept(&proposal.id, edits).await {
+                    Ok(_) => bounded::answer(&json!({"status": "deleted"})),
+                    Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(&proposal),
+                    Err(e) => failure(&e, "delete_memory"),
+                }
+            }
+            _ => declined(access.as_ref(), &proposal).await,
+        }
+    }
+}
+
+/// The proposal a meta-face `postMemory` body describes (`{content, tags?, contexts?}`).
+pub(crate) fn propose_request_from_body(body: &serde_json::Map<String, Value>) -> Result<ProposeRequest, String> {
+    #[derive(Deserialize)]
+    struct Body {
+        content: String,
+        tags: Option<Vec<String>>,
+        contexts: Option<Vec<ContextInput>>,
+    }
+    let body: Body = serde_json::from_value(Value::Object(body.clone())).map_err(|e| format!("body: {e}"))?;
+    Ok(ProposeRequest { content: Some(body.content), tags: body.tags, contexts: body.contexts, ..Default::default() })
+}
+
+/// Sends the form; `None` when the client could not ask after all (the Inbox still can).
+async fn ask(peer: &Peer<RoleServer>, message: String, form: ElicitationSchema) -> Option<rmcp::model::ElicitResult> {
+    let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: form };
+    match peer.create_elicitation_with_timeout(params, Some(ELICITATION_TIMEOUT)).await {
+        Ok(answer) => Some(answer),
+        Err(e) => {
+            tracing::warn!(error = %e, "elicitation failed; the proposal waits in the Inbox");
+            None
+        }
+    }
+}
+
+/// The person said no in the client: the proposal is rejected (a token that may not
+/// reject leaves it to expire) and nothing is saved.
+async fn declined(access: &dyn MemoryAccess, proposal: &Proposal) -> CallToolResult {
+    if let Err(e) = access.reject(&proposal.id).await {
+        tracing::debug!(code = e.code.as_str(), "could not mark the declined proposal rejected");
+    }
+    bounded::answer(&json!({"status": "declined"}))
+}
+
+async fn memory_of(access: &dyn MemoryAccess, id: Option<&str>) -> Option<Result<Memory, AccessError>> {
+    Some(access.memory(id?).await)
+}
+
+/// The client asked at initialize to be sent elicitation forms.
+fn can_elicit(peer: &Peer<RoleServer>) -> bool {
+    peer.supported_elicitation_modes().contains(&ElicitationMode::Form)
+}
+
+/// The MCP client's name from initialize (`claude-code`, `codex-mcp-client`, …).
+fn client_name(peer: &Peer<RoleServer>) -> Option<String> {
+    let name = peer.peer_info()?.client_info.name.trim().to_owned();
+    (!name.is_empty()).then(|| prefix(&name, 128).0.to_owned())
+}
+
+fn who(proposal: &Proposal) -> String {
+    proposal.proposed_by.clone().unwrap_or_else(|| "Your agent".into())
+}
+
+fn sentence(draft: &str) -> StringSchema {
+    StringSchema::new().title("Memory").description("The sentence to remember; edit it if you like.").with_default(draft)
+}
+
+fn tag_list(tags: Option<&[String]>) -> StringSchema {
+    StringSchema::new().title("Tags").description("Comma-separated.").with_default(tags.unwrap_or_default().join(", "))
+}
+
+fn parse_tags(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect()
+}
+
+fn save_question(proposal: &Proposal) -> String {
+    let mut message = format!("{} wants Memory Bank to remember this. Save it?", who(proposal));
+    for context in &proposal.contexts {
+        let (snippet, _) = prefix(&context.snippet, 300);
+        message.push_str(&format!("\n\nIt cites: “{snippet}”"));
+        if let Some(citation) = &context.citation {
+            let ids: Vec<&str> = [citation.conversation_id.as_deref(), citation.message_id.as_deref()].into_iter().flatten().collect();
+            message.push_str(&format!(" ({})", ids.join(", message ")));
+        }
+    }
+    message
+}
+
+fn pending(proposal: &Proposal) -> CallToolResult {
+    let what = if proposal.action == ProposalAction::Delete { "delete it" } else { "save it" };
+    bounded::answer(&json!({
+        "status": "pending",
+        "proposalId": proposal.id,
+        "message": format!(
+            "Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
+             tell them it is waiting, and check later with proposal_status."
+        ),
+    }))
+}
+
+/// A memory as the tools show it: the HTTP API's field names, long texts cut.
+fn shaped(memories: &[Memory]) -> Vec<Value> {
+    memories
+        .iter()
+        .map(|m| {
+            let (content, cut) = prefix(&m.content, CONTENT_CHARS);
+            let contexts: Vec<Value> = m
+                .contexts
+                .iter()
+                .map(|c| {
+                    let (snippet, snippet_cut) = prefix(&c.snippet, 300);
+                    json!({"snippet": snippet, "citation": c.citation, "origin": c.origin, "truncated": snippet_cut})
+                })
+                .collect();
+            let mut shown = json!({"id": m.id, "content": content, "tags": m.tags, "scope": m.scope, "createdAt": m.created_at, "contexts": contexts});
+            if let Some(via) = m.confirmed_via {
+                shown["confirmedVia"] = json!(via);
+            }
+            if let Some(client) = &m.proposed_by {
+                shown["proposedBy"] = json!(client);
+            }
+            if cut {
+                shown["truncated"] = json!(true);
+            }
+            shown
+        })
+        .collect()
+}
+
+fn cursor_after(memory: &Memory) -> String {
+    Cursor { created_at_ms: memory.created_at.unix_ms(), id: memory.id.clone() }.encode()
+}
+
+/// `value` checked against `min..=max`, `default` when absent; an `isError` answer
+/// naming the range otherwise (the same limits as the HTTP API).
+fn in_range(name: &str, value: Option<u32>, default: u32, min: u32, max: u32) -> Result<u32, CallToolResult> {
+    match value {
+        None => Ok(default),
+        Some(v) if (min..=max).contains(&v) => Ok(v),
+        Some(v) => Err(bounded::failure("invalid_request", &format!("{name} must be from {min} to {max}, got {v}"))),
+    }
+}
+
+/// An access error as an `isError` answer that says what to do next.
+fn failure(err: &AccessError, tool: &str) -> CallToolResult {
+    let next = match err.code {
+        ErrorCode::MemoryNotFound => "; call search_memories or list_memories to find the id",
+        ErrorCode::ProposalNotFound => "; pass the proposalId that propose_memory or delete_memory returned",
+        ErrorCode::LooksLikeSecret => "; leave the secret out and propose again",
+        ErrorCode::InvalidRequest => "; fix the arguments and call again",
+        ErrorCode::ServiceUnavailable => "; the memory bank cannot be reached right now, try again shortly",
+        ErrorCode::Unauthorized => "; the token is not accepted: ask the person to check MEMORY_BANK_TOKEN",
+        _ => "",
+    };
+    tracing::debug!(tool, code = err.code.as_str(), "tool failed");
+    bounded::failure(err.code.as_str(), &format!("{}{next}", err.message))
+}

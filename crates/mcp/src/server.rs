@@ -1,0 +1,109 @@
+//! The server: one handler whose tool router is the sum of the routers of the backends it
+//! was built with, so each door serves exactly the tools it can answer (the stdio server on
+//! a person's machine has the session tools; a team server has no sessions to show).
+//!
+//! Each group of tools lives in a module of its own, as an `impl MemoryBankMcp` block with
+//! `#[tool_router(router = <group>_tools, vis = "pub(crate)")]`, plus a `with_<group>`
+//! builder here that stores its backend and adds its router (`ToolRouter` implements `+=`).
+
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
+use rmcp::{tool_handler, ServerHandler, ServiceExt};
+
+use memory_bank_access::MemoryAccess;
+
+use crate::memory::{self, MemoryBackend};
+use crate::meta;
+use crate::sessions::{self, Sessions};
+
+/// The MCP server of Memory Bank. Cheap to clone (backends are shared), as streamable
+/// HTTP's per-request handlers need.
+#[derive(Clone)]
+pub struct MemoryBankMcp {
+    /// The session tools' library, when this server has them.
+    pub(crate) sessions: Option<Arc<Sessions>>,
+    /// The memory tools' bank, when this server has them.
+    pub(crate) memory: Option<MemoryBackend>,
+    /// The tools of every backend given.
+    tool_router: ToolRouter<MemoryBankMcp>,
+    /// What the server tells agents at initialize, one part per backend.
+    instructions: Vec<&'static str>,
+}
+
+impl Default for MemoryBankMcp {
+    fn default() -> Self {
+        MemoryBankMcp::new()
+    }
+}
+
+impl MemoryBankMcp {
+    /// A server with no tools yet; add backends with the `with_…` methods.
+    pub fn new() -> MemoryBankMcp {
+        MemoryBankMcp { sessions: None, memory: None, tool_router: ToolRouter::new(), instructions: Vec::new() }
+    }
+
+    /// Adds the session tools over `sessions` (call [`Sessions::warm_up`] first for a
+    /// long-running server, so the first call finds the index refreshed).
+    pub fn with_sessions(mut self, sessions: Arc<Sessions>) -> MemoryBankMcp {
+        self.sessions = Some(sessions);
+        self.tool_router += Self::session_tools();
+        self.instructions.push(sessions::INSTRUCTIONS);
+        self
+    }
+
+    /// Adds the memory tools over one bank (the local file, or one service).
+    pub fn with_memory(self, access: Arc<dyn MemoryAccess>) -> MemoryBankMcp {
+        self.with_memory_backend(MemoryBackend::Fixed(access))
+    }
+
+    /// Adds the memory tools over the bank of whichever caller each HTTP request
+    /// authenticated (see [`crate::http`]).
+    pub fn with_caller_memory(self) -> MemoryBankMcp {
+        self.with_memory_backend(MemoryBackend::PerCaller)
+    }
+
+    fn with_memory_backend(mut self, backend: MemoryBackend) -> MemoryBankMcp {
+        self.memory = Some(backend);
+        self.tool_router += Self::memory_tools();
+        self.instructions.push(memory::INSTRUCTIONS);
+        self
+    }
+
+    /// Turns this server into the meta face: exactly `search_capabilities` and
+    /// `execute_capability`, over the backends added so far.
+    pub fn meta_face(mut self) -> MemoryBankMcp {
+        self.tool_router = Self::meta_tools();
+        self.instructions = vec![meta::INSTRUCTIONS];
+        self
+    }
+
+    /// The tools this server offers, sorted by name (as `tools/list` answers).
+    pub fn tools(&self) -> Vec<Tool> {
+        self.tool_router.list_all()
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryBankMcp {
+    fn get_info(&self) -> ServerConfig {
+        let mut instructions =
+            String::from("Memory Bank: a plaintext memory for AI agents that people can read, search, cite and delete.");
+        for part in &self.instructions {
+            instructions.push_str("\n\n");
+            instructions.push_str(part);
+        }
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("memory-bank", env!("CARGO_PKG_VERSION")).with_title("Memory Bank"))
+            .with_instructions(instructions)
+    }
+}
+
+/// Serves `server` over stdin/stdout until the client closes stdin. Nothing else may write
+/// to stdout meanwhile (logs go to stderr).
+pub async fn serve_stdio(server: MemoryBankMcp) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let running = server.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}

@@ -1,0 +1,185 @@
+//! The proposal routes: agents (any token) propose; only the person (a full token)
+//! accepts or rejects. Thin adapters over [`memory_bank_store::Bank`]'s proposals.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use memory_bank_contract::limits::MAX_LIST_LIMIT;
+use memory_bank_contract::validate::{self, Cursor};
+use memory_bank_contract::wire::{ProposalListResponse, ProposalResponse, ProposalStatus};
+use memory_bank_contract::{ErrorBody, FieldError};
+
+use crate::auth::OrgCaller;
+use crate::routes::{body_bytes, params, Params};
+use crate::{ApiError, AppState};
+
+/// Propose a memory to save, or one to delete.
+#[utoipa::path(
+    post, path = "/v1/proposals", operation_id = "postProposals", tag = "Memory",
+    summary = "Propose a memory for the person to confirm: {action?: save|delete, content (save, 1-8000 chars), tags?, contexts?, memoryId (delete)}. Nothing is saved or deleted until the person accepts it in Memory Bank; poll GET /v1/proposals/{id} for the outcome.",
+    params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
+    request_body = memory_bank_contract::wire::ProposeRequest,
+    responses(
+        (status = 201, description = "Waiting for the person", body = ProposalResponse),
+        (status = 400, description = "Invalid request, or text that looks like a secret", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization, or the memory to delete, not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn post_proposal(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<ProposalResponse>), ApiError> {
+    let input = validate::parse_propose_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
+    let found = memory_bank_contract::secrets::find_secrets_in_proposal(&input);
+    if !found.is_empty() {
+        return Err(ApiError::LooksLikeSecret(found));
+    }
+    let proposal = state.bank.propose(&caller.user.id, &caller.org_id, input).await?;
+    Ok((StatusCode::CREATED, Json(ProposalResponse { proposal, memory: None })))
+}
+
+/// List proposals.
+#[utoipa::path(
+    get, path = "/v1/proposals", operation_id = "getProposals", tag = "Memory",
+    summary = "The caller's proposals, newest first; status=pending for the Inbox.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("status" = Option<String>, Query, description = "pending, accepted, rejected or expired; all when absent"),
+        ("limit" = Option<u32>, Query, description = "1-100, default 20"),
+        ("cursor" = Option<String>, Query, description = "nextCursor from the previous page"),
+    ),
+    responses(
+        (status = 200, description = "One page", body = ProposalListResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn list_proposals(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    query: Params,
+) -> Result<Json<ProposalListResponse>, ApiError> {
+    let query = params(query)?;
+    let mut errors = Vec::new();
+    let status = match query.get("status").map(|s| s.trim()) {
+        None | Some("") => None,
+        Some("pending") => Some(ProposalStatus::Pending),
+        Some("accepted") => Some(ProposalStatus::Accepted),
+        Some("rejected") => Some(ProposalStatus::Rejected),
+        Some("expired") => Some(ProposalStatus::Expired),
+        Some(other) => {
+            errors.push(FieldError::new("status", format!("status must be pending, accepted, rejected or expired, got {other:?}")));
+            None
+        }
+    };
+    let limit = validate::parse_list(query.get("limit").map(String::as_str), None).map(|l| l.limit);
+    let limit = limit.unwrap_or_else(|e| {
+        errors.extend(e);
+        MAX_LIST_LIMIT
+    });
+    let cursor = query.get("cursor").map(|c| {
+        Cursor::decode_for(memory_bank_contract::ids::PROPOSAL_PREFIX, c).ok_or_else(|| {
+            FieldError::new("cursor", "cursor is not one this server issued; pass nextCursor from a previous page")
+        })
+    });
+    let cursor = match cursor.transpose() {
+        Ok(cursor) => cursor,
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::InvalidRequest(errors));
+    }
+    Ok(Json(state.bank.list_proposals(&caller.user.id, status, Some(limit), cursor.as_ref()).await?))
+}
+
+/// One proposal.
+#[utoipa::path(
+    get, path = "/v1/proposals/{id}", operation_id = "getProposalsById", tag = "Memory",
+    summary = "Where a proposal stands: pending, accepted (with the memory id), rejected or expired.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("id" = String, Path, description = "prop_… id"),
+    ),
+    responses(
+        (status = 200, description = "The proposal", body = ProposalResponse),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Proposal not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn get_proposal(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<ProposalResponse>, ApiError> {
+    let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
+    let proposal = state.bank.proposal(&caller.user.id, &id).await?;
+    Ok(Json(ProposalResponse { proposal, memory: None }))
+}
+
+/// Accept a proposal.
+#[utoipa::path(
+    post, path = "/v1/proposals/{id}/accept", operation_id = "postProposalsByIdAccept", tag = "Memory",
+    summary = "The person accepts: a save stores the draft with the optional edits {content?, tags?, contexts?}, a delete removes the memory; in one transaction. Not for agent tokens.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("id" = String, Path, description = "prop_… id"),
+    ),
+    request_body = memory_bank_contract::wire::AcceptProposalRequest,
+    responses(
+        (status = 200, description = "Accepted", body = ProposalResponse),
+        (status = 400, description = "Edits outside the memory limits", body = ErrorBody),
+        (status = 403, description = "An agent token", body = ErrorBody),
+        (status = 404, description = "Proposal not found", body = ErrorBody),
+        (status = 409, description = "Decided already, or expired", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn accept_proposal(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    id: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<ProposalResponse>, ApiError> {
+    caller.require_person()?;
+    let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
+    let edits = validate::parse_accept_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
+    let accepted = state.bank.accept_proposal(&caller.user.id, &id, edits).await?;
+    Ok(Json(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory }))
+}
+
+/// Reject a proposal.
+#[utoipa::path(
+    post, path = "/v1/proposals/{id}/reject", operation_id = "postProposalsByIdReject", tag = "Memory",
+    summary = "The person rejects: nothing is saved or deleted. Not for agent tokens.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("id" = String, Path, description = "prop_… id"),
+    ),
+    responses(
+        (status = 200, description = "Rejected", body = ProposalResponse),
+        (status = 403, description = "An agent token", body = ErrorBody),
+        (status = 404, description = "Proposal not found", body = ErrorBody),
+        (status = 409, description = "Decided already, or expired", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn reject_proposal(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    id: Result<Path<String>, PathRejection>,
+) -> Result<Json<ProposalResponse>, ApiError> {
+    caller.require_person()?;
+    let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
+    let proposal = state.bank.reject_proposal(&caller.user.id, &id).await?;
+    Ok(Json(ProposalResponse { proposal, memory: None }))
+}

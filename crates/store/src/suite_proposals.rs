@@ -1,0 +1,143 @@
+//! The shared suite's proposal cases: every backend must keep an agent's proposal
+//! waiting, owner-scoped, until the person decides, and decide it atomically.
+
+use memory_bank_contract::validate::{validate_propose, Cursor};
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, ConfirmedVia, ContextInput, ProposalAction, ProposalStatus, ProposeRequest,
+};
+
+use crate::suite::{list_all, request, save, search, world, Fixture, World};
+use crate::ProposalError;
+
+fn draft(content: &str) -> ProposeRequest {
+    ProposeRequest {
+        content: Some(content.into()),
+        tags: Some(vec!["drinks".into()]),
+        contexts: Some(vec![ContextInput {
+            snippet: "I always drink tea".into(),
+            conversation_id: Some("sess-1".into()),
+            message_id: Some("msg-7".into()),
+            origin: None,
+        }]),
+        proposed_by: Some("claude-code".into()),
+        ..Default::default()
+    }
+}
+
+async fn propose(w: &World, user: &str, request: ProposeRequest) -> memory_bank_contract::wire::Proposal {
+    w.bank.propose(user, &w.org, validate_propose(request).unwrap()).await.unwrap()
+}
+
+/// A proposal saves nothing until accepted; accepting saves exactly the person's
+/// edit, once, with how it was confirmed and who proposed it.
+pub async fn proposals_wait_for_the_person(f: &dyn Fixture) {
+    let w = world(f).await;
+    let proposal = propose(&w, &w.alice, draft("Ada prefers tea")).await;
+    assert_eq!((proposal.status, proposal.action), (ProposalStatus::Pending, ProposalAction::Save));
+    assert!(proposal.id.starts_with("prop_"));
+    assert!(list_all(&w, &w.alice).await.is_empty(), "a proposal is not a memory");
+    assert!(search(&w, &w.alice, "tea").await.is_empty());
+    assert_eq!(w.bank.proposal(&w.alice, &proposal.id).await.unwrap(), proposal, "read back as stored");
+
+    let edits = AcceptProposalRequest { content: Some("Ada prefers green tea".into()), ..Default::default() };
+    w.clock.advance(1000);
+    let accepted = w.bank.accept_proposal(&w.alice, &proposal.id, edits).await.unwrap();
+    let memory = accepted.memory.unwrap();
+    assert_eq!(memory.content, "Ada prefers green tea");
+    assert_eq!(memory.tags, Some(vec!["drinks".to_owned()]));
+    assert_eq!(memory.contexts[0].snippet, "I always drink tea");
+    assert_eq!((memory.confirmed_via, memory.proposed_by.as_deref()), (Some(ConfirmedVia::App), Some("claude-code")));
+    assert_eq!(accepted.proposal.status, ProposalStatus::Accepted);
+    assert_eq!(accepted.proposal.memory_id.as_deref(), Some(memory.id.as_str()));
+    assert!(accepted.proposal.decided_at.is_some());
+    assert_eq!(list_all(&w, &w.alice).await, vec![memory.clone()], "the saved memory is what a list returns");
+    assert_eq!(search(&w, &w.alice, "green").await, ["Ada prefers green tea"]);
+
+    // Deciding twice changes nothing.
+    let again = w.bank.accept_proposal(&w.alice, &proposal.id, AcceptProposalRequest::default()).await;
+    assert!(matches!(again, Err(ProposalError::NotPending(ProposalStatus::Accepted))), "{again:?}");
+    assert!(matches!(w.bank.reject_proposal(&w.alice, &proposal.id).await, Err(ProposalError::NotPending(_))));
+    assert_eq!(list_all(&w, &w.alice).await.len(), 1);
+
+    // Rejected: nothing saved. Edits that break the limits: refused, still pending.
+    let other = propose(&w, &w.alice, draft("Ada likes coffee")).await;
+    let bad = AcceptProposalRequest { content: Some("   ".into()), ..Default::default() };
+    assert!(matches!(w.bank.accept_proposal(&w.alice, &other.id, bad).await, Err(ProposalError::Invalid(_))));
+    assert_eq!(w.bank.proposal(&w.alice, &other.id).await.unwrap().status, ProposalStatus::Pending);
+    let rejected = w.bank.reject_proposal(&w.alice, &other.id).await.unwrap();
+    assert_eq!(rejected.status, ProposalStatus::Rejected);
+    assert_eq!(list_all(&w, &w.alice).await.len(), 1);
+}
+
+/// Another user's proposal is "not found", whatever they try.
+pub async fn proposals_are_owner_scoped(f: &dyn Fixture) {
+    let w = world(f).await;
+    let mine = propose(&w, &w.alice, draft("Alice's secret plan")).await;
+    assert!(matches!(w.bank.proposal(&w.bob, &mine.id).await, Err(ProposalError::NotFound)));
+    let edits = AcceptProposalRequest::default();
+    assert!(matches!(w.bank.accept_proposal(&w.bob, &mine.id, edits).await, Err(ProposalError::NotFound)));
+    assert!(matches!(w.bank.reject_proposal(&w.bob, &mine.id).await, Err(ProposalError::NotFound)));
+    assert!(w.bank.list_proposals(&w.bob, None, None, None).await.unwrap().proposals.is_empty());
+    assert!(matches!(w.bank.proposal(&w.alice, "prop_not-an-id").await, Err(ProposalError::NotFound)));
+    assert_eq!(w.bank.proposal(&w.alice, &mine.id).await.unwrap().status, ProposalStatus::Pending, "untouched");
+    assert!(list_all(&w, &w.bob).await.is_empty());
+}
+
+/// A delete proposal names one of the proposer's memories and deletes it only when
+/// the person accepts.
+pub async fn delete_proposals_delete_only_when_accepted(f: &dyn Fixture) {
+    let w = world(f).await;
+    let memory = save(&w, &w.alice, request("Ada's old address")).await;
+    let bobs = save(&w, &w.bob, request("Bob's memory")).await;
+    let delete = |id: &str| ProposeRequest { action: Some(ProposalAction::Delete), memory_id: Some(id.into()), ..Default::default() };
+    let proposal = propose(&w, &w.alice, delete(&memory.id)).await;
+    assert_eq!((proposal.action, proposal.content.as_str()), (ProposalAction::Delete, "Ada's old address"));
+    assert_eq!(list_all(&w, &w.alice).await.len(), 1, "not deleted yet");
+    let refused = w.bank.propose(&w.alice, &w.org, validate_propose(delete(&bobs.id)).unwrap()).await;
+    assert!(matches!(refused, Err(ProposalError::MemoryNotFound)), "another user's memory cannot even be proposed");
+    let accepted = w.bank.accept_proposal(&w.alice, &proposal.id, AcceptProposalRequest::default()).await.unwrap();
+    assert_eq!(accepted.proposal.status, ProposalStatus::Accepted);
+    assert!(accepted.memory.is_none());
+    assert!(list_all(&w, &w.alice).await.is_empty());
+    assert_eq!(list_all(&w, &w.bob).await.len(), 1);
+}
+
+/// Nobody decided within 7 days: `expired`, and it can no longer be accepted.
+pub async fn proposals_expire_after_seven_days(f: &dyn Fixture) {
+    let w = world(f).await;
+    let proposal = propose(&w, &w.alice, draft("stale")).await;
+    w.clock.advance(7 * 24 * 3600 * 1000 - 1);
+    assert_eq!(w.bank.proposal(&w.alice, &proposal.id).await.unwrap().status, ProposalStatus::Pending);
+    w.clock.advance(1);
+    assert_eq!(w.bank.proposal(&w.alice, &proposal.id).await.unwrap().status, ProposalStatus::Expired);
+    let late = w.bank.accept_proposal(&w.alice, &proposal.id, AcceptProposalRequest::default()).await;
+    assert!(matches!(late, Err(ProposalError::NotPending(ProposalStatus::Expired))), "{late:?}");
+    assert!(list_all(&w, &w.alice).await.is_empty());
+    let pending = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Pending), None, None).await.unwrap();
+    assert!(pending.proposals.is_empty());
+    let expired = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Expired), None, None).await.unwrap();
+    assert_eq!(expired.proposals.len(), 1);
+    assert_eq!(expired.proposals[0].status, ProposalStatus::Expired);
+}
+
+/// The Inbox lists pending proposals newest first, paging with a cursor.
+pub async fn proposals_list_newest_first_by_status(f: &dyn Fixture) {
+    let w = world(f).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(propose(&w, &w.alice, draft(&format!("draft {i}"))).await.id);
+        if i % 2 == 0 {
+            w.clock.advance(1); // some share a millisecond, some do not
+        }
+    }
+    w.bank.reject_proposal(&w.alice, &ids[1]).await.unwrap();
+    let first = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Pending), Some(2), None).await.unwrap();
+    let cursor = Cursor::decode_for("prop", first.next_cursor.as_deref().unwrap()).unwrap();
+    let second = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Pending), Some(2), Some(&cursor)).await.unwrap();
+    assert!(second.next_cursor.is_none());
+    let walked: Vec<String> = first.proposals.iter().chain(&second.proposals).map(|p| p.id.clone()).collect();
+    assert_eq!(walked, [ids[4].clone(), ids[3].clone(), ids[2].clone(), ids[0].clone()]);
+    let rejected = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Rejected), None, None).await.unwrap();
+    assert_eq!(rejected.proposals.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), [ids[1].as_str()]);
+    assert_eq!(w.bank.list_proposals(&w.alice, None, None, None).await.unwrap().proposals.len(), 5);
+}

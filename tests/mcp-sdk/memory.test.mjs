@@ -1,0 +1,203 @@
+// The memory tools of `memory-bank mcp`, driven over stdio by the official MCP TypeScript
+// SDK: once by a client that declares elicitation (accept, edited accept, decline, and a
+// delete confirmed in the form), over the person's local bank; once by a client without
+// it, over a real `memory-bank serve` with an agent token, where a proposal waits until
+// the person accepts it through the service and proposal_status then says so.
+//
+// Run: npm test (in this folder), after `cargo build -p memory-bank`.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const BIN = process.env.MEMORY_BANK_BIN || path.join(repo, 'target/debug/memory-bank');
+const BUDGET = 10_000;
+
+/** The JSON a tool answered (structured content, which must equal the text content). */
+function json(result) {
+  const text = result.content.map((c) => c.text).join('');
+  assert.ok(text.length <= BUDGET, `${text.length} characters`);
+  assert.deepEqual(JSON.parse(text), result.structuredContent);
+  return result.structuredContent;
+}
+
+async function connect(env, { elicit } = {}) {
+  const client = new Client({ name: 'sdk-test-client', version: '1.0.0' }, { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, elicit);
+  const transport = new StdioClientTransport({ command: BIN, args: ['mcp'], env, stderr: 'ignore' });
+  await client.connect(transport);
+  return client;
+}
+
+describe('with elicitation, over the local bank', () => {
+  let dir;
+  let client;
+  const answers = [];
+  const asked = [];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bank-mcp-elicit-'));
+    const env = { HOME: path.join(dir, 'home'), PATH: process.env.PATH ?? '/usr/bin:/bin', MEMORY_BANK_DATA_DIR: path.join(dir, 'data') };
+    fs.mkdirSync(env.HOME);
+    client = await connect(env, {
+      elicit: async (request) => {
+        asked.push(request.params);
+        return answers.shift() ?? { action: 'cancel' };
+      },
+    });
+  });
+
+  after(async () => {
+    await client?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the tool list names every memory tool with its annotations', async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    for (const name of ['search_memories', 'list_memories', 'proposal_status']) assert.equal(byName[name].annotations.readOnlyHint, true, name);
+    assert.equal(byName.propose_memory.annotations.readOnlyHint, false);
+    assert.equal(byName.delete_memory.annotations.destructiveHint, true);
+  });
+
+  test('accepted unchanged: saved as drafted, confirmed in the client', async () => {
+    answers.push({ action: 'accept', content: { content: 'Ada prefers green tea', tags: 'drinks' } });
+    const result = json(await client.callTool({
+      name: 'propose_memory',
+      arguments: { content: 'Ada prefers green tea', tags: ['drinks'], snippet: 'I always drink green tea', sessionId: 'sess-1', messageId: 'm7' },
+    }));
+    assert.equal(result.status, 'saved');
+    assert.match(result.memory.id, /^mem_/);
+    assert.equal(result.memory.confirmedVia, 'elicitation');
+    assert.equal(result.memory.proposedBy, 'sdk-test-client');
+    assert.deepEqual(result.memory.contexts[0].citation, { conversationId: 'sess-1', messageId: 'm7' });
+    // The form showed the draft, editable, and what it cites.
+    const form = asked.at(-1);
+    assert.equal(form.requestedSchema.properties.content.default, 'Ada prefers green tea');
+    assert.match(form.message, /I always drink green tea/);
+  });
+
+  test('accepted with an edit: exactly the edited sentence is saved', async () => {
+    answers.push({ action: 'accept', content: { content: 'Ada takes her tea without sugar', tags: 'drinks, habits' } });
+    const result = json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Ada likes tea with sugar' } }));
+    assert.equal(result.status, 'saved');
+    assert.equal(result.memory.content, 'Ada takes her tea without sugar');
+    assert.deepEqual(result.memory.tags, ['drinks', 'habits']);
+    const found = json(await client.callTool({ name: 'search_memories', arguments: { query: 'sugar' } }));
+    assert.deepEqual(found.results.map((r) => r.content), ['Ada takes her tea without sugar']);
+  });
+
+  test('declined or cancelled: nothing is saved', async () => {
+    answers.push({ action: 'decline' });
+    assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Ada hates marmalade' } })).status, 'declined');
+    answers.push({ action: 'cancel' });
+    assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Ada hates marmalade' } })).status, 'declined');
+    const found = json(await client.callTool({ name: 'search_memories', arguments: { query: 'marmalade' } }));
+    assert.deepEqual(found.results, []);
+    assert.match(found.hint, /nothing was found/);
+  });
+
+  test('a delete is asked in the form, and a secret is refused before anything is stored', async () => {
+    const listed = json(await client.callTool({ name: 'list_memories', arguments: {} }));
+    const id = listed.memories.find((m) => m.content === 'Ada prefers green tea').id;
+    answers.push({ action: 'decline' });
+    assert.equal(json(await client.callTool({ name: 'delete_memory', arguments: { id } })).status, 'declined');
+    answers.push({ action: 'accept', content: { delete: true } });
+    assert.equal(json(await client.callTool({ name: 'delete_memory', arguments: { id } })).status, 'deleted');
+    const after = json(await client.callTool({ name: 'list_memories', arguments: {} }));
+    assert.ok(!after.memories.some((m) => m.id === id));
+
+    const before = asked.length;
+    const secret = await client.callTool({ name: 'propose_memory', arguments: { content: 'the key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345' } });
+    assert.equal(secret.isError, true);
+    assert.match(JSON.stringify(secret.structuredContent), /Anthropic API key/);
+    assert.equal(asked.length, before, 'nobody was asked about a secret');
+    const missing = await client.callTool({ name: 'delete_memory', arguments: { id: 'mem_nope' } });
+    assert.equal(missing.isError, true);
+    assert.match(missing.structuredContent.message, /search_memories or list_memories/);
+  });
+});
+
+describe('without elicitation, over a memory service with an agent token', () => {
+  let dir;
+  let service;
+  let url;
+  let person;
+  let org;
+  let agentClient;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bank-mcp-inbox-'));
+    const db = { ...process.env, MEMORY_BANK_DATABASE_URL: `sqlite://${dir}/service.db` };
+    const admin = (...args) => execFileSync(BIN, ['admin', ...args], { env: db }).toString().trim();
+    const user = admin('user', 'add', 'ada@example.com');
+    org = admin('org', 'add', 'Acme');
+    admin('member', 'add', org, user);
+    person = admin('token', 'issue', user);
+    const agent = admin('token', 'issue', user, '--agent');
+    service = spawn(BIN, ['serve', '--listen', '127.0.0.1:0'], { env: db, stdio: ['ignore', 'ignore', 'pipe'] });
+    url = await new Promise((resolve, reject) => {
+      let seen = '';
+      service.stderr.on('data', (chunk) => {
+        seen += chunk;
+        const match = /serving (http:\/\/[\d.:]+) /.exec(seen);
+        if (match) resolve(match[1]);
+      });
+      service.on('exit', (code) => reject(new Error(`serve exited ${code}: ${seen}`)));
+    });
+    agentClient = await connect({
+      HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin', MEMORY_BANK_URL: url, MEMORY_BANK_TOKEN: agent, MEMORY_BANK_ORG: org,
+    });
+  });
+
+  after(async () => {
+    await agentClient?.close();
+    service?.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a proposal waits for the person, then proposal_status says accepted', async () => {
+    const proposed = json(await agentClient.callTool({ name: 'propose_memory', arguments: { content: 'The Acme renewal is in Q3', tags: ['acme'] } }));
+    assert.equal(proposed.status, 'pending');
+    assert.match(proposed.proposalId, /^prop_/);
+    assert.match(proposed.message, /Memory Bank/);
+    assert.equal(json(await agentClient.callTool({ name: 'proposal_status', arguments: { proposalId: proposed.proposalId } })).status, 'pending');
+    const before = json(await agentClient.callTool({ name: 'search_memories', arguments: { query: 'Acme renewal' } }));
+    assert.deepEqual(before.results, [], 'not saved before the person accepts');
+
+    // The person accepts in the app: the app's route, with the person's own token.
+    const response = await fetch(`${url}/v1/proposals/${proposed.proposalId}/accept`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${person}`, 'x-org-id': org, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'The Acme renewal is in Q3, at 5000 a month' }),
+    });
+    assert.equal(response.status, 200);
+    const status = json(await agentClient.callTool({ name: 'proposal_status', arguments: { proposalId: proposed.proposalId } }));
+    assert.equal(status.status, 'accepted');
+    assert.equal(status.memory.content, 'The Acme renewal is in Q3, at 5000 a month');
+    assert.equal(status.memory.confirmedVia, 'app');
+    const found = json(await agentClient.callTool({ name: 'search_memories', arguments: { query: 'Acme renewal' } }));
+    assert.equal(found.results.length, 1);
+  });
+
+  test('a delete waits in the Inbox too, and the agent token cannot bypass it over HTTP', async () => {
+    const listed = json(await agentClient.callTool({ name: 'list_memories', arguments: { limit: 5 } }));
+    const id = listed.memories[0].id;
+    const asked = json(await agentClient.callTool({ name: 'delete_memory', arguments: { id } }));
+    assert.equal(asked.status, 'pending');
+    const still = json(await agentClient.callTool({ name: 'list_memories', arguments: { limit: 5 } }));
+    assert.ok(still.memories.some((m) => m.id === id), 'not deleted before the person accepts');
+    const bad = await agentClient.callTool({ name: 'list_memories', arguments: { limit: 500 } });
+    assert.equal(bad.isError, true);
+  });
+});
