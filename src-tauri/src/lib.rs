@@ -156,8 +156,9 @@ fn watch_inbox<R: Runtime>(app: AppHandle<R>, core: CoreState) {
             return;
         };
         use tauri_plugin_notification::NotificationExt as _;
-        if let Err(err) = app.notification().builder().title(title).body(body).show() {
-            tracing::debug!(error = %err, "no desktop notification");
+        match app.notification().builder().title(title).body(body).show() {
+            Ok(()) => tracing::info!(new = change.new.len(), "desktop notification of new proposals"),
+            Err(err) => tracing::debug!(error = %err, "no desktop notification"),
         }
     };
     tauri::async_runtime::spawn(inbox::watch_inbox(core, inbox::INBOX_POLL, report));

@@ -3,7 +3,7 @@
 // 5 s, the person accepts it with an edited sentence, and the memory is in the panel and
 // on the server with confirmedVia "app"; a delete proposal is rejected from the keyboard.
 // Then Settings → Agents installs Memory Bank into Codex CLI's config in the temp home,
-// after showing the diff. Screenshots of both go to target/e2e (inbox.png, agents.png).
+// after showing the diff. Screenshots go to target/e2e (inbox.png, agents.png, agents-review.png).
 // Run under Xvfb: `xvfb-run -a npm test`.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -88,8 +88,9 @@ test("a proposal from an agent token shows in the Inbox within 5 s and Accept wi
     assert.match(text, /Proposed by Claude Code/);
     assert.match(text, /Remember that I take my tea green\./);
     await item.$(".//button[normalize-space()='Open session']").waitForExist({ timeout: 5000 });
-    const badge = await app.$("//nav//button[starts-with(normalize-space(),'Inbox')]").getAttribute("aria-label");
-    assert.equal(badge, "Inbox, 2 proposals waiting");
+    const tab = app.$("//nav//button[starts-with(normalize-space(),'Inbox')]");
+    assert.equal(await tab.$(".nav-badge").getText(), "2");
+    assert.equal(await tab.$(".visually-hidden").getHTML({ includeSelectorTag: false }), "Inbox, 2 proposals waiting");
     await screenshot(app, path.join(shots, "inbox.png"));
 
     await item.$(".//button[@aria-label='Check and accept this proposal']").click();
@@ -129,12 +130,20 @@ test("Settings → Agents shows the change to Codex CLI's config and installs it
     await install.waitForClickable({ timeout: 10000 });
     const runs = await app.$("//p[starts-with(normalize-space(),'Agents will run:')]").getText();
     assert.match(runs, /memory-bank mcp$/);
+    // The Agents section at the top of the settings pane, the header still in view.
+    await app.execute(() => {
+      const pane = document.querySelector(".settings");
+      const heading = [...document.querySelectorAll("h2")].find((h) => h.textContent === "Agents");
+      if (pane && heading) pane.scrollTop += heading.getBoundingClientRect().top - pane.getBoundingClientRect().top - 8;
+      window.scrollTo(0, 0);
+    });
+    await screenshot(app, path.join(shots, "agents.png"));
     await install.click();
     const dialog = app.$("//*[@role='dialog']");
     await dialog.$(".//*[@role='region'][@aria-label='The change']").waitForExist({ timeout: 5000 });
     assert.match(await dialog.getText(), /\[mcp_servers\.memory-bank\]/);
     assert.equal(existsSync(config), false, "nothing is written before confirming");
-    await screenshot(app, path.join(shots, "agents.png"));
+    await screenshot(app, path.join(shots, "agents-review.png"));
     await dialog.$(".//button[normalize-space()='Install']").click();
     await app.$("//p[starts-with(normalize-space(),'Installed in Codex CLI.')]").waitForExist({ timeout: 5000 });
     await app.$("//button[@aria-label='Remove from Codex CLI']").waitForExist({ timeout: 5000 });

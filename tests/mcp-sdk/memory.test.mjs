@@ -107,15 +107,42 @@ describe('with elicitation, over the local bank', () => {
     assert.match(found.hint, /nothing was found/);
   });
 
+  test('long memories stay within the budget: fewer results, a hint, and pages that continue', async () => {
+    for (let i = 0; i < 8; i++) {
+      const long = `walrus fact ${i} ${'the walrus sleeps on the ice and dreams of fish '.repeat(160)}`.slice(0, 7990);
+      answers.push({ action: 'accept', content: { content: long, tags: '' } });
+      assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: long } })).status, 'saved');
+    }
+    const found = json(await client.callTool({ name: 'search_memories', arguments: { query: 'walrus', limit: 50 } }));
+    assert.ok(found.results.length >= 1 && found.results.length < 8, `${found.results.length} results`);
+    assert.match(found.hint, /more results were left out/);
+    assert.ok(found.results.every((r) => r.truncated === true && r.content.length <= 2000));
+    // list_memories pages by the budget too, and its pages add up to every memory.
+    const ids = new Set();
+    let cursor;
+    let pages = 0;
+    do {
+      const page = json(await client.callTool({ name: 'list_memories', arguments: { limit: 50, ...(cursor ? { cursor } : {}) } }));
+      for (const m of page.memories) ids.add(m.id);
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor);
+    assert.ok(pages > 1, 'the budget split the list');
+    assert.equal(ids.size, 10);
+    const bad = await client.callTool({ name: 'search_memories', arguments: { query: 'walrus', limit: 51 } });
+    assert.equal(bad.isError, true);
+    assert.match(bad.structuredContent.message, /limit must be from 1 to 50/);
+  });
+
   test('a delete is asked in the form, and a secret is refused before anything is stored', async () => {
-    const listed = json(await client.callTool({ name: 'list_memories', arguments: {} }));
-    const id = listed.memories.find((m) => m.content === 'Ada prefers green tea').id;
+    const listed = json(await client.callTool({ name: 'search_memories', arguments: { query: 'green tea' } }));
+    const id = listed.results.find((m) => m.content === 'Ada prefers green tea').id;
     answers.push({ action: 'decline' });
     assert.equal(json(await client.callTool({ name: 'delete_memory', arguments: { id } })).status, 'declined');
     answers.push({ action: 'accept', content: { delete: true } });
     assert.equal(json(await client.callTool({ name: 'delete_memory', arguments: { id } })).status, 'deleted');
-    const after = json(await client.callTool({ name: 'list_memories', arguments: {} }));
-    assert.ok(!after.memories.some((m) => m.id === id));
+    const after = json(await client.callTool({ name: 'search_memories', arguments: { query: 'green tea' } }));
+    assert.ok(!after.results.some((m) => m.id === id));
 
     const before = asked.length;
     const secret = await client.callTool({ name: 'propose_memory', arguments: { content: 'the key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345' } });
@@ -199,5 +226,34 @@ describe('without elicitation, over a memory service with an agent token', () =>
     assert.ok(still.memories.some((m) => m.id === id), 'not deleted before the person accepts');
     const bad = await agentClient.callTool({ name: 'list_memories', arguments: { limit: 500 } });
     assert.equal(bad.isError, true);
+  });
+});
+
+describe('two agents on one local bank', () => {
+  test('two memory-bank mcp processes writing at once lose nothing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bank-mcp-two-'));
+    const env = { HOME: dir, PATH: process.env.PATH ?? '/usr/bin:/bin', MEMORY_BANK_DATA_DIR: path.join(dir, 'data') };
+    const accept = async (request) => ({ action: 'accept', content: { content: request.params.requestedSchema.properties.content.default } });
+    const [a, b] = await Promise.all([connect(env, { elicit: accept }), connect(env, { elicit: accept })]);
+    try {
+      const write = async (client, who) => {
+        for (let i = 0; i < 25; i++) {
+          const saved = json(await client.callTool({ name: 'propose_memory', arguments: { content: `${who} noted fact ${i}` } }));
+          assert.equal(saved.status, 'saved');
+        }
+      };
+      await Promise.all([write(a, 'first'), write(b, 'second')]);
+      let seen = 0;
+      let cursor;
+      do {
+        const page = json(await a.callTool({ name: 'list_memories', arguments: { limit: 50, ...(cursor ? { cursor } : {}) } }));
+        seen += page.memories.length;
+        cursor = page.nextCursor;
+      } while (cursor);
+      assert.equal(seen, 50);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

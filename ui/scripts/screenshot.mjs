@@ -16,7 +16,8 @@ const axeSource = await readFile(createRequire(import.meta.url).resolve("axe-cor
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const dist = join(here, "..", "dist");
-const outDir = join(here, "..", "..", "docs", "screenshots");
+// MEMORY_BANK_SCREENSHOTS_DIR writes them elsewhere (e.g. target/), leaving the README's copies alone.
+const outDir = process.env.MEMORY_BANK_SCREENSHOTS_DIR ?? join(here, "..", "..", "docs", "screenshots");
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ipc: http://ipc.localhost";
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml" };
@@ -62,7 +63,27 @@ function mockTauri() {
   const state = {
     account: { kind: "local" }, user: { id: "usr_1", email: "alex@example.com" },
     orgs: [{ id: "org_acme", name: "Acme" }, { id: "org_beta", name: "Beta Labs" }],
-    activeOrgId: "org_acme", prefs: { memoryEnabled: true, language: "en" },
+    activeOrgId: "org_acme", prefs: { memoryEnabled: true, language: "en", sessionRoots: [] },
+  };
+  const proposals = [
+    { id: "prop_1", action: "save", status: "pending", content: "Release notes are written in British English.",
+      tags: ["docs", "style"], contexts: [{ snippet: "we always use British spelling in the notes", citation: { conversationId: "ses_01JE2A", messageId: "msg_19D0" }, origin: "active_conversation" }],
+      memoryId: null, proposedBy: "claude-code", orgId: "org_acme", createdAt: new Date(base - 3 * minute).toISOString(),
+      expiresAt: new Date(base + 7 * 1440 * minute).toISOString(), decidedAt: null },
+    { id: "prop_2", action: "delete", status: "pending", content: "The on-call rotation changes every Monday at 09:00 local time.",
+      tags: null, contexts: [], memoryId: "mem_8", proposedBy: "codex-mcp-client", orgId: "org_acme",
+      createdAt: new Date(base - 41 * minute).toISOString(), expiresAt: new Date(base + 7 * 1440 * minute).toISOString(), decidedAt: null },
+  ];
+  const agent = (id, name, path, extra = {}) => ({ agent: id, displayName: name, configPath: path, detected: false,
+    installed: false, entryMatches: false, problem: null, ...extra });
+  const agents = {
+    cli: { path: "/usr/bin/memory-bank", problem: null },
+    agents: [
+      agent("claude-code", "Claude Code", "/home/alex/.claude.json", { detected: true, installed: true, entryMatches: true }),
+      agent("codex", "Codex CLI", "/home/alex/.codex/config.toml", { detected: true }),
+      agent("opencode", "opencode", "/home/alex/.config/opencode/opencode.json"),
+      agent("gemini", "Gemini CLI", "/home/alex/.gemini/settings.json", { detected: true }),
+    ],
   };
   const callbacks = new Map();
   const listeners = [];
@@ -76,6 +97,13 @@ function mockTauri() {
     schedule_delete: ({ id }) => ({ id, commitAt: Date.now() + 6000 }),
     undo_delete: () => ({ undone: true }),
     flush_deletes: () => null,
+    list_proposals: () => ({ proposals, nextCursor: null }),
+    find_session: () => { throw { code: "session_not_found", message: "not on this machine" }; },
+    agent_statuses: () => agents,
+    plan_agent_change: ({ agent: id, action }) => ({
+      agent: id, action, configPath: "/home/alex/.codex/config.toml", change: "add", changed: true,
+      diff: '--- /home/alex/.codex/config.toml\n+++ /home/alex/.codex/config.toml\n@@ -1,2 +1,6 @@\n model = "o3"\n approval_policy = "on-request"\n+\n+[mcp_servers.memory-bank]\n+command = "/usr/bin/memory-bank"\n+args = ["mcp"]\n',
+    }),
     "plugin:event|listen": ({ handler }) => (listeners.push(handler), handler),
     "plugin:event|unlisten": () => null,
   };
@@ -140,6 +168,27 @@ try {
   await audit("undo toast");
   await page.screenshot({ path: join(outDir, "panel-undo.png") });
 
+  // The Inbox: two proposals, then the check of the first with its editable sentence.
+  await page.getByRole("button", { name: "Inbox, 2 proposals waiting" }).click();
+  await page.getByText("Release notes are written in British English.").waitFor();
+  await page.screenshot({ path: join(outDir, "inbox.png") });
+  await audit("inbox");
+  await page.getByRole("button", { name: "Check and accept this proposal" }).first().click();
+  await page.getByLabel("Memory", { exact: true }).waitFor();
+  await page.screenshot({ path: join(outDir, "inbox-accept.png") });
+  await audit("inbox accept");
+
+  // Settings → Agents, and the review of an install.
+  await page.getByRole("button", { name: "Account settings" }).click();
+  await page.getByRole("button", { name: "Install in Codex CLI" }).waitFor();
+  await page.getByRole("heading", { name: "Agents" }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(outDir, "agents.png") });
+  await audit("agents");
+  await page.getByRole("button", { name: "Install in Codex CLI" }).click();
+  await page.getByRole("region", { name: "The change" }).waitFor();
+  await page.screenshot({ path: join(outDir, "agents-review.png") });
+  await audit("agents review");
+
   // The XSS memory must be text, with no element created from it.
   const injected = await page.locator("main img").count();
   if (injected !== 0) problems.push(`found ${injected} <img> elements in main`);
@@ -152,4 +201,6 @@ if (problems.length) {
   console.error(`FAILED:\n${problems.join("\n")}`);
   process.exit(1);
 }
-console.log(`saved panel.png, panel-delete-dialog.png, panel-undo.png in ${outDir}; no CSP violations, no axe violations`);
+console.log(
+  `saved panel.png, panel-delete-dialog.png, panel-undo.png, inbox.png, inbox-accept.png, agents.png, agents-review.png in ${outDir}; no CSP violations, no axe violations`,
+);

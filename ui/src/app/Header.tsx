@@ -37,20 +37,23 @@ export function Header({ view, onNavigate, inboxCount, inboxMore = false }: Prop
                   type="button"
                   className="nav-link"
                   aria-current={view === section.view ? "page" : undefined}
-                  aria-label={
-                    badge
-                      ? inboxMore
-                        ? t("app.inboxLabelMore", { count })
-                        : t("app.inboxLabel", { count })
-                      : undefined
-                  }
                   onClick={() => onNavigate(section.view)}
                 >
-                  {t(section.labelKey)}
-                  {badge && (
-                    <span className="nav-badge" aria-hidden="true">
-                      {inboxMore ? `${count}+` : count}
-                    </span>
+                  {badge ? (
+                    <>
+                      {/* Seen: "Inbox 2"; heard: "Inbox, 2 proposals waiting" (one text,
+                          so every browser computes the same name, which starts with the
+                          visible label). */}
+                      <span aria-hidden="true">{t(section.labelKey)}</span>
+                      <span className="nav-badge" aria-hidden="true">
+                        {inboxMore ? `${count}+` : count}
+                      </span>
+                      <span className="visually-hidden">
+                        {inboxMore ? t("app.inboxLabelMore", { count }) : t("app.inboxLabel", { count })}
+                      </span>
+                    </>
+                  ) : (
+                    t(section.labelKey)
                   )}
                 </button>
               </li>
