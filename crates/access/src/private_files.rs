@@ -28,14 +28,24 @@ pub fn secure_data_dir(dir: &Path) -> Result<(), std::io::Error> {
 #[cfg(unix)]
 fn tighten(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
+    // Another process (SQLite's journal, the session index) may remove a file between
+    // the listing and the chmod: what is gone needs no tightening.
+    let gone_is_fine = |result: std::io::Result<()>| match result {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    };
+    gone_is_fine(std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)))?;
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other?,
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { continue };
+        let Ok(kind) = entry.file_type() else { continue };
         if kind.is_dir() {
             tighten(&entry.path())?;
         } else if kind.is_file() {
-            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o600))?;
+            gone_is_fine(std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o600)))?;
         }
     }
     Ok(())

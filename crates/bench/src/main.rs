@@ -9,8 +9,12 @@
 //! size (created and dropped again; the path's database is not touched). `--mariadb`
 //! starts a throwaway MariaDB instead. Every engine runs the same code through
 //! `Arc<dyn MemoryStore>`; only opening and measuring the size on disk differ.
+//!
+//! `--load-local-bank DIR --memories N` measures nothing: it fills a new local bank for
+//! the MCP benchmark in `bench/mcp/` (see `local_bank.rs`).
 
 mod corpus;
+mod local_bank;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,6 +83,21 @@ struct Args {
     /// Rounds of searches with `--search-kept` (each prints its own line).
     #[arg(long, default_value_t = 3)]
     rounds: usize,
+    /// Only fill a new local bank, `DIR/memory.db` (what `memory-bank mcp` opens with
+    /// `MEMORY_BANK_DATA_DIR=DIR`), with `--memories` of the corpus for its local user,
+    /// drawn as a `--users 1` run draws them; measures nothing.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["database_url", "mariadb", "keep", "search_kept"])]
+    load_local_bank: Option<std::path::PathBuf>,
+    /// Memories for `--load-local-bank`.
+    #[arg(long, default_value_t = 100_000, requires = "load_local_bank")]
+    memories: usize,
+    /// With `--load-local-bank`: also write the sentences, one JSON string a line, in load order.
+    #[arg(long, value_name = "FILE", requires = "load_local_bank")]
+    corpus_out: Option<std::path::PathBuf>,
+    /// With `--load-local-bank`: also write `--queries` terms per class (rare, mid, common)
+    /// as JSON, the terms a `--users 1` run searches for.
+    #[arg(long, value_name = "FILE", requires = "load_local_bank")]
+    queries_out: Option<std::path::PathBuf>,
 }
 
 /// Where each size's fresh store comes from.
@@ -282,6 +301,15 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     if let Some(url) = &args.search_kept {
         return search_kept(&args, url).await;
+    }
+    if let Some(dir) = &args.load_local_bank {
+        let options = local_bank::LoadOptions {
+            memories: args.memories,
+            queries: args.queries,
+            corpus_out: args.corpus_out.as_deref(),
+            queries_out: args.queries_out.as_deref(),
+        };
+        return local_bank::load(dir, &options).await;
     }
     let temp = std::env::temp_dir().join(format!("memory-bank-bench-{}", std::process::id()));
     let dir = args.dir.clone().unwrap_or(temp);

@@ -288,12 +288,12 @@ impl MemoryBankMcp {
             Err(fail) => return fail,
         };
         request.action = Some(ProposalAction::Save);
-        request.proposed_by = client_name(peer);
+        request.proposed_by = client_name(context);
         let proposal = match access.propose(request).await {
             Ok(proposal) => proposal,
             Err(e) => return failure(&e, "propose_memory"),
         };
-        if !can_elicit(peer) {
+        if !can_elicit(context) {
             return pending(&proposal);
         }
         let form = ElicitationSchema::builder()
@@ -334,14 +334,14 @@ impl MemoryBankMcp {
         let request = ProposeRequest {
             action: Some(ProposalAction::Delete),
             memory_id: Some(id.trim().to_owned()),
-            proposed_by: client_name(peer),
+            proposed_by: client_name(context),
             ..Default::default()
         };
         let proposal = match access.propose(request).await {
             Ok(proposal) => proposal,
             Err(e) => return failure(&e, "delete_memory"),
         };
-        if !can_elicit(peer) {
+        if !can_elicit(context) {
             return pending(&proposal);
         }
         let (shown, _) = prefix(&proposal.content, 500);
@@ -403,14 +403,20 @@ async fn memory_of(access: &dyn MemoryAccess, id: Option<&str>) -> Option<Result
     Some(access.memory(id?).await)
 }
 
-/// The client asked at initialize to be sent elicitation forms.
-fn can_elicit(peer: &Peer<RoleServer>) -> bool {
-    peer.supported_elicitation_modes().contains(&ElicitationMode::Form)
+/// The client asked at initialize to be sent elicitation forms, and its protocol lets
+/// the server send them (2026-07-28 forbids server requests: there a form would need a
+/// multi-round-trip answer, which this server does not give yet, so the Inbox decides).
+fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+    let forms = context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form)
+        || context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
+    let requests_allowed = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
+    forms && requests_allowed
 }
 
-/// The MCP client's name from initialize (`claude-code`, `codex-mcp-client`, …).
-fn client_name(peer: &Peer<RoleServer>) -> Option<String> {
-    let name = peer.peer_info()?.client_info.name.trim().to_owned();
+/// The MCP client's name (`claude-code`, `codex-mcp-client`, …), from initialize or,
+/// on stateless protocols, from the request itself.
+fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
+    let name = context.client_info()?.name.trim().to_owned();
     (!name.is_empty()).then(|| prefix(&name, 128).0.to_owned())
 }
 

@@ -71,7 +71,7 @@ impl SqliteStore {
             .map_err(db_err)?;
         let store = Self { pool };
         let applied_before = store.applied_migrations().await?;
-        MIGRATOR.run(&store.pool).await.map_err(|e| StoreError::Migration(e.to_string()))?;
+        run_migrations(&store.pool).await?;
         if store.applied_migrations().await? != applied_before {
             store.ensure_search_index().await?;
         }
@@ -122,6 +122,31 @@ async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
         .await
         .map_err(db_err)?;
     Ok(found.is_some())
+}
+
+/// Applies pending migrations, tolerating another process doing the same at once.
+///
+/// sqlx takes no lock for SQLite: two processes opening a new bank together (the app
+/// and an agent's `memory-bank mcp`) both decide to apply migration 1, and the one whose
+/// write waited on the other's then finds its tables made ("table users already
+/// exists", "duplicate column name"). Its transaction rolled back whole, so running the
+/// migrator again, once the other has committed, finds those migrations applied.
+async fn run_migrations(pool: &SqlitePool) -> Result<(), StoreError> {
+    const ATTEMPTS: u32 = 5;
+    let mut attempt = 1;
+    loop {
+        match MIGRATOR.run(pool).await {
+            Ok(()) => return Ok(()),
+            // "table … already exists", "duplicate column name": the other opener's work.
+            // A real fault fails the same way every time and is reported after the last try.
+            Err(_) if attempt < ATTEMPTS => {
+                tracing::debug!(attempt, "another process migrated this bank meanwhile; checking again");
+                tokio::time::sleep(Duration::from_millis(20 * u64::from(attempt))).await;
+                attempt += 1;
+            }
+            Err(err) => return Err(StoreError::Migration(err.to_string())),
+        }
+    }
 }
 
 async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(), StoreError> {
@@ -197,7 +222,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn migrate(&self) -> Result<EnsureOutcome, StoreError> {
-        MIGRATOR.run(&self.pool).await.map_err(|e| StoreError::Migration(e.to_string()))?;
+        run_migrations(&self.pool).await?;
         self.ensure_search_index().await
     }
 

@@ -66,3 +66,34 @@ impl Fixture for SqliteFixture {
 }
 
 memory_bank_store::store_suite!(SqliteFixture::new());
+
+/// The desktop app and agents' `memory-bank mcp` processes may open a new bank at the
+/// same moment: every opener must succeed, and the bank is migrated once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn openers_racing_on_a_new_bank_all_succeed() {
+    for _ in 0..10 {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("memory.db").display());
+        let opens = (0..4).map(|_| {
+            let url = url.clone();
+            async move { SqliteStore::open(&url).await }
+        });
+        for opened in futures_join_all(opens).await {
+            let store = opened.expect("every opener succeeds");
+            assert!(store.search_index_exists().await.unwrap());
+        }
+    }
+}
+
+async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.unwrap());
+    }
+    out
+}
