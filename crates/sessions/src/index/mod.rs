@@ -169,8 +169,24 @@ impl Index {
             std::fs::create_dir_all(parent)
                 .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         }
-        match Self::open_existing(path) {
+        // Several processes (agents starting their `memory-bank mcp` together) may open a
+        // new index at once: one creating the schema makes the others see a locked or half
+        // made database for a moment. Those wait and try again; only an index that still
+        // cannot be opened is a broken cache, deleted and rebuilt (never a busy one, whose
+        // files another process is using).
+        let mut attempt = 1;
+        let opened = loop {
+            match Self::open_existing(path) {
+                Err(err) if attempt < OPEN_ATTEMPTS && is_transient(&err) => {
+                    std::thread::sleep(std::time::Duration::from_millis(25 * attempt as u64));
+                    attempt += 1;
+                }
+                other => break other,
+            }
+        };
+        match opened {
             Ok(index) => Ok(index),
+            Err(err) if is_transient(&err) => Err(err),
             Err(_) => {
                 for file in [path.to_path_buf(), search_path(path)] {
                     for suffix in ["", "-wal", "-shm"] {
@@ -289,4 +305,15 @@ fn committed(hook: &Option<Box<dyn Fn() + Send>>) {
     if let Some(hook) = hook {
         hook();
     }
+}
+
+/// How many times [`Index::open`] tries a database another process is busy creating.
+const OPEN_ATTEMPTS: u32 = 8;
+
+/// A failure that another process's work explains and that passes: the database is
+/// locked or busy, or its schema is being created ("no such table", "table … already
+/// exists" when two create it at once).
+fn is_transient(err: &IndexError) -> bool {
+    let text = err.to_string();
+    ["database is locked", "database is busy", "locking protocol", "no such table", "already exists", "disk I/O error"].iter().any(|t| text.contains(t))
 }
