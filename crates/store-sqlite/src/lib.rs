@@ -41,6 +41,24 @@ impl SqliteStore {
     /// `sqlite://relative.db`, `sqlite::memory:`). A new database gets its schema and
     /// search index; an older one gets pending migrations and then the index ensured.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
+        // Another process opening the same new bank (the app and an agent's
+        // `memory-bank mcp`) can hold the lock through steps SQLite's busy handler does
+        // not cover (switching to WAL, creating the schema): wait and open again.
+        const ATTEMPTS: u32 = 8;
+        let mut attempt = 1;
+        loop {
+            match Self::open_once(url).await {
+                Err(err) if attempt < ATTEMPTS && err.to_string().contains("database is locked") => {
+                    tracing::debug!(attempt, "the bank is busy being opened by another process; trying again");
+                    tokio::time::sleep(Duration::from_millis(25 * u64::from(attempt))).await;
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    async fn open_once(url: &str) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(url)
             .map_err(|e| {
                 StoreError::Invalid(format!(
