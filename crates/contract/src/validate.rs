@@ -124,13 +124,15 @@ pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> R
     validate_save(merged).map(|save| (save, via))
 }
 
-/// A JSON object body deserialized into `T`, with the same errors as a save body.
+/// A JSON object body deserialized into `T`. Parsed to a value first: syntax errors
+/// then point at the body, and a top-level array (which serde would happily read as a
+/// struct) is refused.
 fn parse_object<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Vec<FieldError>> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
         vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
     })?;
     if !value.is_object() {
-        return Err(vec![FieldError::new("body", "the body must be a JSON object")]);
+        return Err(vec![FieldError::new("body", "the body must be a JSON object like {\"content\": \"…\"}")]);
     }
     serde_path_to_error::deserialize(value).map_err(|err| vec![json_error(&err)])
 }
@@ -185,16 +187,7 @@ impl Cursor {
 /// Parses and validates a `POST /v1/memory` body. Malformed JSON and wrong types
 /// are reported in the same shape as limit violations.
 pub fn parse_save_body(body: &[u8]) -> Result<ValidSave, Vec<FieldError>> {
-    // Parse to a value first: syntax errors then point at the body, and a top-level
-    // array (which serde would happily read as a struct) is refused.
-    let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
-        vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
-    })?;
-    if !value.is_object() {
-        return Err(vec![FieldError::new("body", "the body must be a JSON object like {\"content\": \"…\"}")]);
-    }
-    let request: SaveMemoryRequest = serde_path_to_error::deserialize(value).map_err(|err| vec![json_error(&err)])?;
-    validate_save(request)
+    validate_save(parse_object(body)?)
 }
 
 fn json_error(err: &serde_path_to_error::Error<serde_json::Error>) -> FieldError {

@@ -440,10 +440,12 @@ pub(crate) fn refuse_secrets(request: &SaveMemoryRequest) -> Result<(), DesktopE
     if findings.is_empty() {
         return Ok(());
     }
-    let named: Vec<String> = findings.iter().map(|f| format!("{} in {}", f.kind, f.path)).collect();
     Err(DesktopError::new(
         "looks_like_secret",
-        format!("This looks like a secret ({}). Remove it before saving: agents read memories as plain text.", named.join(", ")),
+        format!(
+            "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
+            memory_bank_contract::secrets::describe(&findings)
+        ),
     ))
 }
 

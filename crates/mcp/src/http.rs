@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -56,14 +55,9 @@ fn refuse(status: StatusCode, error: ErrorCode) -> Response {
 
 /// Resolves the bearer token and the org (`X-Org-Id`, or the caller's only org).
 async fn authenticate(State(bank): State<Bank>, mut request: Request, next: Next) -> Response {
-    let token = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim().to_owned());
-    let Some(token) = token.filter(|t| !t.is_empty()) else { return refuse(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized) };
+    let Some(token) = memory_bank_server::auth::bearer_token(request.headers()).map(str::to_owned) else {
+        return refuse(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized);
+    };
     let owner = match bank.authenticate(&token).await {
         Ok(Some(owner)) => owner,
         Ok(None) => return refuse(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),

@@ -11,6 +11,18 @@ use crate::{ApiError, AppState};
 /// Header naming the org the caller acts in.
 pub const ORG_HEADER: &str = "x-org-id";
 
+/// The token of `Authorization: Bearer <token>`, if the request has one.
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .split_once(' ')
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+        .filter(|token| !token.is_empty())
+}
+
 /// The authenticated caller (`Authorization: Bearer <token>`), or 401.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -24,13 +36,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let header = parts.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or_default();
-        let token = header
-            .split_once(' ')
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim())
-            .filter(|token| !token.is_empty())
-            .ok_or(ApiError::Unauthorized)?;
+        let token = bearer_token(&parts.headers).ok_or(ApiError::Unauthorized)?;
         let owner = state
             .bank
             .authenticate(token)
