@@ -40,8 +40,13 @@ async function connect(transport) {
   return client;
 }
 
-/** The eval, with `open()` making a fresh MCP session each time it is called. */
-async function evalFlow(open) {
+/**
+ * The eval, with `open()` making a fresh MCP session each time it is called. With
+ * `personAccepts` (an agent token, which may only propose), a save or delete waits in
+ * the Inbox even though the client's form said yes; the person accepts it there and
+ * the agent follows the proposal to its end.
+ */
+async function evalFlow(open, personAccepts = null) {
   const marker = `acme-renewal-${Date.now()}`;
   let client = await open();
   const { tools } = await client.listTools();
@@ -52,10 +57,11 @@ async function evalFlow(open) {
   const found = json(await client.callTool({ name: 'search_capabilities', arguments: { query: 'save a memory to the memory bank', limit: 5 } }));
   const save = found.matches.find((m) => /memory/i.test(m.name) && /post/i.test(m.name) && m.hasBody);
   assert.ok(save, JSON.stringify(found));
-  const saved = json(await client.callTool({
+  let saved = json(await client.callTool({
     name: 'execute_capability',
     arguments: { name: save.name, body: { content: `User's Acme account renews in Q3 at 5000 per month — marker ${marker}.`, tags: ['acme', 'deal'] } },
   }));
+  if (personAccepts) saved = await acceptedInTheInbox(client, saved, personAccepts);
   assert.equal(saved.status, 'saved', JSON.stringify(saved));
   assert.match(saved.memory.id, /^mem_/);
   assert.equal(saved.memory.scope, 'user');
@@ -83,12 +89,24 @@ async function evalFlow(open) {
   const deletes = json(await client.callTool({ name: 'search_capabilities', arguments: { query: 'delete memory' } }));
   const remove = deletes.matches.find((m) => m.name === 'deleteMemoryById');
   assert.deepEqual(remove.pathParams, ['id']);
-  const gone = json(await client.callTool({ name: 'execute_capability', arguments: { name: remove.name, path: { id: saved.memory.id } } }));
+  let gone = json(await client.callTool({ name: 'execute_capability', arguments: { name: remove.name, path: { id: saved.memory.id } } }));
+  if (personAccepts) gone = await acceptedInTheInbox(client, gone, personAccepts);
   assert.equal(gone.status, 'deleted');
   const after = json(await client.callTool({ name: 'execute_capability', arguments: { name: search.name, query: { q: marker } } }));
   assert.ok(!after.results.some((r) => r.id === saved.memory.id));
   await client.close();
   return saved.memory;
+}
+
+/** A pending answer, accepted by the person, followed with getProposalsById. */
+async function acceptedInTheInbox(client, answer, personAccepts) {
+  assert.equal(answer.status, 'pending', `an agent token never confirms: ${JSON.stringify(answer)}`);
+  const before = json(await client.callTool({ name: 'execute_capability', arguments: { name: 'getProposalsById', path: { id: answer.proposalId } } }));
+  assert.equal(before.status, 'pending');
+  await personAccepts(answer.proposalId);
+  const after = json(await client.callTool({ name: 'execute_capability', arguments: { name: 'getProposalsById', path: { id: answer.proposalId } } }));
+  assert.equal(after.status, 'accepted', JSON.stringify(after));
+  return after.action === 'delete' ? { status: 'deleted' } : { status: 'saved', memory: after.memory };
 }
 
 describe('the meta face over stdio (memory-bank mcp --meta)', () => {
@@ -110,14 +128,17 @@ describe('the meta face over streamable HTTP (serve /mcp/agent)', () => {
   let service;
   let url;
   let agent;
+  let person;
+  let org;
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bank-meta-http-'));
     const env = { ...process.env, MEMORY_BANK_DATABASE_URL: `sqlite://${dir}/service.db` };
     const admin = (...args) => execFileSync(BIN, ['admin', ...args], { env }).toString().trim();
     const user = admin('user', 'add', 'ada@example.com');
-    const org = admin('org', 'add', 'Acme');
+    org = admin('org', 'add', 'Acme');
     admin('member', 'add', org, user);
     agent = admin('token', 'issue', user, '--agent');
+    person = admin('token', 'issue', user);
     service = spawn(BIN, ['serve', '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     url = await new Promise((resolve, reject) => {
       let seen = '';
@@ -134,9 +155,24 @@ describe('the meta face over streamable HTTP (serve /mcp/agent)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('the seed eval flow passes with an agent token', async () => {
+  test('the seed eval flow passes with an agent token, the person accepting in the Inbox', async () => {
     const open = () => connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/agent`), {
       requestInit: { headers: { Authorization: `Bearer ${agent}` } },
+    }));
+    const personAccepts = async (id) => {
+      const response = await fetch(`${url}/v1/proposals/${id}/accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${person}`, 'x-org-id': org },
+        body: '{}',
+      });
+      assert.equal(response.status, 200, await response.text());
+    };
+    await evalFlow(open, personAccepts);
+  });
+
+  test('with a full token the person confirms in the client form', async () => {
+    const open = () => connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp/agent`), {
+      requestInit: { headers: { Authorization: `Bearer ${person}` } },
     }));
     await evalFlow(open);
   });

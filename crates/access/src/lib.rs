@@ -46,6 +46,11 @@ pub trait MemoryAccess: Send + Sync {
     /// Where this reaches, for messages (`the local bank at …`, `https://…`).
     fn describe(&self) -> String;
 
+    /// Whether [`accept`](Self::accept) and [`reject`](Self::reject) can succeed: false
+    /// for an agent token, which may only propose. Asking the person in the agent's
+    /// client is pointless then; the proposal goes to the Inbox.
+    fn may_confirm(&self) -> bool;
+
     /// Best matches first (the service's lexical search).
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError>;
 

@@ -12,7 +12,7 @@ use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
 };
 use memory_bank_contract::ErrorCode;
-use memory_bank_store::{Bank, ProposalError, StoreError};
+use memory_bank_store::{Bank, ProposalError, StoreError, TokenKind};
 use memory_bank_store_sqlite::SqliteStore;
 
 use crate::{AccessError, MemoryAccess};
@@ -43,6 +43,8 @@ pub struct LocalAccess {
     user_id: String,
     org_id: String,
     path: String,
+    /// False for an agent token's caller: the same rule as the HTTP routes.
+    may_confirm: bool,
 }
 
 impl LocalAccess {
@@ -62,13 +64,24 @@ impl LocalAccess {
         let bank = Bank::new(Arc::new(store));
         bank.assert_search_index().await.map_err(store_error)?;
         let (user_id, org_id) = provision(&bank).await.map_err(store_error)?;
-        Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()) })
+        Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()), may_confirm: true })
     }
 
-    /// `user_id` acting in `org_id` on `bank` (the service's MCP endpoint, for the caller
-    /// a token authenticated).
-    pub fn for_caller(bank: Bank, user_id: String, org_id: String) -> Self {
-        Self { bank, user_id, org_id, path: "this memory service".into() }
+    /// `user_id` acting in `org_id` on `bank` with a token of `kind` (the service's MCP
+    /// endpoint, for the caller a token authenticated). An agent token may not accept or
+    /// reject, here as on the HTTP routes, even when its client says the person agreed.
+    pub fn for_caller(bank: Bank, user_id: String, org_id: String, kind: TokenKind) -> Self {
+        Self { bank, user_id, org_id, path: "this memory service".into(), may_confirm: kind != TokenKind::Agent }
+    }
+
+    fn require_person(&self) -> Result<(), AccessError> {
+        if self.may_confirm {
+            return Ok(());
+        }
+        Err(AccessError::new(
+            ErrorCode::AgentTokenCannotConfirm,
+            "an agent token may propose but not confirm; the person decides in Memory Bank's Inbox",
+        ))
     }
 
     /// The bank itself (the embedded service serves it).
@@ -139,6 +152,10 @@ impl MemoryAccess for LocalAccess {
         self.path.clone()
     }
 
+    fn may_confirm(&self) -> bool {
+        self.may_confirm
+    }
+
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
         let request = validate::parse_search(Some(query), Some(&limit.to_string())).map_err(invalid)?;
         self.bank.search(&self.user_id, &request).await.map_err(store_error)
@@ -170,11 +187,13 @@ impl MemoryAccess for LocalAccess {
     }
 
     async fn accept(&self, id: &str, edits: AcceptProposalRequest) -> Result<ProposalResponse, AccessError> {
+        self.require_person()?;
         let accepted = self.bank.accept_proposal(&self.user_id, id, edits).await.map_err(proposal_error)?;
         Ok(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory })
     }
 
     async fn reject(&self, id: &str) -> Result<Proposal, AccessError> {
+        self.require_person()?;
         self.bank.reject_proposal(&self.user_id, id).await.map_err(proposal_error)
     }
 }

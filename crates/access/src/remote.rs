@@ -15,12 +15,14 @@ use crate::{AccessError, MemoryAccess};
 pub struct RemoteAccess {
     client: Client,
     org: String,
+    may_confirm: bool,
 }
 
 impl RemoteAccess {
-    /// Acts in `org` through `client`.
-    pub fn new(client: Client, org: impl Into<String>) -> Self {
-        Self { client, org: org.into() }
+    /// Acts in `org` through `client`, whose token the service says may (or may not)
+    /// confirm proposals.
+    pub fn new(client: Client, org: impl Into<String>, may_confirm: bool) -> Self {
+        Self { client, org: org.into(), may_confirm }
     }
 
     /// Checks the token with `GET /v1/me` and picks `org`, or the caller's only org.
@@ -37,7 +39,7 @@ impl RemoteAccess {
                 ));
             }
         };
-        Ok(Self::new(client, org))
+        Ok(Self::new(client, org, me.may_confirm))
     }
 }
 
@@ -55,6 +57,10 @@ fn client_error(err: ClientError) -> AccessError {
 impl MemoryAccess for RemoteAccess {
     fn describe(&self) -> String {
         format!("the memory service at {}", self.client.base_url())
+    }
+
+    fn may_confirm(&self) -> bool {
+        self.may_confirm
     }
 
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {

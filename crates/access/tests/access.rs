@@ -125,18 +125,36 @@ async fn a_memory_service_keeps_the_contract() {
     contract(&remote(&service, &service.full).await).await;
 }
 
+/// An agent token's caller may propose but not decide, whichever implementation
+/// carries the rule; the person's own token decides it.
+async fn agent_cannot_decide(agent: &dyn MemoryAccess, person: &dyn MemoryAccess) {
+    assert!(!agent.may_confirm(), "{}", agent.describe());
+    assert!(person.may_confirm(), "{}", person.describe());
+    let proposal = agent.propose(draft("Ada prefers tea")).await.unwrap();
+    let refused: AccessError = agent.accept(&proposal.id, AcceptProposalRequest::default()).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::AgentTokenCannotConfirm);
+    assert_eq!(agent.reject(&proposal.id).await.unwrap_err().code, ErrorCode::AgentTokenCannotConfirm);
+    assert_eq!(agent.proposal(&proposal.id).await.unwrap().status, ProposalStatus::Pending);
+    assert!(person.accept(&proposal.id, AcceptProposalRequest::default()).await.unwrap().memory.is_some());
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn with_an_agent_token_a_proposal_cannot_be_accepted_and_stays_pending() {
     let service = remote_service().await;
-    let access = remote(&service, &service.agent).await;
-    let proposal = access.propose(draft("Ada prefers tea")).await.unwrap();
-    let refused: AccessError = access.accept(&proposal.id, AcceptProposalRequest::default()).await.unwrap_err();
-    assert_eq!(refused.code, ErrorCode::AgentTokenCannotConfirm);
-    assert_eq!(access.reject(&proposal.id).await.unwrap_err().code, ErrorCode::AgentTokenCannotConfirm);
-    assert_eq!(access.proposal(&proposal.id).await.unwrap().status, ProposalStatus::Pending);
-    // The person's own token decides it.
-    let person = remote(&service, &service.full).await;
-    assert!(person.accept(&proposal.id, AcceptProposalRequest::default()).await.unwrap().memory.is_some());
+    agent_cannot_decide(&remote(&service, &service.agent).await, &remote(&service, &service.full).await).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_callers_bank_keeps_the_agent_token_rule_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&format!("sqlite://{}", dir.path().join("memory.db").display())).await.unwrap();
+    let bank = Bank::new(Arc::new(store));
+    let user = bank.add_user("ada@example.com").await.unwrap().id;
+    let org = bank.add_org("Acme").await.unwrap().id;
+    bank.add_member(&org, &user).await.unwrap();
+    let agent = LocalAccess::for_caller(bank.clone(), user.clone(), org.clone(), TokenKind::Agent);
+    let person = LocalAccess::for_caller(bank, user, org, TokenKind::Full);
+    agent_cannot_decide(&agent, &person).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -250,6 +250,15 @@ pub struct MeResponse {
     pub user: User,
     /// Orgs the caller is a member of, by name.
     pub orgs: Vec<Org>,
+    /// Whether this token may save, accept, reject and delete: false for an agent
+    /// token, which may only search, list and propose. (Absent from older services,
+    /// which are read as `true`; their routes still refuse what the token may not do.)
+    #[serde(rename = "mayConfirm", default = "may_confirm_by_default")]
+    pub may_confirm: bool,
+}
+
+fn may_confirm_by_default() -> bool {
+    true
 }
 
 /// Response of `GET /healthz`.

@@ -73,7 +73,7 @@ async fn authenticate(State(bank): State<Bank>, mut request: Request, next: Next
         None => None,
     };
     let Some(org) = org else { return refuse(StatusCode::NOT_FOUND, ErrorCode::OrganizationNotFound) };
-    let access = LocalAccess::for_caller(bank, owner.user.id, org.id);
+    let access = LocalAccess::for_caller(bank, owner.user.id, org.id, owner.kind);
     request.extensions_mut().insert(Caller { access: Arc::new(access) });
     next.run(request).await
 }

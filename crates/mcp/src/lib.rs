@@ -25,6 +25,7 @@
 pub mod args;
 pub mod bounded;
 pub mod catalogue;
+mod confirm;
 pub mod http;
 pub mod memory;
 pub mod meta;

@@ -10,25 +10,24 @@
 //! and the tool says so; `proposal_status` tells how it ended.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use memory_bank_access::{AccessError, MemoryAccess};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{
-    AcceptProposalRequest, ConfirmedVia, ContextInput, Memory, Origin, Proposal, ProposalAction, ProposalStatus, ProposeRequest,
+    ContextInput, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest,
 };
 use memory_bank_contract::ErrorCode;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{
-    CallToolResult, ElicitRequestParams, ElicitationAction, ElicitationSchema, PrimitiveSchemaDefinition, StringSchema,
-};
-use rmcp::service::{ElicitationMode, Peer, RequestContext};
+use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::bounded::{self, fit_count, prefix};
+use crate::confirm::Retry;
 use crate::MemoryBankMcp;
 
 /// Where the memory tools find their bank.
@@ -46,9 +45,6 @@ the person asks about something saved. To remember something, draft one self-con
 propose_memory: nothing is saved until the person confirms it, so never say it is saved unless the status is \
 \"saved\"; a \"pending\" proposal waits in Memory Bank's Inbox (check it later with proposal_status). Remove a \
 memory only with delete_memory, which asks the person. Never put secrets (keys, tokens, passwords) in a memory.";
-
-/// How long the person has to answer a confirmation form in the agent's client.
-const ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Characters of each memory's content and snippets before the budget cuts further.
 const CONTENT_CHARS: usize = 2000;
@@ -147,8 +143,10 @@ it in this client, {status: \"pending\", proposalId, message} when it waits in M
     async fn propose_memory(
         &self,
         Parameters(p): Parameters<ProposeMemoryParams>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let contexts = p.snippet.map(|snippet| {
             vec![ContextInput {
                 snippet,
@@ -158,7 +156,7 @@ it in this client, {status: \"pending\", proposalId, message} when it waits in M
             }]
         });
         let request = ProposeRequest { content: Some(p.content), tags: p.tags, contexts, ..Default::default() };
-        Ok(self.propose_and_confirm(&context, request).await)
+        Ok(self.propose_and_confirm(&context, request, Retry { state, responses }).await)
     }
 
     #[tool(
@@ -184,9 +182,11 @@ client, {status: \"pending\", proposalId, message} when it waits in Memory Bank'
     async fn delete_memory(
         &self,
         Parameters(p): Parameters<DeleteMemoryParams>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
-        Ok(self.delete_and_confirm(&context, &p.id).await)
+    ) -> Result<CallToolResponse, McpError> {
+        Ok(self.delete_and_confirm(&context, &p.id, Retry { state, responses }).await)
     }
 }
 
@@ -194,7 +194,7 @@ client, {status: \"pending\", proposalId, message} when it waits in Memory Bank'
 impl MemoryBankMcp {
     /// The bank this request acts on: the server's own, or (over HTTP) the one of the
     /// caller its bearer token authenticated.
-    fn access(&self, context: &RequestContext<RoleServer>) -> Result<Arc<dyn MemoryAccess>, CallToolResult> {
+    pub(crate) fn access(&self, context: &RequestContext<RoleServer>) -> Result<Arc<dyn MemoryAccess>, CallToolResult> {
         let unavailable = || bounded::failure("unavailable", "This server has no memory bank.");
         match self.memory.as_ref().ok_or_else(unavailable)? {
             MemoryBackend::Fixed(access) => Ok(Arc::clone(access)),
@@ -278,92 +278,6 @@ impl MemoryBankMcp {
         }
         bounded::answer(&answer)
     }
-
-    /// Stores the proposal, then asks the person in the client when it can; the Inbox
-    /// otherwise.
-    pub(crate) async fn propose_and_confirm(&self, context: &RequestContext<RoleServer>, mut request: ProposeRequest) -> CallToolResult {
-        let peer = &context.peer;
-        let access = match self.access(context) {
-            Ok(access) => access,
-            Err(fail) => return fail,
-        };
-        request.action = Some(ProposalAction::Save);
-        request.proposed_by = client_name(context);
-        let proposal = match access.propose(request).await {
-            Ok(proposal) => proposal,
-            Err(e) => return failure(&e, "propose_memory"),
-        };
-        if !can_elicit(context) {
-            return pending(&proposal);
-        }
-        let form = ElicitationSchema::builder()
-            .required_property("content", PrimitiveSchemaDefinition::String(sentence(&proposal.content)))
-            .property("tags", PrimitiveSchemaDefinition::String(tag_list(proposal.tags.as_deref())))
-            .build();
-        let Ok(form) = form else { return pending(&proposal) };
-        let Some(answer) = ask(peer, save_question(&proposal), form).await else { return pending(&proposal) };
-        match answer.action {
-            ElicitationAction::Accept => {
-                let content = answer.content.as_ref().and_then(|c| c["content"].as_str()).map(str::to_owned);
-                let tags = answer.content.as_ref().and_then(|c| c["tags"].as_str()).map(parse_tags);
-                let edits =
-                    AcceptProposalRequest { content, tags, contexts: None, confirmed_via: Some(ConfirmedVia::Elicitation) };
-                match access.accept(&proposal.id, edits).await {
-                    Ok(accepted) => match accepted.memory {
-                        Some(memory) => bounded::answer(&json!({"status": "saved", "memory": shaped(&[memory])[0]})),
-                        None => pending(&proposal),
-                    },
-                    // This token may not confirm: the person decides in the Inbox instead.
-                    Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(&proposal),
-                    Err(e) => failure(&e, "propose_memory"),
-                }
-            }
-            // Decline, cancel, and whatever a later protocol adds: nothing is saved.
-            _ => declined(access.as_ref(), &proposal).await,
-        }
-    }
-
-    /// Proposes the delete, then asks the person in the client when it can; the Inbox
-    /// otherwise.
-    pub(crate) async fn delete_and_confirm(&self, context: &RequestContext<RoleServer>, id: &str) -> CallToolResult {
-        let peer = &context.peer;
-        let access = match self.access(context) {
-            Ok(access) => access,
-            Err(fail) => return fail,
-        };
-        let request = ProposeRequest {
-            action: Some(ProposalAction::Delete),
-            memory_id: Some(id.trim().to_owned()),
-            proposed_by: client_name(context),
-            ..Default::default()
-        };
-        let proposal = match access.propose(request).await {
-            Ok(proposal) => proposal,
-            Err(e) => return failure(&e, "delete_memory"),
-        };
-        if !can_elicit(context) {
-            return pending(&proposal);
-        }
-        let (shown, _) = prefix(&proposal.content, 500);
-        let message = format!("{} wants to delete this memory:\n\n“{shown}”\n\nDelete it?", who(&proposal));
-        let form = ElicitationSchema::builder()
-            .required_bool_with("delete", |b| b.title("Delete").description("Uncheck to keep the memory.").with_default(true))
-            .build();
-        let Ok(form) = form else { return pending(&proposal) };
-        let Some(answer) = ask(peer, message, form).await else { return pending(&proposal) };
-        let confirmed = answer.content.as_ref().is_none_or(|c| c["delete"] != json!(false));
-        match answer.action {
-            ElicitationAction::Accept if confirmed => {
-                let edits = AcceptProposalRequest { confirmed_via: Some(ConfirmedVia::Elicitation), ..Default::default() };
-                match access.accept(&proposal.id, edits).await {
-                    Ok(_) => bounded::answer(&json!({"status": "deleted"})),
-                    Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(&proposal),
-                    Err(e) => failure(&e, "delete_memory"),
-                }
-            }
-            _ => declined(access.as_ref(), &proposal).await,
-        }
-    }
 }
 
 /// The proposal a meta-face `postMemory` body describes (`{content, tags?, contexts?}`).
@@ -378,91 +292,12 @@ pub(crate) fn propose_request_from_body(body: &serde_json::Map<String, Value>) -
     Ok(ProposeRequest { content: Some(body.content), tags: body.tags, contexts: body.contexts, ..Default::default() })
 }
 
-/// Sends the form; `None` when the client could not ask after all (the Inbox still can).
-async fn ask(peer: &Peer<RoleServer>, message: String, form: ElicitationSchema) -> Option<rmcp::model::ElicitResult> {
-    let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: form };
-    match peer.create_elicitation_with_timeout(params, Some(ELICITATION_TIMEOUT)).await {
-        Ok(answer) => Some(answer),
-        Err(e) => {
-            tracing::warn!(error = %e, "elicitation failed; the proposal waits in the Inbox");
-            None
-        }
-    }
-}
-
-/// The person said no in the client: the proposal is rejected (a token that may not
-/// reject leaves it to expire) and nothing is saved.
-async fn declined(access: &dyn MemoryAccess, proposal: &Proposal) -> CallToolResult {
-    if let Err(e) = access.reject(&proposal.id).await {
-        tracing::debug!(code = e.code.as_str(), "could not mark the declined proposal rejected");
-    }
-    bounded::answer(&json!({"status": "declined"}))
-}
-
 async fn memory_of(access: &dyn MemoryAccess, id: Option<&str>) -> Option<Result<Memory, AccessError>> {
     Some(access.memory(id?).await)
 }
 
-/// The client asked at initialize to be sent elicitation forms, and its protocol lets
-/// the server send them (2026-07-28 forbids server requests: there a form would need a
-/// multi-round-trip answer, which this server does not give yet, so the Inbox decides).
-fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
-    let forms = context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form)
-        || context.client_capabilities().is_some_and(|c| c.elicitation.is_some());
-    let requests_allowed = context.protocol_version().is_none_or(|v| v.as_str() < "2026-07-28");
-    forms && requests_allowed
-}
-
-/// The MCP client's name (`claude-code`, `codex-mcp-client`, …), from initialize or,
-/// on stateless protocols, from the request itself.
-fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
-    let name = context.client_info()?.name.trim().to_owned();
-    (!name.is_empty()).then(|| prefix(&name, 128).0.to_owned())
-}
-
-fn who(proposal: &Proposal) -> String {
-    proposal.proposed_by.clone().unwrap_or_else(|| "Your agent".into())
-}
-
-fn sentence(draft: &str) -> StringSchema {
-    StringSchema::new().title("Memory").description("The sentence to remember; edit it if you like.").with_default(draft)
-}
-
-fn tag_list(tags: Option<&[String]>) -> StringSchema {
-    StringSchema::new().title("Tags").description("Comma-separated.").with_default(tags.unwrap_or_default().join(", "))
-}
-
-fn parse_tags(text: &str) -> Vec<String> {
-    text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect()
-}
-
-fn save_question(proposal: &Proposal) -> String {
-    let mut message = format!("{} wants Memory Bank to remember this. Save it?", who(proposal));
-    for context in &proposal.contexts {
-        let (snippet, _) = prefix(&context.snippet, 300);
-        message.push_str(&format!("\n\nIt cites: “{snippet}”"));
-        if let Some(citation) = &context.citation {
-            let ids: Vec<&str> = [citation.conversation_id.as_deref(), citation.message_id.as_deref()].into_iter().flatten().collect();
-            message.push_str(&format!(" ({})", ids.join(", message ")));
-        }
-    }
-    message
-}
-
-fn pending(proposal: &Proposal) -> CallToolResult {
-    let what = if proposal.action == ProposalAction::Delete { "delete it" } else { "save it" };
-    bounded::answer(&json!({
-        "status": "pending",
-        "proposalId": proposal.id,
-        "message": format!(
-            "Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
-             tell them it is waiting, and check later with proposal_status."
-        ),
-    }))
-}
-
 /// A memory as the tools show it: the HTTP API's field names, long texts cut.
-fn shaped(memories: &[Memory]) -> Vec<Value> {
+pub(crate) fn shaped(memories: &[Memory]) -> Vec<Value> {
     memories
         .iter()
         .map(|m| {
@@ -505,7 +340,7 @@ fn in_range(name: &str, value: Option<u32>, default: u32, min: u32, max: u32) ->
 }
 
 /// An access error as an `isError` answer that says what to do next.
-fn failure(err: &AccessError, tool: &str) -> CallToolResult {
+pub(crate) fn failure(err: &AccessError, tool: &str) -> CallToolResult {
     let next = match err.code {
         ErrorCode::MemoryNotFound => "; call search_memories or list_memories to find the id",
         ErrorCode::ProposalNotFound => "; pass the proposalId that propose_memory or delete_memory returned",

@@ -7,8 +7,9 @@
 
 use std::time::Duration;
 
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer};
 use schemars::JsonSchema;
@@ -17,6 +18,7 @@ use serde_json::{json, Map, Value};
 
 use crate::bounded::{self, fit_count};
 use crate::catalogue;
+use crate::confirm::Retry;
 use crate::MemoryBankMcp;
 
 /// What the server tells agents about the meta face.
@@ -94,20 +96,23 @@ memory asks the person first; the answer's status says what happened.",
     async fn execute_capability(
         &self,
         Parameters(p): Parameters<ExecuteCapabilityParams>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         let Some(capability) = catalogue::find(p.name.trim(), self.sessions.is_some()) else {
             return Ok(bounded::failure(
                 "unknown_capability",
                 &format!("no capability is named {:?}; call search_capabilities and use a name it returns", p.name),
-            ));
+            )
+            .into());
         };
         let path = p.path.unwrap_or_default();
         let query = p.query.unwrap_or_default();
-        let run = self.run_capability(&capability.name, path, query, p.body, context);
+        let run = self.run_capability(&capability.name, path, query, p.body, Retry { state, responses }, context);
         match tokio::time::timeout(CAPABILITY_TIMEOUT, run).await {
             Ok(result) => result,
-            Err(_) => Ok(bounded::failure("capability_timeout", "the capability did not finish within 180 s; try again")),
+            Err(_) => Ok(bounded::failure("capability_timeout", "the capability did not finish within 180 s; try again").into()),
         }
     }
 }
@@ -147,51 +152,54 @@ impl MemoryBankMcp {
         path: Map<String, Value>,
         query: Map<String, Value>,
         body: Option<Value>,
+        retry: Retry,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, McpError> {
+    ) -> Result<CallToolResponse, McpError> {
         macro_rules! arg {
             ($e:expr) => {
                 match $e {
                     Ok(v) => v,
-                    Err(answer) => return Ok(answer),
+                    Err(answer) => return Ok(CallToolResult::into(answer)),
                 }
             };
         }
         match name {
             "postMemory" => {
-                let Some(Value::Object(body)) = body else { return Ok(invalid("postMemory needs a JSON object body {content, tags?, contexts?}")) };
+                let Some(Value::Object(body)) = body else {
+                    return Ok(invalid("postMemory needs a JSON object body {content, tags?, contexts?}").into());
+                };
                 let request = arg!(crate::memory::propose_request_from_body(&body).map_err(|m| invalid(&m)));
-                Ok(self.propose_and_confirm(&context, request).await)
+                Ok(self.propose_and_confirm(&context, request, retry).await)
             }
             "getMemorySearch" => {
                 let q = arg!(text(&query, "q", "query"));
-                Ok(self.search_answer(&context, &q, arg!(number(&query, "limit"))).await)
+                Ok(self.search_answer(&context, &q, arg!(number(&query, "limit"))).await.into())
             }
             "getMemory" => {
                 let cursor = query.get("cursor").and_then(Value::as_str).map(str::to_owned);
-                Ok(self.list_answer(&context, arg!(number(&query, "limit")), cursor).await)
+                Ok(self.list_answer(&context, arg!(number(&query, "limit")), cursor).await.into())
             }
             "deleteMemoryById" => {
                 let id = arg!(text(&path, "id", "path"));
-                Ok(self.delete_and_confirm(&context, &id).await)
+                Ok(self.delete_and_confirm(&context, &id, retry).await)
             }
-            "getProposalsById" => Ok(self.status_answer(&context, &arg!(text(&path, "id", "path"))).await),
-            "getSessions" => self.list_sessions(Parameters(arg!(params(Value::Object(query))))).await,
+            "getProposalsById" => Ok(self.status_answer(&context, &arg!(text(&path, "id", "path"))).await.into()),
+            "getSessions" => self.list_sessions(Parameters(arg!(params(Value::Object(query))))).await.map(Into::into),
             "getSessionsBySessionId" => {
                 let session_id = arg!(text(&path, "sessionId", "path"));
-                self.open_session(Parameters(arg!(params(json!({"sessionId": session_id}))))).await
+                self.open_session(Parameters(arg!(params(json!({"sessionId": session_id}))))).await.map(Into::into)
             }
             "getSessionsBySessionIdMessages" => {
                 let mut args = query;
                 args.insert("sessionId".into(), Value::String(arg!(text(&path, "sessionId", "path"))));
-                self.read_transcript(Parameters(arg!(params(Value::Object(args))))).await
+                self.read_transcript(Parameters(arg!(params(Value::Object(args))))).await.map(Into::into)
             }
             "getSessionsBySessionIdLatest" => {
                 let session_id = arg!(text(&path, "sessionId", "path"));
-                self.latest_message(Parameters(arg!(params(json!({"sessionId": session_id}))))).await
+                self.latest_message(Parameters(arg!(params(json!({"sessionId": session_id}))))).await.map(Into::into)
             }
-            "getSessionsSearch" => self.search_sessions(Parameters(arg!(params(Value::Object(query))))).await,
-            other => Ok(bounded::failure("unknown_capability", &format!("{other} cannot run here; call search_capabilities"))),
+            "getSessionsSearch" => self.search_sessions(Parameters(arg!(params(Value::Object(query))))).await.map(Into::into),
+            other => Ok(bounded::failure("unknown_capability", &format!("{other} cannot run here; call search_capabilities")).into()),
         }
     }
 }

@@ -176,10 +176,10 @@ pub async fn delete_memory(
 )]
 pub async fn me(
     State(state): State<AppState>,
-    Caller { user, .. }: Caller,
+    Caller { user, kind }: Caller,
 ) -> Result<Json<MeResponse>, ApiError> {
     let orgs = state.bank.user_orgs(&user.id).await?;
-    Ok(Json(MeResponse { user, orgs }))
+    Ok(Json(MeResponse { user, orgs, may_confirm: kind != memory_bank_store::TokenKind::Agent }))
 }
 
 /// Liveness and database reachability.
