@@ -16,6 +16,9 @@ apt_install mariadb-server mariadb-client openssl
 # End to end: a virtual display, WebKit's WebDriver, and python3-xlib to close the
 # window the way a window manager does.
 apt_install xvfb xauth webkit2gtk-driver python3-xlib
+# The desktop notification test: a private D-Bus session (dbus-daemon) with a real
+# notification server on it (dunst), read back with dunstctl (dbus-send, busctl).
+apt_install dunst dbus-daemon dbus-bin systemd
 ensure_tauri_driver
 
 echo "==> ui: npm ci, vitest, vite build" >&2

@@ -16,7 +16,7 @@ export const appBinary = process.env.MEMORY_BANK_APP ?? path.join(root, "target/
 
 export class Harness {
   /** `beforeApp(harness)` runs once the temp home exists, before the driver starts. */
-  async start({ beforeApp } = {}) {
+  async start({ beforeApp, appEnv = {} } = {}) {
     this.dir = mkdtempSync(path.join(tmpdir(), "memory-bank-e2e-"));
     // The app's home: where it looks for Claude Code, Codex, opencode and Gemini CLI sessions.
     this.home = path.join(this.dir, "home");
@@ -52,6 +52,7 @@ export class Harness {
         MEMORY_BANK_LOG: "info",
         LANG: "en_US.UTF-8",
         LANGUAGE: "en",
+        ...appEnv,
       },
       stdio: ["ignore", log, log],
     });

@@ -5,7 +5,8 @@ WebDriver's screenshot asks WebKit for a snapshot, which never answers when WebK
 compositing is off (the app's default on machines without a GPU, such as Xvfb); the X
 server has the pixels either way.
 
-Usage: screenshot-window.py TITLE FILE   (DISPLAY must point at the X server)
+Usage: screenshot-window.py TITLE|--screen FILE   (DISPLAY must point at the X server;
+--screen takes the whole screen, the window and a notification over it alike)
 """
 import struct
 import sys
@@ -29,7 +30,7 @@ def png(width, height, rows):
 def main():
     title, path = sys.argv[1], sys.argv[2]
     d = display.Display()
-    window = topmost(d, title)
+    window = d.screen().root if title == "--screen" else topmost(d, title)
     geometry = window.get_geometry()
     width, height = geometry.width, geometry.height
     image = window.get_image(0, 0, width, height, X.ZPixmap, 0xFFFFFFFF)
