@@ -13,6 +13,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "schedule_delete",
     "undo_delete",
     "flush_deletes",
+    "list_pending_deletes",
     "list_sessions",
     "session_facets",
     "open_session",

@@ -97,10 +97,15 @@ pub struct Undone {
 pub async fn undo_delete(core: State<'_, Core>, id: String) -> Result<Undone> {
     catch_panics(async move {
         Ok(Undone {
-            undone: core.undo_delete(&id),
+            undone: core.undo_delete(&id)?,
         })
     })
     .await
+}
+
+#[tauri::command]
+pub async fn list_pending_deletes(core: State<'_, Core>) -> Result<Vec<memory_bank_desktop::deletes::PendingDelete>> {
+    catch_panics(async move { Ok(core.pending_deletes()) }).await
 }
 
 #[tauri::command]

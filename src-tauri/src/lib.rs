@@ -56,6 +56,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
             commands::schedule_delete,
             commands::undo_delete,
             commands::flush_deletes,
+            commands::list_pending_deletes,
             commands::list_sessions,
             commands::session_facets,
             commands::open_session,

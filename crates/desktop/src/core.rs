@@ -1,14 +1,14 @@
 //! [`Core`]: the app's state and every action the UI can take.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use memory_bank_client::Client;
 use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
 
-use crate::deletes::{DeleteScheduler, Settled, DELETE_DELAY};
+use crate::deletes::journal::{AccountKey, Journal, JournalEntry};
+use crate::deletes::{DeleteScheduler, DeleteTiming, PendingDelete, Settled};
 use crate::local::LocalService;
 use crate::prefs::{AccountKind, Prefs, PrefsPatch, PrefsStore, SessionRoot};
 use crate::secrets::SecretStore;
@@ -23,8 +23,8 @@ pub struct CoreConfig {
     pub env_server: Option<(String, String)>,
     /// `MEMORY_BANK_ORG`: the active org to start with.
     pub env_org: Option<String>,
-    /// Delay before a confirmed delete is sent.
-    pub delete_delay: Duration,
+    /// When a confirmed delete is sent, and how one that cannot reach the server is retried.
+    pub delete_timing: DeleteTiming,
     /// Where Settings → Agents looks for the agents' config files; `None` = this
     /// process's home folder and environment, read at each look.
     pub agent_env: Option<memory_bank_agent_install::AgentEnv>,
@@ -47,7 +47,7 @@ impl CoreConfig {
             data_dir: var("MEMORY_BANK_DATA_DIR").map(PathBuf::from).unwrap_or(default_data_dir),
             env_server,
             env_org: var("MEMORY_BANK_ORG"),
-            delete_delay: DELETE_DELAY,
+            delete_timing: DeleteTiming::default(),
             agent_env: None,
             cli_binary: None,
         }
@@ -156,12 +156,31 @@ impl Core {
         on_settled: impl Fn(Settled) + Send + Sync + 'static,
     ) -> Self {
         let prefs = prefs_store.load();
-        let deletes = DeleteScheduler::new(config.delete_delay, on_settled);
+        // The data folder is made private when the bank opens; the journal only needs it to exist.
+        if let Err(e) = std::fs::create_dir_all(&config.data_dir) {
+            tracing::warn!(error = %e, "cannot create the data folder {}", config.data_dir.display());
+        }
+        let journal = Journal::open(&config.data_dir);
+        let deletes = DeleteScheduler::new(journal, config.delete_timing, on_settled);
         let core = Self { config, prefs_store, secrets, prefs: std::sync::Mutex::new(prefs), session: RwLock::default(), deletes };
+        // A team server's deletes left by the last run need no sign-in: its token is enough.
+        core.deletes.restore(|account| match account {
+            AccountKey::Team { url } => core.token_for(url).and_then(|token| Client::new(url, &token).ok()),
+            AccountKey::Local => None,
+        });
         if let Err(err) = core.connect().await {
             tracing::warn!(code = %err.code, "starting signed out: {}", err.message);
         }
         core
+    }
+
+    /// The token this app holds for the team server at `url`: the environment's, or the
+    /// keyring's.
+    fn token_for(&self, url: &str) -> Option<String> {
+        match &self.config.env_server {
+            Some((env_url, token)) if env_url.trim_end_matches('/') == url.trim_end_matches('/') => Some(token.clone()),
+            _ => self.secrets.get(url).ok().flatten(),
+        }
     }
 
     pub(crate) fn config(&self) -> &CoreConfig {
@@ -228,6 +247,9 @@ impl Core {
             None => None,
         };
         let mut session = self.session.write().await;
+        // Deletes confirmed in this account by this user (in an earlier run, or while
+        // its server was unreachable) go out now.
+        self.deletes.adopt(&account_key(&account), &me.user.id, &client);
         *session = Session {
             account: Some(account),
             client: Some(client),
@@ -409,17 +431,35 @@ impl Core {
         Ok(self.client().await?.save(org_id, &request).await?.memory)
     }
 
-    /// Schedules a delete with the client and org of this moment.
+    /// Schedules a delete with the account, user, client and org of this moment, on
+    /// disk before it answers (so before the Undo toast shows).
     pub async fn schedule_delete(&self, org_id: &str, id: &str) -> Result<ScheduledDelete, DesktopError> {
-        let client = self.client().await?;
-        self.deletes.schedule(id, org_id, client);
-        let commit_at = memory_bank_contract::Timestamp::now().unix_ms() + self.config.delete_delay.as_millis() as i64;
+        let (client, account, user_id) = {
+            let session = self.session.read().await;
+            let no_account = || DesktopError::new("no_account", "not signed in");
+            let client = session.client.clone().ok_or_else(no_account)?;
+            let account = session.account.as_ref().map(account_key).ok_or_else(no_account)?;
+            let user_id = session.user.as_ref().map(|u| u.id.clone()).ok_or_else(no_account)?;
+            (client, account, user_id)
+        };
+        let commit_at = memory_bank_contract::Timestamp::now().unix_ms() + self.config.delete_timing.delay.as_millis() as i64;
+        let record = JournalEntry { id: id.to_owned(), org_id: org_id.to_owned(), account, user_id, due_at: commit_at };
+        self.deletes.schedule(record, client).map_err(|e| {
+            DesktopError::new("internal", format!("{e}; nothing was deleted. Check that the app's data folder is writable."))
+        })?;
         Ok(ScheduledDelete { id: id.to_owned(), commit_at })
     }
 
-    /// Cancels a pending delete; false once it is being sent.
-    pub fn undo_delete(&self, id: &str) -> bool {
-        self.deletes.undo(id)
+    /// Cancels a pending delete, in its undo window or waiting offline; false once it
+    /// is being sent (its outcome is reported as usual).
+    pub fn undo_delete(&self, id: &str) -> Result<bool, DesktopError> {
+        self.deletes.undo(id).map_err(|e| DesktopError::new("internal", format!("{e}; the delete was not undone")))
+    }
+
+    /// Deletes not settled yet (in their undo window, being sent, or waiting offline),
+    /// so the UI keeps their rows hidden, across restarts too.
+    pub fn pending_deletes(&self) -> Vec<PendingDelete> {
+        self.deletes.pending()
     }
 
     /// Sends every pending delete now and waits for them.
@@ -430,6 +470,15 @@ impl Core {
     /// Before the process exits: sends pending deletes and stops the local service.
     pub async fn shutdown(&self) {
         self.disconnect().await;
+        self.deletes.stop();
+    }
+}
+
+/// The journal's name for an account: its kind and, for a team server, its URL.
+fn account_key(account: &Account) -> AccountKey {
+    match account {
+        Account::Local => AccountKey::Local,
+        Account::Team { url, .. } => AccountKey::Team { url: url.clone() },
     }
 }
 

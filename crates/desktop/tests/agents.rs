@@ -10,6 +10,7 @@ use memory_bank_agent_install::{Agent, AgentEnv, Change};
 use memory_bank_desktop::agents::AgentAction;
 use memory_bank_desktop::prefs::MemoryPrefs;
 use memory_bank_desktop::secrets::SecretStore;
+use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::{Core, CoreConfig};
 
 struct NoKeyring;
@@ -34,7 +35,7 @@ async fn core(home: &Path, cli: Option<PathBuf>) -> Core {
         data_dir: home.join("app-data"),
         env_server: Some(("http://127.0.0.1:9".into(), "mbk_unused".into())),
         env_org: None,
-        delete_delay: Duration::from_secs(3600),
+        delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: Some(AgentEnv::new(home)),
         cli_binary: cli,
     };

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use memory_bank_contract::validate::{parse_list, validate_save};
 use memory_bank_contract::wire::SaveMemoryRequest;
-use memory_bank_desktop::deletes::{Outcome, Settled};
+use memory_bank_desktop::deletes::{DeleteTiming, Outcome, Settled};
 use memory_bank_desktop::prefs::{MemoryPrefs, PrefsStore};
 use memory_bank_desktop::secrets::{Keyring, SecretStore};
 use memory_bank_desktop::{Account, Core, CoreConfig};
@@ -121,7 +121,7 @@ impl PrefsStore for SharedPrefs {
 type Log = Arc<Mutex<Vec<Settled>>>;
 
 fn config(dir: &std::path::Path, delay: Duration) -> CoreConfig {
-    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_delay: delay, agent_env: None, cli_binary: None }
+    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_timing: DeleteTiming { delay, ..Default::default() }, agent_env: None, cli_binary: None }
 }
 
 async fn core_with(config: CoreConfig, prefs: SharedPrefs, secrets: Box<dyn SecretStore>) -> (Core, Log) {
@@ -233,8 +233,8 @@ async fn deletes_wait_can_be_undone_and_keep_the_org_of_the_moment() {
     core.set_active_org(&team.orgs[1]).await.unwrap(); // switching org later changes nothing
     tokio::time::sleep(Duration::from_millis(200)).await;
     core.schedule_delete(&team.orgs[1], &second).await.unwrap(); // a second delete does not delay the first
-    assert!(core.undo_delete(&keep));
-    assert!(!core.undo_delete(&keep), "undo works once");
+    assert!(core.undo_delete(&keep).unwrap());
+    assert!(!core.undo_delete(&keep).unwrap(), "undo works once");
     assert_eq!(team.contents().await.len(), 3, "nothing is sent before the delay");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(team.contents().await, ["second", "undone"], "the first delete went at its own time");
@@ -244,7 +244,7 @@ async fn deletes_wait_can_be_undone_and_keep_the_org_of_the_moment() {
     assert_eq!(log.len(), 2);
     assert_eq!((log[0].id.as_str(), log[0].org_id.as_str(), log[0].outcome), (first.as_str(), team.orgs[0].as_str(), Outcome::Deleted));
     assert_eq!((log[1].id.as_str(), log[1].org_id.as_str(), log[1].outcome), (second.as_str(), team.orgs[1].as_str(), Outcome::Deleted));
-    assert!(!core.undo_delete(&first), "too late to undo");
+    assert!(!core.undo_delete(&first).unwrap(), "too late to undo");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -299,7 +299,7 @@ async fn production_delay_undo_at_4_9_s_and_commit_at_6_s() {
     let dir = tempfile::tempdir().unwrap();
     let mut cfg = CoreConfig::from_env(dir.path().to_owned());
     cfg.env_server = Some((team.url.clone(), team.token.clone()));
-    assert_eq!(cfg.delete_delay, Duration::from_millis(6000));
+    assert_eq!(cfg.delete_timing.delay, Duration::from_millis(6000));
     let (core, log) = core_with(cfg, SharedPrefs::default(), mock_keyring()).await;
     let (undone, committed) = (team.save("undone").await, team.save("committed").await);
     let start = tokio::time::Instant::now();
@@ -307,7 +307,7 @@ async fn production_delay_undo_at_4_9_s_and_commit_at_6_s() {
     core.schedule_delete(&team.orgs[0], &committed).await.unwrap();
     assert!(scheduled.commit_at - memory_bank_contract::Timestamp::now().unix_ms() > 5900);
     tokio::time::sleep_until(start + Duration::from_millis(4900)).await;
-    assert!(core.undo_delete(&undone));
+    assert!(core.undo_delete(&undone).unwrap());
     tokio::time::sleep_until(start + Duration::from_millis(5700)).await;
     assert_eq!(team.contents().await.len(), 2, "nothing sent before 6 s");
     tokio::time::sleep_until(start + Duration::from_millis(6800)).await;

@@ -1,5 +1,6 @@
-//! A delete that fails when pending deletes are sent (at exit, nobody may be there to
-//! see the toast) is logged at `warn`, the default level, with the memory's id.
+//! A delete that cannot reach the server when pending deletes are sent at exit (nobody
+//! may be there to see the toast) is logged at `warn`, the default level, with the
+//! memory's id, and stays in the journal for the next start.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use memory_bank_desktop::prefs::MemoryPrefs;
 use memory_bank_desktop::secrets::Keyring;
+use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::{Core, CoreConfig};
 use memory_bank_store::Bank;
 use memory_bank_store_sqlite::SqliteStore;
@@ -25,7 +27,7 @@ impl Write for Captured {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_delete_that_fails_at_exit_is_logged_at_warn_with_its_id() {
+async fn a_delete_that_cannot_be_sent_at_exit_is_logged_at_warn_and_kept() {
     let captured = Captured::default();
     let writer = captured.clone();
     // The app's default filter.
@@ -50,7 +52,7 @@ async fn a_delete_that_fails_at_exit_is_logged_at_warn_with_its_id() {
         data_dir: dir.path().join("app"),
         env_server: Some((format!("http://{address}"), token)),
         env_org: Some(org.clone()),
-        delete_delay: Duration::from_secs(3600),
+        delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,
         cli_binary: None,
     };
@@ -64,5 +66,7 @@ async fn a_delete_that_fails_at_exit_is_logged_at_warn_with_its_id() {
     let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     let line = log.lines().find(|l| l.contains(id)).unwrap_or_else(|| panic!("no log line names {id}:\n{log}"));
     assert!(line.contains("WARN"), "{line}");
-    assert!(line.contains("not deleted"), "{line}");
+    assert!(line.contains("kept"), "{line}");
+    let journal = std::fs::read_to_string(dir.path().join("app/pending-deletes.json")).unwrap();
+    assert!(journal.contains(id), "the delete is kept for the next start: {journal}");
 }

@@ -11,6 +11,7 @@ use memory_bank_contract::wire::{ConfirmedVia, ContextInput, ProposalAction, Pro
 use memory_bank_desktop::inbox::{InboxWatch, ProposalEdits};
 use memory_bank_desktop::prefs::MemoryPrefs;
 use memory_bank_desktop::secrets::SecretStore;
+use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::{Core, CoreConfig};
 use memory_bank_store::{Bank, TokenKind};
 use memory_bank_store_sqlite::SqliteStore;
@@ -91,7 +92,7 @@ async fn core_for(team: &Team) -> Core {
         data_dir: team._dir.path().join("app"),
         env_server: Some((team.url.clone(), team.token.clone())),
         env_org: Some(team.org.clone()),
-        delete_delay: Duration::from_secs(3600),
+        delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,
         cli_binary: None,
     };
