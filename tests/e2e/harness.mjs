@@ -3,6 +3,7 @@
 // tauri-driver + WebKitWebDriver. The app is pointed at the service with the
 // MEMORY_BANK_URL/TOKEN/ORG variables, and at a temp home of its own (HOME and every
 // session tool's folder variable), so it never reads the real agent history.
+import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -59,8 +60,21 @@ export class Harness {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${this.driverPort}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
   }
 
-  #serve() {
-    this.service = spawn(cli, ["serve", "--listen", "127.0.0.1:0"], { env: this.dbEnv, stdio: ["ignore", "ignore", "pipe"] });
+  /** Stops the memory service (the app keeps its URL: "the server is down"). */
+  async stopService() {
+    const exited = new Promise((resolve) => this.service.once("exit", resolve));
+    this.service.kill("SIGTERM");
+    await exited;
+  }
+
+  /** Starts the memory service again on the same address, over the same database. */
+  async restartService() {
+    const url = await this.#serve(new URL(this.url).host);
+    assert.equal(url, this.url);
+  }
+
+  #serve(listen = "127.0.0.1:0") {
+    this.service = spawn(cli, ["serve", "--listen", listen], { env: this.dbEnv, stdio: ["ignore", "ignore", "pipe"] });
     return new Promise((resolve, reject) => {
       let seen = "";
       this.service.stderr.on("data", (chunk) => {

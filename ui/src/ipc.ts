@@ -81,7 +81,17 @@ export interface SearchResponse {
   results: (Memory & { score: number })[];
 }
 
-export type DeleteOutcome = "deleted" | "not_found" | "failed";
+/** `waiting`: not sent yet (server unreachable); still hidden, retried, cancellable. */
+export type DeleteOutcome = "deleted" | "not_found" | "failed" | "waiting";
+
+/** A delete not settled yet, kept by Rust across restarts (its journal). */
+export interface PendingDelete {
+  id: string;
+  orgId: string;
+  commitAt: number;
+  waiting: boolean;
+  message?: string;
+}
 
 export interface DeleteSettled {
   id: string;
@@ -166,6 +176,8 @@ export const scheduleDelete = (args: { orgId: string; id: string }) =>
 export const undoDelete = (id: string) => invoke<{ undone: boolean }>("undo_delete", { id });
 
 export const flushDeletes = () => invoke<null>("flush_deletes");
+
+export const listPendingDeletes = () => invoke<PendingDelete[]>("list_pending_deletes");
 
 export const DELETE_SETTLED_EVENT = "memory-delete-settled";
 

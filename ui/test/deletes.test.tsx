@@ -244,4 +244,44 @@ describe("deferred delete", () => {
     expect(rowTitles()).toContain("Memory number 2");
     expect(document.activeElement).toBe(button);
   });
+
+  it("keeps a delete the server could not take hidden, lists it as waiting, and Cancel brings the row back", async () => {
+    const app = await startApp();
+    backend.outcomes.set("mem_0002", { outcome: "waiting", message: "cannot reach the memory service" });
+    backend.outcomes.set("mem_0003", { outcome: "waiting", message: "cannot reach the memory service" });
+    await confirmDelete(app, "Memory number 2");
+    await confirmDelete(app, "Memory number 3");
+    await tick(6000);
+    await settle();
+    expect(rowTitles()).toEqual(["Memory number 1"]);
+    const waiting = screen.getByRole("region", { name: "Waiting to delete (offline): 2 memories" });
+    expect(within(waiting).getByText("“Memory number 2”")).toBeTruthy();
+    expect(undoButton()).toBeNull();
+
+    await app.user.click(within(waiting).getByRole("button", { name: "Cancel deleting “Memory number 2”" }));
+    await settle();
+    expect(backend.callsOf("undo_delete")).toEqual([{ id: "mem_0002" }]);
+    expect(rowTitles()).toEqual(["Memory number 1", "Memory number 2"]);
+    expect(screen.getByRole("region", { name: "Waiting to delete (offline): 1 memory" })).toBeTruthy();
+
+    // The server answers at last: Rust reports it deleted, the waiting list empties.
+    await emit("memory-delete-settled", { id: "mem_0003", orgId: "org_a", outcome: "deleted" });
+    await settle();
+    expect(screen.queryByRole("region", { name: /Waiting to delete/ })).toBeNull();
+    expect(rowTitles()).toEqual(["Memory number 1", "Memory number 2"]);
+  });
+
+  it("hides the deletes Rust kept from before the page started, and lists the waiting ones", async () => {
+    backend = installFakeBackend({
+      memories: memories(3),
+      pendingDeletes: [
+        { id: "mem_0001", orgId: "org_a", commitAt: Date.now() - 1000, waiting: true, message: "cannot reach the memory service" },
+        { id: "mem_0003", orgId: "org_a", commitAt: Date.now() + 3000, waiting: false },
+      ],
+    });
+    await startApp();
+    expect(rowTitles()).toEqual(["Memory number 2"]);
+    const waiting = screen.getByRole("region", { name: "Waiting to delete (offline): 1 memory" });
+    expect(within(waiting).getByText("“Memory number 1”")).toBeTruthy();
+  });
 });

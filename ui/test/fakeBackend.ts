@@ -12,6 +12,7 @@ import type {
   IpcError,
   ListResponse,
   Memory,
+  PendingDelete,
   Prefs,
   Proposal,
   SessionRoot,
@@ -35,6 +36,8 @@ interface Options {
   proposals?: Proposal[];
   /** Settings → Agents (default: four agents, none installed, the CLI found). */
   agents?: AgentsOverview;
+  /** Deletes Rust kept from an earlier run (its journal), as list_pending_deletes answers. */
+  pendingDeletes?: PendingDelete[];
 }
 
 export type FakeBackend = ReturnType<typeof installFakeBackend>;
@@ -110,13 +113,20 @@ export function installFakeBackend(options: Options = {}) {
     callsOf(cmd: string) {
       return this.calls.filter((call) => call.cmd === cmd).map((call) => call.args);
     },
+    /** Deletes that could not reach the "server": kept, like Rust's journal. */
+    waiting: new Map<string, PendingDelete>((options.pendingDeletes ?? []).map((p) => [p.id, p])),
     async commit(id: string) {
       const entry = this.pending.get(id);
       if (!entry) return;
       clearTimeout(entry.timer);
       this.pending.delete(id);
-      this.committed.push({ id, orgId: entry.orgId });
       const { outcome, message } = this.outcomes.get(id) ?? { outcome: "deleted" };
+      if (outcome === "waiting") {
+        this.waiting.set(id, { id, orgId: entry.orgId, commitAt: Date.now(), waiting: true, message });
+        await emit("memory-delete-settled", { id, orgId: entry.orgId, outcome, message } satisfies DeleteSettled);
+        return;
+      }
+      this.committed.push({ id, orgId: entry.orgId });
       if (outcome !== "failed") this.memories = this.memories.filter((m) => m.id !== id);
       const payload: DeleteSettled = { id, orgId: entry.orgId, outcome, ...(message ? { message } : {}) };
       await emit("memory-delete-settled", payload);
@@ -177,7 +187,12 @@ export function installFakeBackend(options: Options = {}) {
       if (backend.scheduleGate) await backend.scheduleGate;
       return { id, commitAt };
     },
+    list_pending_deletes: () => [
+      ...[...backend.pending.entries()].map(([id, p]) => ({ id, orgId: p.orgId, commitAt: Date.now(), waiting: false })),
+      ...backend.waiting.values(),
+    ],
     undo_delete: (args) => {
+      if (backend.waiting.delete(args.id as string)) return { undone: true };
       const entry = backend.pending.get(args.id as string);
       if (!entry) return { undone: false };
       clearTimeout(entry.timer);

@@ -6,6 +6,11 @@
 //    and the query cache itself is untouched until the delete has settled;
 //  - the Undo toast, closed by our own clock 5 s after confirm (and at least 1 s before
 //    commitAt), so Undo is never on screen once undo can no longer work.
+//  - the deletes waiting offline: Rust could not reach the server when they were due,
+//    keeps them in its journal and retries; their rows stay veiled, and the person sees
+//    them (WaitingDeletes) and may still cancel them. At start the page asks Rust for
+//    every pending delete (list_pending_deletes), so a restart or a reload of the page
+//    keeps them hidden too.
 // It sits above the panel so a delete flushed when the panel unmounts still settles
 // into the cache and the veil afterwards.
 import { useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
@@ -23,6 +28,7 @@ import { useTranslation } from "react-i18next";
 import {
   errorMessage,
   flushDeletes,
+  listPendingDeletes,
   onDeleteSettled,
   scheduleDelete,
   undoDelete,
@@ -38,8 +44,19 @@ export const UNDO_WINDOW_MS = 5000;
 /** Undo closes at least this long before Rust's commitAt, whatever the clocks say. */
 const COMMIT_MARGIN_MS = 1000;
 
+/** A delete Rust could not send yet, and why. */
+export interface WaitingDelete {
+  id: string;
+  orgId: string;
+  message?: string;
+}
+
 interface PendingDeletesApi {
   veiled: ReadonlySet<string>;
+  /** Deletes waiting for the server, in the order they started waiting. */
+  waiting: readonly WaitingDelete[];
+  /** Cancels a waiting delete: the row comes back. */
+  cancelWaiting: (id: string) => Promise<void>;
   /** Veils the row and schedules its delete in `orgId`, the org active at confirm time. */
   confirmDelete: (id: string, orgId: string) => Promise<void>;
   /** Sends every pending delete now (leaving the panel); Undo is no longer possible. */
@@ -82,6 +99,13 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
   const client = useQueryClient();
   const toasts = useToasts();
   const [veiled, setVeiled] = useState<ReadonlySet<string>>(() => new Set());
+  const [waiting, setWaiting] = useState<readonly WaitingDelete[]>([]);
+  const markWaiting = useCallback((entry: WaitingDelete) => {
+    setWaiting((list) => [...list.filter((w) => w.id !== entry.id), entry]);
+  }, []);
+  const clearWaiting = useCallback((id: string) => {
+    setWaiting((list) => (list.some((w) => w.id === id) ? list.filter((w) => w.id !== id) : list));
+  }, []);
   // Undo-toast closing timers, by memory id.
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
   // Ids that may still be offered an Undo. A flush or a settle that lands while
@@ -163,6 +187,22 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
     [veil, unveil, closeUndo, showError, toasts, undo, t],
   );
 
+  const cancelWaiting = useCallback(
+    async (id: string) => {
+      try {
+        const { undone } = await undoDelete(id);
+        // Not undone: a retry is out right now; its outcome decides.
+        if (undone) {
+          clearWaiting(id);
+          unveil(id);
+        }
+      } catch (error) {
+        showError(id, t("toast.undoFailed", { message: errorMessage(error) }));
+      }
+    },
+    [clearWaiting, unveil, showError, t],
+  );
+
   const flush = useCallback(() => {
     undoable.current.clear();
     for (const id of [...timers.current.keys()]) closeUndo(id);
@@ -176,6 +216,12 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
   settle.current = (event) => {
     undoable.current.delete(event.id);
     closeUndo(event.id);
+    if (event.outcome === "waiting") {
+      veil(event.id);
+      markWaiting({ id: event.id, orgId: event.orgId, message: event.message });
+      return;
+    }
+    clearWaiting(event.id);
     if (event.outcome === "failed") {
       unveil(event.id);
       showError(event.id, t("toast.deleteFailed", { message: event.message ?? event.outcome }));
@@ -198,11 +244,32 @@ export function PendingDeletesProvider({ children }: { children: ReactNode }) {
     };
   }, []);
 
+  // Deletes Rust still holds from before this page (a restart, a reload): hidden again,
+  // and those waiting for the server listed.
+  useEffect(() => {
+    let active = true;
+    listPendingDeletes()
+      .then((pending) => {
+        if (!active) return;
+        for (const entry of pending) {
+          veil(entry.id);
+          if (entry.waiting) markWaiting({ id: entry.id, orgId: entry.orgId, message: entry.message });
+        }
+      })
+      .catch((error: unknown) => showError("pending", t("toast.pendingFailed", { message: errorMessage(error) })));
+    return () => {
+      active = false;
+    };
+  }, [veil, markWaiting, showError, t]);
+
   useEffect(() => {
     const pending = timers.current;
     return () => pending.forEach((timer) => clearTimeout(timer));
   }, []);
 
-  const api = useMemo(() => ({ veiled, confirmDelete, flush }), [veiled, confirmDelete, flush]);
+  const api = useMemo(
+    () => ({ veiled, waiting, cancelWaiting, confirmDelete, flush }),
+    [veiled, waiting, cancelWaiting, confirmDelete, flush],
+  );
   return <PendingDeletesContext.Provider value={api}>{children}</PendingDeletesContext.Provider>;
 }

@@ -211,6 +211,15 @@ const en = {
     deleteFailed: "Could not delete the memory: {{message}}",
     undoFailed: "Could not undo: {{message}}",
     flushFailed: "Could not send pending deletions: {{message}}",
+    pendingFailed: "Could not read the deletions still pending: {{message}}",
+  },
+  waitingDeletes: {
+    title_one: "Waiting to delete (offline): 1 memory",
+    title_other: "Waiting to delete (offline): {{count}} memories",
+    help: "The memory service could not be reached. These stay hidden and are deleted as soon as it answers, even after a restart. Cancel to keep one.",
+    unnamed: "Memory {{id}}",
+    cancel: "Cancel delete",
+    cancelAlt: "Cancel deleting {{label}}",
   },
   settings: {
     title: "Account settings",

@@ -213,6 +213,15 @@ const zhCN: Strings = {
     deleteFailed: "无法删除记忆：{{message}}",
     undoFailed: "无法撤销：{{message}}",
     flushFailed: "无法发送待删除项：{{message}}",
+    pendingFailed: "无法读取仍待删除的项：{{message}}",
+  },
+  waitingDeletes: {
+    title_one: "等待删除（离线）：1 条记忆",
+    title_other: "等待删除（离线）：{{count}} 条记忆",
+    help: "无法连接记忆服务。这些记忆保持隐藏，一旦服务恢复就会删除，重启后也是如此。点“取消删除”可保留。",
+    unnamed: "记忆 {{id}}",
+    cancel: "取消删除",
+    cancelAlt: "取消删除 {{label}}",
   },
   settings: {
     title: "账户设置",
