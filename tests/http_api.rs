@@ -397,7 +397,7 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
             operations.insert(op["operationId"].as_str().unwrap().to_owned());
             assert!(op["operationId"].as_str().unwrap().len() <= 49);
             // Every documented operation is routed (an unrouted one would be 404 not_found / 405).
-            let concrete = path.replace("{id}", "mem_01jdq0000000000000000000");
+            let concrete = path.replace("{id}", "mem_01jdq0000000000000000000").replace("{revisionId}", "mrev_01jdq0000000000000000000");
             let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
             let (got, json) = s.call(method.clone(), &concrete, Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "doc"}))).await;
             assert!(!matches!(error(&json), "not_found" | "method_not_allowed"), "{method} {path} is documented but not routed: {got}");
@@ -406,6 +406,7 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
     let expected: HashSet<String> = [
         "postMemory", "getMemorySearch", "getMemory", "getMemoryById", "deleteMemoryById", "postProposals", "getProposals",
         "getProposalsById", "postProposalsByIdAccept", "postProposalsByIdReject", "getMe", "getHealthz",
+        "patchMemoryById", "getMemoryRevisions", "postMemoryRevisionRestore",
     ]
     .into_iter()
     .map(String::from)

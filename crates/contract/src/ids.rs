@@ -17,6 +17,8 @@ pub const USER_PREFIX: &str = "usr";
 pub const ORG_PREFIX: &str = "org";
 /// Prefix of proposal ids.
 pub const PROPOSAL_PREFIX: &str = "prop";
+/// Prefix of memory revision ids.
+pub const REVISION_PREFIX: &str = "mrev";
 /// Prefix of token ids (the row id, never the secret).
 pub const TOKEN_PREFIX: &str = "tok";
 

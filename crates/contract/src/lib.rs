@@ -5,6 +5,7 @@
 //! ([`validate`]), id formats ([`ids`]), timestamps ([`time`]) and the error codes
 //! ([`error`]). Nothing in this crate performs I/O.
 
+pub mod edit;
 pub mod error;
 pub mod ids;
 pub mod limits;

@@ -162,7 +162,7 @@ pub fn find_secrets_in_valid_save(save: &ValidSave) -> Vec<SecretFinding> {
     findings(fields)
 }
 
-fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
+pub(crate) fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
     fields
         .into_iter()
         .flat_map(|(path, text)| find_secrets(text).into_iter().map(move |kind| SecretFinding { path: path.clone(), kind }))

@@ -127,7 +127,7 @@ pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> R
 /// A JSON object body deserialized into `T`. Parsed to a value first: syntax errors
 /// then point at the body, and a top-level array (which serde would happily read as a
 /// struct) is refused.
-fn parse_object<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Vec<FieldError>> {
+pub(crate) fn parse_object<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Vec<FieldError>> {
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
         vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
     })?;
@@ -263,7 +263,7 @@ fn validate_context(errors: &mut Vec<FieldError>, index: usize, input: ContextIn
 }
 
 /// Trims `value` and records an error unless it has 1..=max characters.
-fn check_text(errors: &mut Vec<FieldError>, path: &str, value: &str, max: usize) -> String {
+pub(crate) fn check_text(errors: &mut Vec<FieldError>, path: &str, value: &str, max: usize) -> String {
     let trimmed = value.trim();
     let chars = trimmed.chars().count();
     if chars == 0 {

@@ -8,6 +8,7 @@
 //! query text.
 
 pub mod auth;
+mod edit_routes;
 mod error;
 pub mod guards;
 mod proposal_routes;
@@ -56,6 +57,7 @@ pub struct AppState {
     info(title = "Memory Bank API", description = "A plaintext memory for AI agents: save, search, list and delete sentences."),
     paths(
         routes::save_memory, routes::search_memory, routes::list_memory, routes::get_memory, routes::delete_memory,
+        edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
         proposal_routes::accept_proposal, proposal_routes::reject_proposal, routes::me, routes::healthz
     ),
@@ -84,7 +86,9 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
     Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
-        .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory))
+        .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory).patch(edit_routes::patch_memory))
+        .route("/v1/memory/{id}/revisions", get(edit_routes::list_revisions))
+        .route("/v1/memory/{id}/revisions/{revision_id}/restore", post(edit_routes::restore_revision))
         .route("/v1/proposals", get(proposal_routes::list_proposals).post(proposal_routes::post_proposal))
         .route("/v1/proposals/{id}", get(proposal_routes::get_proposal))
         .route("/v1/proposals/{id}/accept", post(proposal_routes::accept_proposal))

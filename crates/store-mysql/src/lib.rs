@@ -14,6 +14,7 @@
 mod fulltext;
 mod layout;
 mod proposals;
+mod revisions;
 mod rows;
 mod schema;
 mod search;

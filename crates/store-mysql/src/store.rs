@@ -3,11 +3,12 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use memory_bank_contract::edit::Revision;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -15,7 +16,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, proposals, schema, search, MySqlStore};
+use crate::{fulltext, proposals, revisions, schema, search, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -36,6 +37,7 @@ async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<
         return Ok(false);
     }
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
     Ok(true)
 }
@@ -357,6 +359,17 @@ impl MemoryStore for MySqlStore {
         let deleted = delete_in(&mut tx, user_id, id).await?;
         tx.commit().await.map_err(db_err)?;
         Ok(deleted)
+    }
+
+    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let updated = revisions::update(&mut tx, user_id, id, update).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(updated)
+    }
+
+    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+        revisions::list(&self.pool, user_id, memory_id).await
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

@@ -4,6 +4,7 @@
 //! and a busy timeout makes writers wait for each other instead of failing.
 
 mod proposals;
+mod revisions;
 mod rows;
 
 use std::path::PathBuf;
@@ -11,11 +12,12 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use memory_bank_contract::edit::Revision;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -224,6 +226,7 @@ async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str) -> Result
         .map_err(db_err)?;
     let Some(seq) = seq else { return Ok(false) };
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
     Ok(true)
@@ -554,6 +557,17 @@ impl MemoryStore for SqliteStore {
         let deleted = delete_in(&mut tx, user_id, id).await?;
         tx.commit().await.map_err(db_err)?;
         Ok(deleted)
+    }
+
+    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let updated = revisions::update(&mut tx, user_id, id, update).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(updated)
+    }
+
+    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+        revisions::list(&self.pool, user_id, memory_id).await
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

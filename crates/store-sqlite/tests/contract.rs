@@ -47,6 +47,7 @@ impl Fixture for SqliteFixture {
         let sql = match table {
             "memory" => "SELECT count(*) FROM memory",
             "memory_context" => "SELECT count(*) FROM memory_context",
+            "memory_revision" => "SELECT count(*) FROM memory_revision",
             other => panic!("unknown table {other}"),
         };
         sqlx::query_scalar(sql).fetch_one(self.store.pool()).await.unwrap()

@@ -6,6 +6,7 @@
 //! shared suite in [`suite`] (feature `test-suite`).
 
 mod bank;
+mod edits;
 mod error;
 mod proposals;
 pub mod rank;
@@ -17,13 +18,15 @@ pub mod tokens;
 #[cfg(feature = "test-suite")]
 pub mod suite;
 #[cfg(feature = "test-suite")]
+mod suite_edits;
+#[cfg(feature = "test-suite")]
 mod suite_proposals;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
+    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

@@ -3,6 +3,7 @@
 use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Citation, ConfirmedVia, Memory, Org, Origin, Proposal, ProposalStatus, Scope, User};
+use memory_bank_contract::edit::Revision;
 use memory_bank_contract::Timestamp;
 
 use crate::tokens::TokenKind;
@@ -101,6 +102,24 @@ impl NewMemory {
             proposed_by: self.proposed_by.clone(),
         }
     }
+}
+
+/// A new version of a memory, decided by the bank: what replaces content, tags and the
+/// search terms, and the revision id that keeps the version replaced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryUpdate {
+    /// Trimmed new content (the old one when only tags change).
+    pub content: String,
+    /// New tags, or `None`.
+    pub tags: Option<Vec<String>>,
+    /// The row's new search terms (content, tags and the unchanged snippets).
+    pub search_text: String,
+    /// When the edit happened: the memory's new `updated_at`, the revision's `replaced_at`.
+    pub updated_at: Timestamp,
+    /// How the person confirmed the edit.
+    pub confirmed_via: Option<ConfirmedVia>,
+    /// `mrev_…` for the version being replaced.
+    pub revision_id: String,
 }
 
 /// What accepting a proposal does, in the same transaction as marking it accepted.
@@ -239,9 +258,19 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// The user's `scope = 'user'` memories with these ids, with contexts, any order.
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
 
-    /// Deletes the user's `scope = 'user'` memory and its contexts in one transaction.
+    /// Deletes the user's `scope = 'user'` memory, its contexts and its revisions in one
+    /// transaction.
     /// False when there is no such row for this user.
     async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError>;
+
+    /// In one transaction: keeps the user's `scope = 'user'` memory as it is now as a
+    /// revision (its content, tags, `updated_at` as `created_at`, confirmation), then
+    /// writes `update` to the row and its full-text entry. False (nothing changed) when
+    /// there is no such memory for this user.
+    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError>;
+
+    /// The user's revisions of memory `memory_id`, most recently replaced first.
+    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError>;
 
     /// Stores a new proposal (its `status` is `pending`).
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError>;

@@ -29,7 +29,7 @@ pub trait Fixture: Send + Sync {
     /// Makes the database itself (a trigger) reject inserting a context whose snippet
     /// is [`POISON_SNIPPET`].
     async fn fail_poison_context_inserts(&self);
-    /// Number of rows in `memory` or `memory_context`.
+    /// Number of rows in `memory`, `memory_context` or `memory_revision`.
     async fn count(&self, table: &str) -> i64;
     /// Number of entries the full-text index returns for one (scoped) term.
     async fn index_hits(&self, scoped_term: &str) -> i64;
@@ -50,7 +50,9 @@ macro_rules! store_suite {
             delete_removes_rows_contexts_and_index_entries, failed_context_insert_leaves_nothing,
             concurrent_ensure_creates_the_index_once, missing_index_is_reported, optimize_changes_no_result, accounts_and_tokens,
             proposals_wait_for_the_person, proposals_are_owner_scoped, delete_proposals_delete_only_when_accepted,
-            proposals_expire_after_seven_days, proposals_list_newest_first_by_status);
+            proposals_expire_after_seven_days, proposals_list_newest_first_by_status,
+            edits_keep_the_memory_and_move_its_search_terms, edits_and_revisions_are_owner_scoped,
+            restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -83,6 +85,7 @@ impl Clock for FixedClock {
     }
 }
 
+pub use crate::suite_edits::*;
 pub use crate::suite_proposals::*;
 
 pub(crate) struct World {

@@ -1,0 +1,93 @@
+//! The `memory_revision` table: an edit keeps the version it replaces, in the same
+//! transaction that rewrites the row (the FULLTEXT index follows the row by itself).
+
+use chrono::{DateTime, Utc};
+use memory_bank_contract::edit::Revision;
+use memory_bank_contract::wire::ConfirmedVia;
+use memory_bank_store::stored::parse_tags;
+use memory_bank_store::{MemoryUpdate, StoreError};
+use sqlx::mysql::MySqlRow;
+use sqlx::{MySqlConnection, MySqlPool};
+
+use crate::rows::{db_err, get, timestamp};
+
+/// Inside `tx`: locks the row, keeps it as a revision, then writes `update` to it;
+/// false when the user has no such memory.
+pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+    // The row lock first: two edits of one memory queue here instead of deadlocking on
+    // the shared lock INSERT … SELECT would take.
+    let found: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+    if found.is_none() {
+        return Ok(false);
+    }
+    let replaced_at: DateTime<Utc> = update.updated_at.to_datetime();
+    sqlx::query(
+        "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, created_at, replaced_at)
+         SELECT ?, id, user_id, content, tags, confirmed_via, updated_at, ? FROM memory WHERE id = ? AND user_id = ?",
+    )
+    .bind(&update.revision_id)
+    .bind(replaced_at)
+    .bind(id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
+    sqlx::query(
+        "UPDATE memory SET content = ?, tags = ?, search_text = ?, updated_at = ?, confirmed_via = ?
+         WHERE id = ? AND user_id = ? AND scope = 'user'",
+    )
+    .bind(&update.content)
+    .bind(tags)
+    .bind(&update.search_text)
+    .bind(replaced_at)
+    .bind(update.confirmed_via.map(|v| v.as_str()))
+    .bind(id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    Ok(true)
+}
+
+pub(crate) async fn list(pool: &MySqlPool, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, memory_id, content, CAST(tags AS CHAR) AS tags, confirmed_via, created_at, replaced_at FROM memory_revision
+         WHERE memory_id = ? AND user_id = ? ORDER BY replaced_at DESC, id DESC",
+    )
+    .bind(memory_id)
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    rows.iter().map(from_row).collect()
+}
+
+/// Inside `tx`: the revisions of a memory being deleted.
+pub(crate) async fn delete_all(tx: &mut MySqlConnection, user_id: &str, memory_id: &str) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM memory_revision WHERE memory_id = ? AND user_id = ?")
+        .bind(memory_id)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    Ok(())
+}
+
+fn from_row(row: &MySqlRow) -> Result<Revision, StoreError> {
+    Ok(Revision {
+        id: get(row, "id")?,
+        memory_id: get(row, "memory_id")?,
+        content: get(row, "content")?,
+        tags: parse_tags(get::<Option<String>>(row, "tags")?.as_deref()),
+        created_at: timestamp(row, "created_at")?,
+        replaced_at: timestamp(row, "replaced_at")?,
+        confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
+    })
+}

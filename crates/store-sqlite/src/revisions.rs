@@ -1,0 +1,97 @@
+//! The `memory_revision` table: an edit keeps the version it replaces, in the same
+//! transaction that rewrites the row and its full-text entry.
+
+use memory_bank_contract::edit::Revision;
+use memory_bank_contract::wire::ConfirmedVia;
+use memory_bank_contract::Timestamp;
+use memory_bank_store::stored::parse_tags;
+use memory_bank_store::{MemoryUpdate, StoreError};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{SqliteConnection, SqlitePool};
+
+use crate::rows::{db_err, get};
+
+/// Inside `tx`: keeps the row as a revision, then writes `update` to it and to
+/// `memory_fts`; false when the user has no such memory.
+pub(crate) async fn update(
+    tx: &mut SqliteConnection,
+    user_id: &str,
+    id: &str,
+    update: &MemoryUpdate,
+) -> Result<bool, StoreError> {
+    let kept = sqlx::query(
+        "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, created_at, replaced_at)
+         SELECT ?1, id, user_id, content, tags, confirmed_via, updated_at, ?2 FROM memory
+         WHERE id = ?3 AND user_id = ?4 AND scope = 'user'",
+    )
+    .bind(&update.revision_id)
+    .bind(update.updated_at.unix_ms())
+    .bind(id)
+    .bind(user_id)
+    .execute(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    if kept.rows_affected() == 0 {
+        return Ok(false);
+    }
+    let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
+    let seq: i64 = sqlx::query_scalar(
+        "UPDATE memory SET content = ?1, tags = ?2, search_text = ?3, updated_at = ?4, confirmed_via = ?5
+         WHERE id = ?6 AND user_id = ?7 AND scope = 'user' RETURNING seq",
+    )
+    .bind(&update.content)
+    .bind(tags)
+    .bind(&update.search_text)
+    .bind(update.updated_at.unix_ms())
+    .bind(update.confirmed_via.map(|v| v.as_str()))
+    .bind(id)
+    .bind(user_id)
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    // A contentless FTS5 entry is replaced by deleting and inserting its rowid.
+    sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
+        .bind(seq)
+        .bind(&update.search_text)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    Ok(true)
+}
+
+pub(crate) async fn list(pool: &SqlitePool, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT id, memory_id, content, tags, confirmed_via, created_at, replaced_at FROM memory_revision
+         WHERE memory_id = ?1 AND user_id = ?2 ORDER BY replaced_at DESC, id DESC",
+    )
+    .bind(memory_id)
+    .bind(user_id)
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    rows.iter().map(from_row).collect()
+}
+
+/// Inside `tx`: the revisions of a memory being deleted.
+pub(crate) async fn delete_all(tx: &mut SqliteConnection, user_id: &str, memory_id: &str) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM memory_revision WHERE memory_id = ?1 AND user_id = ?2")
+        .bind(memory_id)
+        .bind(user_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    Ok(())
+}
+
+fn from_row(row: &SqliteRow) -> Result<Revision, StoreError> {
+    Ok(Revision {
+        id: get(row, "id")?,
+        memory_id: get(row, "memory_id")?,
+        content: get(row, "content")?,
+        tags: parse_tags(get::<Option<String>>(row, "tags")?.as_deref()),
+        created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
+        replaced_at: Timestamp::from_unix_ms(get(row, "replaced_at")?),
+        confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
+    })
+}

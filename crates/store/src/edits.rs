@@ -1,0 +1,77 @@
+//! Editing a memory in place, keeping every earlier version as a revision: the bank's
+//! half (the store's half is [`crate::MemoryStore::update_memory`]). The search terms
+//! are recomputed from the new content and tags plus the unchanged snippets, and
+//! written in the same transaction as the new version, so the old wording stops
+//! matching exactly when the new one starts.
+
+use memory_bank_contract::edit::{Revision, ValidEdit};
+use memory_bank_contract::ids::{self, MEMORY_PREFIX, REVISION_PREFIX};
+use memory_bank_contract::wire::{ConfirmedVia, Memory};
+
+use crate::{terms, Bank, MemoryUpdate, StoreError};
+
+impl Bank {
+    /// Applies `edit` to the user's memory; `None` when there is no such memory for
+    /// this user (another user's id included). Editing to what it already says changes
+    /// nothing and keeps no revision.
+    pub async fn edit(&self, user_id: &str, id: &str, edit: ValidEdit) -> Result<Option<Memory>, StoreError> {
+        let Some(current) = self.memory(user_id, id).await? else { return Ok(None) };
+        let content = edit.content.unwrap_or_else(|| current.content.clone());
+        let tags = match edit.tags {
+            Some(tags) if tags.is_empty() => None,
+            Some(tags) => Some(tags),
+            None => current.tags.clone(),
+        };
+        if content == current.content && tags == current.tags {
+            return Ok(Some(current));
+        }
+        let search_text = terms::index_text(
+            user_id,
+            std::iter::once(content.as_str())
+                .chain(tags.iter().flatten().map(String::as_str))
+                .chain(current.contexts.iter().map(|c| c.snippet.as_str())),
+        );
+        let now = self.now();
+        let update = MemoryUpdate {
+            content,
+            tags,
+            search_text,
+            updated_at: now,
+            confirmed_via: edit.confirmed_via,
+            revision_id: ids::new_id_at(REVISION_PREFIX, now.unix_ms()),
+        };
+        if !self.store().update_memory(user_id, id, &update).await? {
+            return Ok(None); // deleted between the two reads
+        }
+        tracing::info!(user_id, memory_id = id, revision_id = %update.revision_id, "memory.edit");
+        self.memory(user_id, id).await
+    }
+
+    /// The earlier versions of the user's memory, most recently replaced first; `None`
+    /// when there is no such memory for this user.
+    pub async fn revisions(&self, user_id: &str, id: &str) -> Result<Option<Vec<Revision>>, StoreError> {
+        if self.memory(user_id, id).await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(self.store().revisions(user_id, id).await?))
+    }
+
+    /// Makes revision `revision_id` the memory's current version again (an edit like
+    /// any other: the version it replaces becomes a revision). `None` when the memory
+    /// or that revision of it is not this user's.
+    pub async fn restore_revision(
+        &self,
+        user_id: &str,
+        id: &str,
+        revision_id: &str,
+        confirmed_via: Option<ConfirmedVia>,
+    ) -> Result<Option<Memory>, StoreError> {
+        if !ids::is_valid(MEMORY_PREFIX, id) || !ids::is_valid(REVISION_PREFIX, revision_id) {
+            return Ok(None);
+        }
+        let Some(revisions) = self.revisions(user_id, id).await? else { return Ok(None) };
+        let Some(revision) = revisions.into_iter().find(|r| r.id == revision_id) else { return Ok(None) };
+        let edit = ValidEdit { content: Some(revision.content), tags: Some(revision.tags.unwrap_or_default()), confirmed_via };
+        self.edit(user_id, id, edit).await
+    }
+}

@@ -1,0 +1,116 @@
+//! Editing a memory over HTTP, on loopback over a real SQLite file: `PATCH
+//! /v1/memory/{id}` keeps the id, `createdAt` and contexts and moves the search terms;
+//! the replaced version is a revision the owner can list and restore; agent tokens
+//! cannot edit; another user's id is the same 404 as an unknown one; bad bodies and
+//! secrets are refused with nothing changed.
+
+mod support;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use support::Service;
+
+const GET: Method = Method::GET;
+const POST: Method = Method::POST;
+const PATCH: Method = Method::PATCH;
+const DELETE: Method = Method::DELETE;
+
+async fn patch(s: &Service, token: &str, id: &str, body: Value) -> (StatusCode, Value) {
+    s.call(PATCH, &format!("/v1/memory/{id}"), Some(token), Some(&s.acme), Some(body)).await
+}
+
+#[tokio::test]
+async fn an_edit_keeps_the_memory_and_its_history() {
+    let s = Service::start().await;
+    let body = json!({"content": "Ada drinks green tea", "tags": ["drinks"], "contexts": [{"snippet": "green, always", "messageId": "m1"}]});
+    let saved = s.save(&s.alice, body).await;
+    let id = saved["id"].as_str().unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+
+    let (status, edited) =
+        patch(&s, &s.alice.token, id, json!({"content": "Ada drinks oolong", "tags": ["drinks", "tea"]})).await;
+    assert_eq!(status, StatusCode::OK, "{edited}");
+    let edited = &edited["memory"];
+    assert_eq!(edited["id"], saved["id"]);
+    assert_eq!(edited["createdAt"], saved["createdAt"]);
+    assert_ne!(edited["updatedAt"], saved["updatedAt"]);
+    assert_eq!(edited["content"], "Ada drinks oolong");
+    assert_eq!(edited["tags"], json!(["drinks", "tea"]));
+    assert_eq!(edited["contexts"], saved["contexts"]);
+    assert!(s.search(&s.alice, "green tea").await.iter().all(|c| c != "Ada drinks green tea"));
+    assert_eq!(s.search(&s.alice, "oolong").await, ["Ada drinks oolong"]);
+
+    let (status, history) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let revisions = history["revisions"].as_array().unwrap();
+    assert_eq!(revisions.len(), 1);
+    assert_eq!(revisions[0]["content"], "Ada drinks green tea");
+    assert_eq!(revisions[0]["tags"], json!(["drinks"]));
+    assert_eq!(revisions[0]["createdAt"], saved["updatedAt"]);
+    assert_eq!(revisions[0]["replacedAt"], edited["updatedAt"]);
+
+    // Restore the first wording: an edit like any other.
+    let revision = revisions[0]["id"].as_str().unwrap();
+    let (status, restored) =
+        s.call(POST, &format!("/v1/memory/{id}/revisions/{revision}/restore"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(status, StatusCode::OK, "{restored}");
+    assert_eq!(restored["memory"]["content"], "Ada drinks green tea");
+    assert_eq!(restored["memory"]["confirmedVia"], "app");
+    let (_, history) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(history["revisions"].as_array().unwrap().len(), 2);
+
+    // Deleting the memory deletes its history.
+    let (status, _) = s.call(DELETE, &format!("/v1/memory/{id}"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, gone) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!((status, gone["error"].as_str()), (StatusCode::NOT_FOUND, Some("memory_not_found")));
+}
+
+#[tokio::test]
+async fn another_users_memory_is_a_404_that_leaks_nothing_and_agents_may_not_edit() {
+    let s = Service::start().await;
+    let saved = s.save(&s.alice, json!({"content": "Alice's private wording"})).await;
+    let id = saved["id"].as_str().unwrap();
+    let unknown = "mem_01jdq0000000000000000000";
+    let (mine_status, mine) = patch(&s, &s.bob.token, id, json!({"content": "Bob was here"})).await;
+    let (none_status, none) = patch(&s, &s.bob.token, unknown, json!({"content": "Bob was here"})).await;
+    assert_eq!((mine_status, none_status), (StatusCode::NOT_FOUND, StatusCode::NOT_FOUND));
+    assert_eq!(mine, none, "the same answer for another user's id and an unknown one");
+    let (status, _) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.bob.token), Some(&s.acme), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let agent = s.bank.issue_token_of_kind(&s.alice.id, memory_bank_store::TokenKind::Agent).await.unwrap();
+    let (status, refused) = patch(&s, &agent, id, json!({"content": "An agent's wording"})).await;
+    assert_eq!((status, refused["error"].as_str()), (StatusCode::FORBIDDEN, Some("agent_token_cannot_confirm")));
+    let (_, now) = s.call(GET, &format!("/v1/memory/{id}"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(now["memory"]["content"], "Alice's private wording");
+}
+
+#[tokio::test]
+async fn bad_edits_are_refused_and_change_nothing() {
+    let s = Service::start().await;
+    let saved = s.save(&s.alice, json!({"content": "Unchanged wording"})).await;
+    let id = saved["id"].as_str().unwrap();
+    let secret = format!("the deploy key is ghp_{}", "a1B2".repeat(9));
+    let cases = [
+        (json!({}), "invalid_request", "body"),
+        (json!({"content": " "}), "invalid_request", "content"),
+        (json!({"content": "x".repeat(8001)}), "invalid_request", "content"),
+        (json!({"tags": vec!["t"; 33]}), "invalid_request", "tags"),
+        (json!({"content": "fine", "contexts": []}), "invalid_request", ""),
+        (json!({"content": secret}), "looks_like_secret", "content"),
+        (json!(["not", "an", "object"]), "invalid_request", ""),
+    ];
+    for (body, code, path) in cases {
+        let (status, answer) = patch(&s, &s.alice.token, id, body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        assert_eq!(answer["error"], code, "{body}: {answer}");
+        if !path.is_empty() {
+            assert_eq!(answer["details"][0]["path"], path, "{body}: {answer}");
+        }
+    }
+    let (_, now) = s.call(GET, &format!("/v1/memory/{id}"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(now["memory"], saved);
+    let (_, history) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(history["revisions"], json!([]));
+}
