@@ -145,6 +145,37 @@ fn memory_commands_save_search_list_and_delete_through_the_service() {
     assert!(clean, "SIGTERM stops the service cleanly");
 }
 
+#[test]
+fn memory_edit_history_and_restore_through_the_service() {
+    let s = Served::start();
+    let saved: Value = serde_json::from_str(&s.memory_ok(&["save", "Ada prefers tea", "--tag", "drinks", "--json"])).unwrap();
+    let id = saved["memory"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(s.memory_ok(&["edit", &id, "--content", "Ada prefers oolong tea", "--tag", "tea"]).trim(), format!("edited {id}"));
+    let edited: Value = serde_json::from_str(&s.memory_ok(&["edit", &id, "--clear-tags", "--json"])).unwrap();
+    assert_eq!((edited["content"].as_str(), &edited["tags"]), (Some("Ada prefers oolong tea"), &Value::Null));
+    assert_eq!(edited["confirmedVia"], "cli");
+    let history: Value = serde_json::from_str(&s.memory_ok(&["history", &id, "--json"])).unwrap();
+    let wordings: Vec<&str> = history["revisions"].as_array().unwrap().iter().map(|r| r["content"].as_str().unwrap()).collect();
+    assert_eq!(wordings, ["Ada prefers oolong tea", "Ada prefers tea"]);
+    let first = history["revisions"][1]["id"].as_str().unwrap().to_owned();
+    let text = s.memory_ok(&["history", &id]);
+    assert!(text.contains(&first) && text.contains("tags: drinks"), "{text}");
+    assert_eq!(s.memory_ok(&["restore", &id, &first]).trim(), format!("restored {id} to {first}"));
+    assert!(s.memory_ok(&["search", "tea"]).contains("Ada prefers tea\n"));
+
+    let nothing = s.memory(&["edit", &id]);
+    assert!(!nothing.status.success());
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("nothing to change"), "{}", String::from_utf8_lossy(&nothing.stderr));
+    let unknown = s.memory(&["edit", "mem_01jdq0000000000000000000", "--content", "x"]);
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("memory not found"), "{}", String::from_utf8_lossy(&unknown.stderr));
+    let secret = format!("ghp_{}", "a1B2".repeat(9));
+    let refused = s.memory(&["edit", &id, "--content", &secret]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("secret"), "{}", String::from_utf8_lossy(&refused.stderr));
+    s.stop();
+}
+
 /// Environment overrides, arguments, and what stderr must say.
 type ClientErrorCase<'a> = (Vec<(&'a str, String)>, Vec<&'a str>, &'a str);
 

@@ -5,6 +5,7 @@ use std::io::Read as _;
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
 use memory_bank_client::{Client, DeleteOutcome};
+use memory_bank_contract::edit::EditMemoryRequest;
 use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest};
 
 #[derive(Debug, Args)]
@@ -71,6 +72,33 @@ enum MemoryCommand {
     Delete {
         /// mem_… id.
         id: String,
+    },
+    /// Edit a memory in place: a new sentence and/or new tags (the old version is kept
+    /// in its history).
+    Edit {
+        /// mem_… id.
+        id: String,
+        /// The new sentence, or `-` for stdin.
+        #[arg(long)]
+        content: Option<String>,
+        /// A tag (repeatable): replaces all the tags.
+        #[arg(long = "tag", value_name = "TAG", conflicts_with = "clear_tags")]
+        tags: Vec<String>,
+        /// Remove every tag.
+        #[arg(long)]
+        clear_tags: bool,
+    },
+    /// A memory's earlier versions, most recently replaced first.
+    History {
+        /// mem_… id.
+        id: String,
+    },
+    /// Make an earlier version current again (itself kept in the history).
+    Restore {
+        /// mem_… id.
+        id: String,
+        /// mrev_… id, from `memory history`.
+        revision: String,
     },
     /// Show the user the token belongs to and their orgs.
     Whoami,
@@ -155,6 +183,46 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                     None => break,
                 }
             }
+        }
+        MemoryCommand::Edit { id, content, tags, clear_tags } => {
+            let content = match content.as_deref() {
+                Some("-") => Some(read_stdin()?),
+                _ => content,
+            };
+            let tags = if clear_tags { Some(Vec::new()) } else { (!tags.is_empty()).then_some(tags) };
+            if content.is_none() && tags.is_none() {
+                bail!("nothing to change: pass --content, --tag or --clear-tags");
+            }
+            let request = EditMemoryRequest { content, tags, confirmed_via: Some(memory_bank_contract::wire::ConfirmedVia::Cli) };
+            let edited = client.edit(org()?, &id, &request).await?;
+            if args.json {
+                return print_json(&edited);
+            }
+            println!("edited {}", edited.id);
+        }
+        MemoryCommand::History { id } => {
+            let history = client.revisions(org()?, &id).await?;
+            if args.json {
+                return print_json(&history);
+            }
+            if history.revisions.is_empty() {
+                eprintln!("{id} was never edited");
+            }
+            for revision in &history.revisions {
+                let replaced = revision.replaced_at.to_rfc3339();
+                println!("{}  replaced {}", revision.id, &replaced[..16].replace('T', " "));
+                println!("  {}", revision.content.replace('\n', "\n  "));
+                if let Some(tags) = revision.tags.as_ref().filter(|t| !t.is_empty()) {
+                    println!("  tags: {}", tags.join(", "));
+                }
+            }
+        }
+        MemoryCommand::Restore { id, revision } => {
+            let restored = client.restore_revision(org()?, &id, &revision).await?;
+            if args.json {
+                return print_json(&restored);
+            }
+            println!("restored {} to {revision}", restored.id);
         }
         MemoryCommand::Delete { id } => match client.delete(org()?, &id).await? {
             DeleteOutcome::Deleted => println!("deleted {id}"),

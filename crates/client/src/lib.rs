@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, MeResponse, Memory, ProposalListResponse, ProposalResponse, ProposalStatus, ProposeRequest,
     SaveMemoryRequest, SaveMemoryResponse, SearchResponse,
@@ -254,6 +255,26 @@ impl Client {
         Ok(response.memory)
     }
 
+    /// `PATCH /v1/memory/{id}` in `org`: the new content and/or tags.
+    pub async fn edit(&self, org: &str, id: &str, request: &EditMemoryRequest) -> Result<Memory, ClientError> {
+        let url = self.memory_url(id, &[])?;
+        let response: SaveMemoryResponse = self.json(self.http.patch(url).bearer_auth(&self.token).header("X-Org-Id", org).json(request)).await?;
+        Ok(response.memory)
+    }
+
+    /// `GET /v1/memory/{id}/revisions` in `org`: earlier versions, newest first.
+    pub async fn revisions(&self, org: &str, id: &str) -> Result<RevisionListResponse, ClientError> {
+        let url = self.memory_url(id, &["revisions"])?;
+        self.json(self.http.get(url).bearer_auth(&self.token).header("X-Org-Id", org)).await
+    }
+
+    /// `POST /v1/memory/{id}/revisions/{revision}/restore` in `org`.
+    pub async fn restore_revision(&self, org: &str, id: &str, revision: &str) -> Result<Memory, ClientError> {
+        let url = self.memory_url(id, &["revisions", revision, "restore"])?;
+        let response: SaveMemoryResponse = self.json(self.http.post(url).bearer_auth(&self.token).header("X-Org-Id", org)).await?;
+        Ok(response.memory)
+    }
+
     /// `POST /v1/proposals` in `org`: something for the person to confirm.
     pub async fn propose(&self, org: &str, request: &ProposeRequest) -> Result<ProposalResponse, ClientError> {
         self.json(self.request(Method::POST, "v1/proposals", Some(org))?.json(request)).await
@@ -292,6 +313,18 @@ impl Client {
     }
 
     /// `v1/proposals/{id}[/{verb}]`, the id as one escaped path segment.
+    /// `v1/memory/{id}/{more…}`, each segment percent-encoded.
+    fn memory_url(&self, id: &str, more: &[&str]) -> Result<reqwest::Url, ClientError> {
+        let bad = || ClientError::BadUrl(self.base.to_string());
+        let mut url = self.base.join("v1/memory/").map_err(|_| bad())?;
+        {
+            let mut segments = url.path_segments_mut().map_err(|_| bad())?;
+            segments.pop_if_empty().push(id);
+            segments.extend(more);
+        }
+        Ok(url)
+    }
+
     fn proposal_url(&self, id: &str, verb: Option<&str>) -> Result<reqwest::Url, ClientError> {
         let bad = || ClientError::BadUrl(self.base.to_string());
         let mut url = self.base.join("v1/proposals/").map_err(|_| bad())?;
