@@ -176,6 +176,55 @@ fn memory_edit_history_and_restore_through_the_service() {
     s.stop();
 }
 
+#[test]
+fn an_export_imported_into_an_empty_bank_exports_byte_for_byte_the_same() {
+    let from = Served::start();
+    from.memory_ok(&["save", "Ada prefers tea", "--tag", "drinks", "--snippet", "I always drink tea", "--message-id", "m7"]);
+    let plan: Value = serde_json::from_str(&from.memory_ok(&["save", "First wording of the plan", "--json"])).unwrap();
+    let plan = plan["memory"]["id"].as_str().unwrap().to_owned();
+    from.memory_ok(&["edit", &plan, "--content", "Second wording of the plan"]);
+    from.memory_ok(&["save", "第二条记忆：客户迁移计划 🚀"]);
+    let exported = from.memory(&["export"]);
+    assert!(exported.status.success());
+    let exported = exported.stdout;
+    assert_eq!(exported.iter().filter(|b| **b == b'\n').count(), 3, "one line per memory");
+    let file = from.dir.path().join("export.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+
+    let to = Served::start();
+    let report = to.memory_ok(&["import", file.to_str().unwrap()]);
+    assert_eq!(report.trim(), "imported 3, skipped 0, overwritten 0, failed 0");
+    let again = to.memory(&["export"]);
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), String::from_utf8(exported.clone()).unwrap(), "byte for byte");
+    assert_eq!(to.memory_ok(&["import", file.to_str().unwrap()]).trim(), "imported 0, skipped 3, overwritten 0, failed 0");
+    assert!(to.memory_ok(&["search", "迁移"]).contains("客户迁移计划"));
+    let history: Value = serde_json::from_str(&to.memory_ok(&["history", &plan, "--json"])).unwrap();
+    assert_eq!(history["revisions"][0]["content"], "First wording of the plan");
+
+    let markdown = to.memory_ok(&["export", "--format", "markdown"]);
+    assert!(markdown.starts_with("# Memory Bank"), "{markdown}");
+    assert!(markdown.contains("\n## 20") && markdown.contains("- Ada prefers tea") && markdown.contains("> I always drink tea — m7"), "{markdown}");
+    assert!(markdown.contains("edited once"), "{markdown}");
+
+    // Bad lines are reported by number; the good ones are imported.
+    let good = String::from_utf8(exported).unwrap().lines().next().unwrap().replace("mem_", "mem_x").to_owned();
+    let fresh = r#"{"id":"mem_01kbbbbbbbbbbbbbbbbbbbbbbb","content":"A new one","createdAt":"2026-11-01T10:00:00.000Z"}"#;
+    let secret = fresh.replace("A new one", &format!("ghp_{}", "a1B2".repeat(9))).replace("bbbbbbbb", "cccccccc");
+    let mixed = [good.as_str(), "", "not json", fresh, secret.as_str()].join("\n");
+    let mixed_file = to.dir.path().join("mixed.jsonl");
+    std::fs::write(&mixed_file, mixed).unwrap();
+    let out = to.memory(&["import", mixed_file.to_str().unwrap()]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "some lines failed: exit 1");
+    assert_eq!(stdout.trim(), "imported 1, skipped 0, overwritten 0, failed 3");
+    assert!(stderr.contains("line 1: ") && stderr.contains("mem_… id"), "{stderr}");
+    assert!(stderr.contains("line 3: not a memory line"), "{stderr}");
+    assert!(stderr.contains("line 5: ") && stderr.contains("(looks_like_secret)"), "{stderr}");
+    assert!(to.memory_ok(&["search", "new"]).contains("A new one"));
+    from.stop();
+    to.stop();
+}
+
 /// Environment overrides, arguments, and what stderr must say.
 type ClientErrorCase<'a> = (Vec<(&'a str, String)>, Vec<&'a str>, &'a str);
 

@@ -114,3 +114,46 @@ async fn bad_edits_are_refused_and_change_nothing() {
     let (_, history) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
     assert_eq!(history["revisions"], json!([]));
 }
+
+#[tokio::test]
+async fn import_refuses_agent_tokens_bad_options_and_non_utf8_and_export_streams_ndjson() {
+    let s = Service::start().await;
+    s.save(&s.alice, json!({"content": "exported over HTTP"})).await;
+    let response = s
+        .http
+        .get(format!("{}/v1/export", s.url))
+        .bearer_auth(&s.alice.token)
+        .header("X-Org-Id", &s.acme)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let body = response.text().await.unwrap();
+    let line: Value = serde_json::from_str(body.trim_end()).unwrap();
+    assert_eq!((line["content"].as_str(), &line["revisions"]), (Some("exported over HTTP"), &json!([])));
+
+    let import = |token: &str, query: &str, body: Vec<u8>| {
+        s.http
+            .post(format!("{}/v1/import{query}", s.url))
+            .bearer_auth(token.to_owned())
+            .header("X-Org-Id", &s.acme)
+            .body(body)
+            .send()
+    };
+    let agent = s.bank.issue_token_of_kind(&s.alice.id, memory_bank_store::TokenKind::Agent).await.unwrap();
+    let refused = import(&agent, "", body.clone().into_bytes()).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    let bad_option = import(&s.alice.token, "?onConflict=merge", body.clone().into_bytes()).await.unwrap();
+    assert_eq!(bad_option.status(), StatusCode::BAD_REQUEST);
+    assert!(bad_option.text().await.unwrap().contains("skip or overwrite"));
+    let binary = import(&s.alice.token, "", vec![0xff, 0xfe, b'\n']).await.unwrap();
+    assert_eq!(binary.status(), StatusCode::BAD_REQUEST);
+    // A body far over the API's 256 KiB is fine here: an import file is large.
+    let mut big = body.repeat(1);
+    big.push_str(&" ".repeat(300 * 1024));
+    let ok = import(&s.alice.token, "", big.into_bytes()).await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    let report: Value = ok.json().await.unwrap();
+    assert_eq!((report["skipped"].as_u64(), report["failedCount"].as_u64()), (Some(1), Some(0)));
+}

@@ -2,6 +2,7 @@
 
 mod admin;
 mod database;
+mod markdown;
 mod mcp;
 mod memory;
 mod sessions;

@@ -1,11 +1,12 @@
 //! `memory-bank memory …`: a client of a running service, for people and scripts.
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
 use memory_bank_client::{Client, DeleteOutcome};
 use memory_bank_contract::edit::EditMemoryRequest;
+use memory_bank_contract::transfer::{ExportedMemory, OnConflict};
 use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest};
 
 #[derive(Debug, Args)]
@@ -102,6 +103,22 @@ enum MemoryCommand {
     },
     /// Show the user the token belongs to and their orgs.
     Whoami,
+    /// Write every memory to stdout: JSON lines to import elsewhere (ids, timestamps,
+    /// contexts and revisions kept), or one Markdown file to read.
+    Export {
+        /// jsonl (for `memory import`) or markdown (for people).
+        #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
+        format: String,
+    },
+    /// Import a `memory export` file: every line is checked first; bad lines are
+    /// reported by number and the good ones imported.
+    Import {
+        /// The .jsonl file, or `-` for stdin.
+        file: String,
+        /// What to do with a memory you already have: keep it (skip) or replace it.
+        #[arg(long, default_value = "skip", value_parser = ["skip", "overwrite"])]
+        on_conflict: String,
+    },
 }
 
 pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
@@ -223,6 +240,54 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 return print_json(&restored);
             }
             println!("restored {} to {revision}", restored.id);
+        }
+        MemoryCommand::Export { format } => {
+            let org = org()?;
+            if format == "markdown" {
+                let mut ndjson = Vec::new();
+                client.export(org, |chunk| {
+                    ndjson.extend_from_slice(chunk);
+                    Ok(())
+                })
+                .await?;
+                let memories = std::str::from_utf8(&ndjson)?
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(serde_json::from_str)
+                    .collect::<Result<Vec<ExportedMemory>, _>>()
+                    .context("the service sent an export this version cannot read")?;
+                print!("{}", crate::markdown::render(&memories));
+            } else {
+                // The service's bytes as they come: importing them gives the same bank.
+                let mut stdout = std::io::stdout().lock();
+                client.export(org, |chunk| stdout.write_all(chunk)).await?;
+                stdout.flush()?;
+            }
+        }
+        MemoryCommand::Import { file, on_conflict } => {
+            let bytes = if file == "-" {
+                let mut bytes = Vec::new();
+                std::io::stdin().read_to_end(&mut bytes).context("cannot read the import from stdin")?;
+                bytes
+            } else {
+                std::fs::read(&file).with_context(|| format!("cannot read {file}"))?
+            };
+            let on_conflict = OnConflict::parse(&on_conflict).unwrap_or_default();
+            let report = client.import(org()?, bytes, on_conflict).await?;
+            if args.json {
+                print_json(&report)?;
+            } else {
+                println!("imported {}, skipped {}, overwritten {}, failed {}", report.imported, report.skipped, report.overwritten, report.failed_count);
+            }
+            for failure in &report.failed {
+                eprintln!("line {}: {} ({})", failure.line, failure.message, failure.error);
+            }
+            if report.failed_count > report.failed.len() as u64 {
+                eprintln!("… and {} more lines", report.failed_count - report.failed.len() as u64);
+            }
+            if report.failed_count > 0 {
+                bail!("{} lines were not imported (the others were)", report.failed_count);
+            }
         }
         MemoryCommand::Delete { id } => match client.delete(org()?, &id).await? {
             DeleteOutcome::Deleted => println!("deleted {id}"),

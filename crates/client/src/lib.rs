@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
+use memory_bank_contract::transfer::{ImportReport, OnConflict};
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, MeResponse, Memory, ProposalListResponse, ProposalResponse, ProposalStatus, ProposeRequest,
     SaveMemoryRequest, SaveMemoryResponse, SearchResponse,
@@ -91,6 +92,10 @@ fn describe(status: u16, body: &ErrorBody) -> String {
         code => format!("the service failed ({status} {code}); check the service's log"),
     }
 }
+
+/// How long an export or an import may take: far longer than one API call, since a
+/// bank of 10⁵ memories is tens of megabytes.
+pub const TRANSFER_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What a delete found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +278,37 @@ impl Client {
         let url = self.memory_url(id, &["revisions", revision, "restore"])?;
         let response: SaveMemoryResponse = self.json(self.http.post(url).bearer_auth(&self.token).header("X-Org-Id", org)).await?;
         Ok(response.memory)
+    }
+
+    /// `GET /v1/export` in `org`: hands each chunk of the NDJSON to `sink` as it
+    /// arrives, so a bank of any size is written out without being held in memory.
+    pub async fn export(&self, org: &str, mut sink: impl FnMut(&[u8]) -> std::io::Result<()>) -> Result<(), ClientError> {
+        let unreachable = |e: &reqwest::Error| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(e) };
+        let builder = self.request(Method::GET, "v1/export", Some(org))?.timeout(TRANSFER_TIMEOUT);
+        let mut response = builder.send().await.map_err(|e| unreachable(&e))?;
+        if !response.status().is_success() {
+            let status = response.status().as_u16();
+            let body = response.bytes().await.map_err(|e| unreachable(&e))?;
+            let body: ErrorBody = serde_json::from_slice(&body)
+                .map_err(|e| ClientError::Protocol { url: self.base.to_string(), status, reason: e.to_string() })?;
+            return Err(ClientError::Api { status, body });
+        }
+        while let Some(chunk) = response.chunk().await.map_err(|e| unreachable(&e))? {
+            sink(&chunk).map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: format!("cannot write the export: {e}") })?;
+        }
+        Ok(())
+    }
+
+    /// `POST /v1/import` in `org`: an NDJSON file as exported.
+    pub async fn import(&self, org: &str, ndjson: Vec<u8>, on_conflict: OnConflict) -> Result<ImportReport, ClientError> {
+        let on_conflict = if on_conflict == OnConflict::Overwrite { "overwrite" } else { "skip" };
+        let builder = self
+            .request(Method::POST, "v1/import", Some(org))?
+            .query(&[("onConflict", on_conflict)])
+            .header("content-type", "application/x-ndjson")
+            .timeout(TRANSFER_TIMEOUT)
+            .body(ndjson);
+        self.json(builder).await
     }
 
     /// `POST /v1/proposals` in `org`: something for the person to confirm.

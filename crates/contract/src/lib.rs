@@ -11,6 +11,7 @@ pub mod ids;
 pub mod limits;
 pub mod secrets;
 pub mod time;
+pub mod transfer;
 pub mod validate;
 pub mod wire;
 

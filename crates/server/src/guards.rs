@@ -91,17 +91,28 @@ pub(crate) async fn bound_request(
         return ApiError::HeadersTooLarge.into_response();
     }
     let (parts, body) = request.into_parts();
-    let read = axum::body::to_bytes(body, MAX_BODY_BYTES + 1);
+    let limit = body_limit(&parts.method, parts.uri.path());
+    let read = axum::body::to_bytes(body, limit + 1);
     let bytes: Bytes = match tokio::time::timeout(timeout, read).await {
         Err(_) => return ApiError::RequestTimeout.into_response(),
         Ok(Err(_)) => return ApiError::PayloadTooLarge.into_response(),
-        Ok(Ok(bytes)) if bytes.len() > MAX_BODY_BYTES => {
+        Ok(Ok(bytes)) if bytes.len() > limit => {
             return ApiError::PayloadTooLarge.into_response()
         }
         Ok(Ok(bytes)) => bytes,
     };
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
+}
+
+/// The most body bytes a request may send: an import file may be large, every other
+/// body is one JSON object.
+pub(crate) fn body_limit(method: &axum::http::Method, path: &str) -> usize {
+    if method == axum::http::Method::POST && path == "/v1/import" {
+        memory_bank_contract::transfer::MAX_IMPORT_BYTES
+    } else {
+        MAX_BODY_BYTES
+    }
 }
 
 /// Gives every error answer the JSON shape: errors made by axum's extractors and

@@ -13,6 +13,7 @@ mod error;
 pub mod guards;
 mod proposal_routes;
 mod routes;
+mod transfer_routes;
 pub mod transport;
 
 use std::future::Future;
@@ -58,6 +59,7 @@ pub struct AppState {
     paths(
         routes::save_memory, routes::search_memory, routes::list_memory, routes::get_memory, routes::delete_memory,
         edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
+        transfer_routes::export, transfer_routes::import,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
         proposal_routes::accept_proposal, proposal_routes::reject_proposal, routes::me, routes::healthz
     ),
@@ -88,6 +90,11 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .route("/v1/memory/search", get(routes::search_memory))
         .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory).patch(edit_routes::patch_memory))
         .route("/v1/memory/{id}/revisions", get(edit_routes::list_revisions))
+        .route("/v1/export", get(transfer_routes::export))
+        .route(
+            "/v1/import",
+            post(transfer_routes::import).layer(DefaultBodyLimit::max(memory_bank_contract::transfer::MAX_IMPORT_BYTES)),
+        )
         .route("/v1/memory/{id}/revisions/{revision_id}/restore", post(edit_routes::restore_revision))
         .route("/v1/proposals", get(proposal_routes::list_proposals).post(proposal_routes::post_proposal))
         .route("/v1/proposals/{id}", get(proposal_routes::get_proposal))

@@ -19,6 +19,7 @@ mod rows;
 mod schema;
 mod search;
 mod store;
+mod transfer;
 #[cfg(feature = "testing")]
 pub mod testing;
 

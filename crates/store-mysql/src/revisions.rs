@@ -56,12 +56,17 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     Ok(true)
 }
 
-pub(crate) async fn list(pool: &MySqlPool, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+pub(crate) async fn list(pool: &MySqlPool, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+    if memory_ids.is_empty() {
+        return Ok(Vec::new());
+    }
     let rows = sqlx::query(
-        "SELECT id, memory_id, content, CAST(tags AS CHAR) AS tags, confirmed_via, created_at, replaced_at FROM memory_revision
-         WHERE memory_id = ? AND user_id = ? ORDER BY replaced_at DESC, id DESC",
+        "SELECT r.id, r.memory_id, r.content, CAST(r.tags AS CHAR) AS tags, r.confirmed_via, r.created_at, r.replaced_at
+         FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
+         JOIN memory_revision AS r ON r.memory_id = j.wanted
+         WHERE r.user_id = ? ORDER BY r.memory_id, r.replaced_at DESC, r.id DESC",
     )
-    .bind(memory_id)
+    .bind(serde_json::Value::from(memory_ids.to_vec()).to_string())
     .bind(user_id)
     .fetch_all(pool)
     .await

@@ -4,11 +4,12 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use memory_bank_contract::edit::Revision;
+use memory_bank_contract::transfer::OnConflict;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -16,7 +17,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, proposals, revisions, schema, search, MySqlStore};
+use crate::{fulltext, proposals, revisions, schema, search, transfer, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -25,7 +26,7 @@ fn at(ts: Timestamp) -> DateTime<Utc> {
 /// Deletes the user's memory and its contexts inside `tx`; false when there is no such
 /// row for this user. No foreign keys (managed MySQL forbids them): the contexts go
 /// here, in the same transaction as their memory.
-async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+pub(crate) async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
     // Locks the row so a concurrent delete waits and then finds nothing.
     let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
         .bind(id)
@@ -368,8 +369,24 @@ impl MemoryStore for MySqlStore {
         Ok(updated)
     }
 
-    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
-        revisions::list(&self.pool, user_id, memory_id).await
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+        revisions::list(&self.pool, user_id, memory_ids).await
+    }
+
+    async fn import_memories(
+        &self,
+        user_id: &str,
+        org_id: &str,
+        rows: &[ImportRow],
+        on_conflict: OnConflict,
+    ) -> Result<Vec<ImportOutcome>, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let mut outcomes = Vec::with_capacity(rows.len());
+        for row in rows {
+            outcomes.push(transfer::import_one(&mut tx, user_id, org_id, row, on_conflict).await?);
+        }
+        tx.commit().await.map_err(db_err)?;
+        Ok(outcomes)
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

@@ -5,6 +5,7 @@
 
 mod proposals;
 mod revisions;
+mod transfer;
 mod rows;
 
 use std::path::PathBuf;
@@ -13,11 +14,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use memory_bank_contract::edit::Revision;
+use memory_bank_contract::transfer::OnConflict;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -217,7 +219,7 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
 
 /// Deletes the user's memory, its contexts and its index entry inside `tx`; false when
 /// there is no such row for this user.
-async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+pub(crate) async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
     let seq: Option<i64> = sqlx::query_scalar("SELECT seq FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = 'user'")
         .bind(id)
         .bind(user_id)
@@ -566,8 +568,24 @@ impl MemoryStore for SqliteStore {
         Ok(updated)
     }
 
-    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
-        revisions::list(&self.pool, user_id, memory_id).await
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+        revisions::list(&self.pool, user_id, memory_ids).await
+    }
+
+    async fn import_memories(
+        &self,
+        user_id: &str,
+        org_id: &str,
+        rows: &[ImportRow],
+        on_conflict: OnConflict,
+    ) -> Result<Vec<ImportOutcome>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let mut outcomes = Vec::with_capacity(rows.len());
+        for row in rows {
+            outcomes.push(transfer::import_one(&mut tx, user_id, org_id, row, on_conflict).await?);
+        }
+        tx.commit().await.map_err(db_err)?;
+        Ok(outcomes)
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

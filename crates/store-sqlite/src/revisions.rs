@@ -60,12 +60,15 @@ pub(crate) async fn update(
     Ok(true)
 }
 
-pub(crate) async fn list(pool: &SqlitePool, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError> {
+pub(crate) async fn list(pool: &SqlitePool, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+    if memory_ids.is_empty() {
+        return Ok(Vec::new());
+    }
     let rows = sqlx::query(
         "SELECT id, memory_id, content, tags, confirmed_via, created_at, replaced_at FROM memory_revision
-         WHERE memory_id = ?1 AND user_id = ?2 ORDER BY replaced_at DESC, id DESC",
+         WHERE memory_id IN (SELECT value FROM json_each(?1)) AND user_id = ?2 ORDER BY memory_id, replaced_at DESC, id DESC",
     )
-    .bind(memory_id)
+    .bind(serde_json::Value::from(memory_ids.to_vec()).to_string())
     .bind(user_id)
     .fetch_all(pool)
     .await

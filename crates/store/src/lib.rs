@@ -14,6 +14,7 @@ mod store;
 pub mod stored;
 pub mod terms;
 pub mod tokens;
+pub mod transfer;
 
 #[cfg(feature = "test-suite")]
 pub mod suite;
@@ -21,12 +22,15 @@ pub mod suite;
 mod suite_edits;
 #[cfg(feature = "test-suite")]
 mod suite_proposals;
+#[cfg(feature = "test-suite")]
+mod suite_transfer;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, Decision, EnsureOutcome, MemoryStore, MemoryUpdate, NewContext, NewMemory, OptimizeOutcome, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, OptimizeOutcome,
+    TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

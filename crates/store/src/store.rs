@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Citation, ConfirmedVia, Memory, Org, Origin, Proposal, ProposalStatus, Scope, User};
 use memory_bank_contract::edit::Revision;
+use memory_bank_contract::transfer::{ExportedMemory, OnConflict};
 use memory_bank_contract::Timestamp;
 
 use crate::tokens::TokenKind;
@@ -120,6 +121,28 @@ pub struct MemoryUpdate {
     pub confirmed_via: Option<ConfirmedVia>,
     /// `mrev_…` for the version being replaced.
     pub revision_id: String,
+}
+
+/// A memory to import as it was exported, with its search terms decided by the bank.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportRow {
+    /// The memory, its contexts and revisions, ids and timestamps as given.
+    pub memory: ExportedMemory,
+    /// Its search terms (content, tags and snippets).
+    pub search_text: String,
+}
+
+/// What importing one row did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportOutcome {
+    /// A new memory.
+    Imported,
+    /// The caller had it; left as it was.
+    Skipped,
+    /// The caller had it; replaced.
+    Overwritten,
+    /// Another memory in this service uses the id (or one of its context or revision ids).
+    IdInUse,
 }
 
 /// What accepting a proposal does, in the same transaction as marking it accepted.
@@ -269,8 +292,20 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// there is no such memory for this user.
     async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError>;
 
-    /// The user's revisions of memory `memory_id`, most recently replaced first.
-    async fn revisions(&self, user_id: &str, memory_id: &str) -> Result<Vec<Revision>, StoreError>;
+    /// The user's revisions of these memories, by memory then most recently replaced
+    /// first.
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError>;
+
+    /// Imports `rows` for the user in `org_id`, in one transaction, keeping their ids
+    /// and timestamps: one outcome per row, in order. A row whose id another user has
+    /// (or whose context or revision ids are taken) is `IdInUse` and changes nothing.
+    async fn import_memories(
+        &self,
+        user_id: &str,
+        org_id: &str,
+        rows: &[ImportRow],
+        on_conflict: OnConflict,
+    ) -> Result<Vec<ImportOutcome>, StoreError>;
 
     /// Stores a new proposal (its `status` is `pending`).
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError>;

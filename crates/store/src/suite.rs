@@ -52,7 +52,9 @@ macro_rules! store_suite {
             proposals_wait_for_the_person, proposals_are_owner_scoped, delete_proposals_delete_only_when_accepted,
             proposals_expire_after_seven_days, proposals_list_newest_first_by_status,
             edits_keep_the_memory_and_move_its_search_terms, edits_and_revisions_are_owner_scoped,
-            restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions);
+            restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions,
+            an_export_imported_back_exports_the_same, importing_twice_changes_nothing_and_overwrite_replaces,
+            an_id_another_user_has_is_refused_and_changes_nothing);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -87,6 +89,7 @@ impl Clock for FixedClock {
 
 pub use crate::suite_edits::*;
 pub use crate::suite_proposals::*;
+pub use crate::suite_transfer::*;
 
 pub(crate) struct World {
     pub(crate) bank: Bank,
