@@ -225,6 +225,34 @@ fn an_export_imported_into_an_empty_bank_exports_byte_for_byte_the_same() {
     to.stop();
 }
 
+#[test]
+fn admin_user_and_org_delete_remove_everything_recorded_with_them() {
+    let s = Served::start();
+    s.memory_ok(&["save", "Ada's memory", "--snippet", "cited"]);
+    let bob = ok(s.dir.path(), &["admin", "user", "add", "bob@example.com"]).trim().to_owned();
+    ok(s.dir.path(), &["admin", "member", "add", &s.org, &bob]);
+    let users = ok(s.dir.path(), &["admin", "user", "list"]);
+    let ada = users.lines().find(|l| l.contains("ada@example.com")).unwrap().split('\t').next().unwrap().to_owned();
+
+    let unconfirmed = run(s.dir.path(), &["admin", "user", "delete", &ada]);
+    assert!(!unconfirmed.status.success());
+    assert!(String::from_utf8_lossy(&unconfirmed.stderr).contains("--yes"));
+    let deleted = run(s.dir.path(), &["admin", "user", "delete", &ada, "--yes"]);
+    assert!(deleted.status.success(), "{}", String::from_utf8_lossy(&deleted.stderr));
+    assert!(String::from_utf8_lossy(&deleted.stderr).contains(&format!("deleted user {ada} and 1 memories")));
+    let refused = s.memory(&["list"]);
+    assert!(!refused.status.success(), "the deleted user's token is gone");
+    assert!(!ok(s.dir.path(), &["admin", "user", "list"]).contains("ada@example.com"));
+    let again = run(s.dir.path(), &["admin", "user", "delete", &ada, "--yes"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains(&format!("no user {ada}")), "{}", String::from_utf8_lossy(&again.stderr));
+
+    let org_gone = run(s.dir.path(), &["admin", "org", "delete", &s.org, "--yes"]);
+    assert!(org_gone.status.success(), "{}", String::from_utf8_lossy(&org_gone.stderr));
+    assert!(ok(s.dir.path(), &["admin", "org", "list", "--member", &bob]).trim().is_empty(), "bob is in no org now");
+    assert!(ok(s.dir.path(), &["admin", "user", "list"]).contains("bob@example.com"), "users stay");
+    s.stop();
+}
+
 /// Environment overrides, arguments, and what stderr must say.
 type ClientErrorCase<'a> = (Vec<(&'a str, String)>, Vec<&'a str>, &'a str);
 

@@ -2,7 +2,8 @@
 //! Ids and tokens print alone on stdout so scripts can capture them.
 
 use clap::Subcommand;
-use memory_bank_store::Bank;
+use memory_bank_store::offboarding::OFFBOARD_BATCH;
+use memory_bank_store::{Bank, Offboard, StoreError};
 
 #[derive(Debug, Subcommand)]
 pub enum AdminCommand {
@@ -37,6 +38,15 @@ pub enum UserCommand {
     },
     /// List users: id, email, created.
     List,
+    /// Delete a user and everything of theirs: memories (with contexts and revisions),
+    /// proposals, tokens and memberships, in batches. Stopped part way, run it again.
+    Delete {
+        /// User id (usr_…).
+        user_id: String,
+        /// Yes, delete it: this cannot be undone.
+        #[arg(long)]
+        yes: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +61,15 @@ pub enum OrgCommand {
         /// User id (usr_…).
         #[arg(long)]
         member: String,
+    },
+    /// Delete an org: its memberships and every memory and proposal recorded with it,
+    /// in batches. Its users stay. Stopped part way, run it again.
+    Delete {
+        /// Org id (org_…).
+        org_id: String,
+        /// Yes, delete it: this cannot be undone.
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -97,6 +116,12 @@ pub async fn run(bank: &Bank, command: AdminCommand) -> anyhow::Result<()> {
                 println!("{}\t{}", org.id, org.name);
             }
         }
+        AdminCommand::User { command: UserCommand::Delete { user_id, yes } } => {
+            offboard(bank, Offboard::User(&user_id), yes, "user").await?;
+        }
+        AdminCommand::Org { command: OrgCommand::Delete { org_id, yes } } => {
+            offboard(bank, Offboard::Org(&org_id), yes, "org").await?;
+        }
         AdminCommand::Member { command: MemberCommand::Add { org_id, user_id } } => {
             bank.add_member(&org_id, &user_id).await?;
             eprintln!("{user_id} is a member of {org_id}");
@@ -113,4 +138,22 @@ pub async fn run(bank: &Bank, command: AdminCommand) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+async fn offboard(bank: &Bank, target: Offboard<'_>, yes: bool, what: &str) -> anyhow::Result<()> {
+    let (Offboard::User(id) | Offboard::Org(id)) = target;
+    if !yes {
+        anyhow::bail!("this deletes {what} {id} and everything recorded with it, for good; run it again with --yes");
+    }
+    match bank.offboard(target, OFFBOARD_BATCH).await {
+        Ok(report) => {
+            eprintln!("deleted {what} {id} and {} memories", report.memories);
+            Ok(())
+        }
+        Err(StoreError::NotFound(_)) => {
+            let list = if what == "user" { "admin user list" } else { "admin org list --member USER_ID" };
+            anyhow::bail!("no {what} {id}: check the id (`memory-bank {list}`), or it was deleted already")
+        }
+        Err(other) => Err(anyhow::Error::new(other).context(format!("{what} {id} is partly deleted; run the same command again to finish"))),
+    }
 }

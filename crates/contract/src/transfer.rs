@@ -200,7 +200,10 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
     let content = check_text(&mut errors, "content", &line.content, MAX_CONTENT_CHARS);
     let tags = checked_tags(&mut errors, "tags", line.tags);
     if line.contexts.len() > MAX_CONTEXTS {
-        errors.push(FieldError::new("contexts", format!("at most {MAX_CONTEXTS} contexts are allowed, got {}", line.contexts.len())));
+        errors.push(FieldError::new(
+            "contexts",
+            format!("at most {MAX_CONTEXTS} contexts are allowed, got {}", line.contexts.len()),
+        ));
     }
     let mut contexts = Vec::new();
     for (i, c) in line.contexts.into_iter().take(MAX_CONTEXTS).enumerate() {
@@ -208,8 +211,12 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
         check_id(&mut errors, &format!("{base}.id"), CONTEXT_PREFIX, &c.id);
         let snippet = check_text(&mut errors, &format!("{base}.snippet"), &c.snippet, MAX_SNIPPET_CHARS);
         let citation = c.citation.map(|cited| Citation {
-            conversation_id: cited.conversation_id.map(|v| check_text(&mut errors, &format!("{base}.citation.conversationId"), &v, MAX_CITATION_ID_CHARS)),
-            message_id: cited.message_id.map(|v| check_text(&mut errors, &format!("{base}.citation.messageId"), &v, MAX_CITATION_ID_CHARS)),
+            conversation_id: cited
+                .conversation_id
+                .map(|v| check_text(&mut errors, &format!("{base}.citation.conversationId"), &v, MAX_CITATION_ID_CHARS)),
+            message_id: cited
+                .message_id
+                .map(|v| check_text(&mut errors, &format!("{base}.citation.messageId"), &v, MAX_CITATION_ID_CHARS)),
         });
         contexts.push(MemoryContext { id: c.id, snippet, citation, origin: c.origin, created_at: c.created_at });
     }
@@ -253,7 +260,10 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
     };
     let found = secrets_in(&memory);
     if !found.is_empty() {
-        return Err(fail("looks_like_secret", format!("this looks like a secret ({}); remove it from the file", crate::secrets::describe(&found))));
+        return Err(fail(
+            "looks_like_secret",
+            format!("this looks like a secret ({}); remove it from the file", crate::secrets::describe(&found)),
+        ));
     }
     Ok(Some(ValidImport { line: number, memory }))
 }
@@ -315,7 +325,11 @@ mod tests {
             (r#"{"content":"x","createdAt":"2026-11-01T10:00:00.000Z"}"#, "invalid_request", "missing field `id`"),
             (&GOOD.replace("mem_01jdq00000000000000000001a\",\"content", "mem_bad\",\"content"), "invalid_request", "mem_… id"),
             (&GOOD.replace(" Tea, not coffee ", " "), "invalid_request", "content is only whitespace"),
-            (&GOOD.replace("\"tags\":[\"drinks\"]", "\"tags\":[\"drinks\"],\"scope\":\"org\""), "invalid_request", "unknown field `scope`"),
+            (
+                &GOOD.replace("\"tags\":[\"drinks\"]", "\"tags\":[\"drinks\"],\"scope\":\"org\""),
+                "invalid_request",
+                "unknown field `scope`",
+            ),
             (&secret, "looks_like_secret", "secret"),
         ];
         for (text, error, says) in cases {

@@ -94,7 +94,10 @@ pub async fn import(
     let on_conflict = match query.get("onConflict").map(String::as_str) {
         None => OnConflict::Skip,
         Some(text) => OnConflict::parse(text).ok_or_else(|| {
-            ApiError::InvalidRequest(vec![FieldError::new("onConflict", format!("onConflict must be skip or overwrite, got {text:?}"))])
+            ApiError::InvalidRequest(vec![FieldError::new(
+                "onConflict",
+                format!("onConflict must be skip or overwrite, got {text:?}"),
+            )])
         })?,
     };
     let body = body_bytes(body)?;

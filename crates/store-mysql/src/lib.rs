@@ -13,6 +13,7 @@
 
 mod fulltext;
 mod layout;
+mod offboarding;
 mod proposals;
 mod revisions;
 mod rows;

@@ -9,7 +9,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -17,7 +17,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, proposals, revisions, schema, search, transfer, MySqlStore};
+use crate::{fulltext, offboarding, proposals, revisions, schema, search, transfer, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -387,6 +387,26 @@ impl MemoryStore for MySqlStore {
         }
         tx.commit().await.map_err(db_err)?;
         Ok(outcomes)
+    }
+
+    async fn offboard_start(&self, target: Offboard<'_>) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let found = offboarding::start(&mut tx, target).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(found)
+    }
+
+    async fn offboard_memories(&self, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        let deleted = offboarding::memories(&mut tx, target, batch).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(deleted)
+    }
+
+    async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        offboarding::finish(&mut tx, target).await?;
+        tx.commit().await.map_err(db_err)
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

@@ -78,16 +78,18 @@ pub(crate) async fn import_one(
     .map_err(db_err)?;
     for c in &m.contexts {
         let citation = c.citation.as_ref().map(|c| serde_json::to_string(c).unwrap_or_default());
-        sqlx::query("INSERT INTO memory_context (id, memory_id, citation, snippet, origin, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(&c.id)
-            .bind(&m.id)
-            .bind(citation)
-            .bind(&c.snippet)
-            .bind(c.origin.map(|o| o.as_str()))
-            .bind(at(c.created_at))
-            .execute(&mut *tx)
-            .await
-            .map_err(db_err)?;
+        sqlx::query(
+            "INSERT INTO memory_context (id, memory_id, citation, snippet, origin, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&c.id)
+        .bind(&m.id)
+        .bind(citation)
+        .bind(&c.snippet)
+        .bind(c.origin.map(|o| o.as_str()))
+        .bind(at(c.created_at))
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
     }
     for r in &m.revisions {
         let tags = r.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());

@@ -48,6 +48,26 @@ impl Fixture for MySqlFixture {
         .unwrap();
     }
 
+    async fn fail_poison_context_deletes(&self) {
+        sqlx::raw_sql(
+            "CREATE TRIGGER fail_context_delete BEFORE DELETE ON memory_context FOR EACH ROW
+             BEGIN
+               IF OLD.snippet = 'poison' THEN
+                 SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure';
+               END IF;
+             END",
+        )
+        .execute(self.store.pool())
+        .await
+        .unwrap();
+    }
+
+    async fn clear_faults(&self) {
+        for sql in ["DROP TRIGGER IF EXISTS fail_context", "DROP TRIGGER IF EXISTS fail_context_delete"] {
+            sqlx::query(sql).execute(self.store.pool()).await.unwrap();
+        }
+    }
+
     async fn count(&self, table: &str) -> i64 {
         let sql = match table {
             "memory" => "SELECT count(*) FROM memory",

@@ -4,6 +4,7 @@
 //! and a busy timeout makes writers wait for each other instead of failing.
 
 mod proposals;
+mod offboarding;
 mod revisions;
 mod transfer;
 mod rows;
@@ -19,7 +20,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -586,6 +587,26 @@ impl MemoryStore for SqliteStore {
         }
         tx.commit().await.map_err(db_err)?;
         Ok(outcomes)
+    }
+
+    async fn offboard_start(&self, target: Offboard<'_>) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let found = offboarding::start(&mut tx, target).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(found)
+    }
+
+    async fn offboard_memories(&self, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let deleted = offboarding::memories(&mut tx, target, batch).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(deleted)
+    }
+
+    async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        offboarding::finish(&mut tx, target).await?;
+        tx.commit().await.map_err(db_err)
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {

@@ -15,8 +15,11 @@ pub(crate) async fn import_one(
     on_conflict: OnConflict,
 ) -> Result<ImportOutcome, StoreError> {
     let m = &row.memory;
-    let owner: Option<String> =
-        sqlx::query_scalar("SELECT user_id FROM memory WHERE id = ?1").bind(&m.id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+    let owner: Option<String> = sqlx::query_scalar("SELECT user_id FROM memory WHERE id = ?1")
+        .bind(&m.id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_err)?;
     match owner.as_deref() {
         Some(owner) if owner != user_id => return Ok(ImportOutcome::IdInUse),
         Some(_) if on_conflict == OnConflict::Skip => return Ok(ImportOutcome::Skipped),

@@ -43,6 +43,22 @@ impl Fixture for SqliteFixture {
         .unwrap();
     }
 
+    async fn fail_poison_context_deletes(&self) {
+        sqlx::query(
+            "CREATE TRIGGER fail_context_delete BEFORE DELETE ON memory_context
+             WHEN OLD.snippet = 'poison' BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
+        )
+        .execute(self.store.pool())
+        .await
+        .unwrap();
+    }
+
+    async fn clear_faults(&self) {
+        for sql in ["DROP TRIGGER IF EXISTS fail_context", "DROP TRIGGER IF EXISTS fail_context_delete"] {
+            sqlx::query(sql).execute(self.store.pool()).await.unwrap();
+        }
+    }
+
     async fn count(&self, table: &str) -> i64 {
         let sql = match table {
             "memory" => "SELECT count(*) FROM memory",

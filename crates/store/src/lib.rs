@@ -15,11 +15,14 @@ pub mod stored;
 pub mod terms;
 pub mod tokens;
 pub mod transfer;
+pub mod offboarding;
 
 #[cfg(feature = "test-suite")]
 pub mod suite;
 #[cfg(feature = "test-suite")]
 mod suite_edits;
+#[cfg(feature = "test-suite")]
+mod suite_offboarding;
 #[cfg(feature = "test-suite")]
 mod suite_proposals;
 #[cfg(feature = "test-suite")]
@@ -29,8 +32,8 @@ pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, OptimizeOutcome,
-    TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    OptimizeOutcome, TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

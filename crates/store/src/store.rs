@@ -145,6 +145,16 @@ pub enum ImportOutcome {
     IdInUse,
 }
 
+/// Whose rows offboarding removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offboard<'a> {
+    /// A user: their memories (with contexts and revisions), proposals, tokens,
+    /// memberships and the user.
+    User(&'a str),
+    /// An org: the memories and proposals recorded with it, its memberships and the org.
+    Org(&'a str),
+}
+
 /// What accepting a proposal does, in the same transaction as marking it accepted.
 #[derive(Debug, Clone, Copy)]
 pub enum Decision<'a> {
@@ -306,6 +316,18 @@ pub trait MemoryStore: Send + Sync + 'static {
         rows: &[ImportRow],
         on_conflict: OnConflict,
     ) -> Result<Vec<ImportOutcome>, StoreError>;
+
+    /// First step of offboarding, so nothing new arrives while it runs: deletes the
+    /// user's tokens, or the org's memberships. False when the user or org does not exist.
+    async fn offboard_start(&self, target: Offboard<'_>) -> Result<bool, StoreError>;
+
+    /// Deletes up to `batch` of the target's memories, each with its contexts,
+    /// revisions and search entry, in one transaction; how many. Zero when none is left.
+    async fn offboard_memories(&self, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError>;
+
+    /// Last step, in one transaction: the target's proposals and memberships, then the
+    /// user or org itself. `Conflict` (nothing changed) if a memory of it is still there.
+    async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError>;
 
     /// Stores a new proposal (its `status` is `pending`).
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError>;

@@ -29,6 +29,11 @@ pub trait Fixture: Send + Sync {
     /// Makes the database itself (a trigger) reject inserting a context whose snippet
     /// is [`POISON_SNIPPET`].
     async fn fail_poison_context_inserts(&self);
+    /// Makes the database itself (a trigger) reject deleting a context whose snippet is
+    /// [`POISON_SNIPPET`].
+    async fn fail_poison_context_deletes(&self);
+    /// Removes every failure the hooks above injected.
+    async fn clear_faults(&self);
     /// Number of rows in `memory`, `memory_context` or `memory_revision`.
     async fn count(&self, table: &str) -> i64;
     /// Number of entries the full-text index returns for one (scoped) term.
@@ -54,7 +59,8 @@ macro_rules! store_suite {
             edits_keep_the_memory_and_move_its_search_terms, edits_and_revisions_are_owner_scoped,
             restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions,
             an_export_imported_back_exports_the_same, importing_twice_changes_nothing_and_overwrite_replaces,
-            an_id_another_user_has_is_refused_and_changes_nothing);
+            an_id_another_user_has_is_refused_and_changes_nothing, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
+            offboarding_an_org_removes_its_rows_and_memberships, offboarding_stopped_by_a_failure_leaves_no_half_memory_and_resumes);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -88,6 +94,7 @@ impl Clock for FixedClock {
 }
 
 pub use crate::suite_edits::*;
+pub use crate::suite_offboarding::*;
 pub use crate::suite_proposals::*;
 pub use crate::suite_transfer::*;
 

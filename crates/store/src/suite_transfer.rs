@@ -31,7 +31,12 @@ async fn import(w: &World, user: &str, exported: &[ExportedMemory], on_conflict:
 
 async fn seed(w: &World) {
     let contexts = vec![ContextInput { snippet: "from the kitchen".into(), message_id: Some("m9".into()), ..Default::default() }];
-    save(w, &w.alice, SaveMemoryRequest { tags: Some(vec!["tea".into()]), contexts: Some(contexts), ..request("green tea at noon") }).await;
+    save(
+        w,
+        &w.alice,
+        SaveMemoryRequest { tags: Some(vec!["tea".into()]), contexts: Some(contexts), ..request("green tea at noon") },
+    )
+    .await;
     w.clock.advance(1_000);
     let edited = save(w, &w.alice, request("first wording of a plan")).await;
     w.clock.advance(1_000);

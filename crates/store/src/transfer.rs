@@ -18,7 +18,11 @@ pub const IMPORT_BATCH: usize = 500;
 impl Bank {
     /// One page of the user's export, newest first, strictly after `cursor`; the
     /// cursor of the next page, `None` after the last.
-    pub async fn export_page(&self, user_id: &str, cursor: Option<&Cursor>) -> Result<(Vec<ExportedMemory>, Option<Cursor>), StoreError> {
+    pub async fn export_page(
+        &self,
+        user_id: &str,
+        cursor: Option<&Cursor>,
+    ) -> Result<(Vec<ExportedMemory>, Option<Cursor>), StoreError> {
         let memories = self.store().list_memories(user_id, cursor, EXPORT_PAGE).await?;
         let next = (memories.len() == EXPORT_PAGE as usize)
             .then(|| memories.last())
@@ -81,8 +85,13 @@ impl Bank {
             }
         }
         tracing::info!(
-            user_id, org_id, imported = report.imported, skipped = report.skipped, overwritten = report.overwritten,
-            failed = report.failed_count, "memory.import"
+            user_id,
+            org_id,
+            imported = report.imported,
+            skipped = report.skipped,
+            overwritten = report.overwritten,
+            failed = report.failed_count,
+            "memory.import"
         );
         Ok(report)
     }
