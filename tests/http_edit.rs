@@ -103,7 +103,8 @@ async fn bad_edits_are_refused_and_change_nothing() {
     ];
     for (body, code, path) in cases {
         let (status, answer) = patch(&s, &s.alice.token, id, body.clone()).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {answer}");
+        let expected = if code == "looks_like_secret" { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::BAD_REQUEST };
+        assert_eq!(status, expected, "{body}: {answer}");
         assert_eq!(answer["error"], code, "{body}: {answer}");
         if !path.is_empty() {
             assert_eq!(answer["details"][0]["path"], path, "{body}: {answer}");
@@ -156,4 +157,28 @@ async fn import_refuses_agent_tokens_bad_options_and_non_utf8_and_export_streams
     assert_eq!(ok.status(), StatusCode::OK);
     let report: Value = ok.json().await.unwrap();
     assert_eq!((report["skipped"].as_u64(), report["failedCount"].as_u64()), (Some(1), Some(0)));
+}
+
+#[tokio::test]
+async fn a_save_that_looks_like_a_secret_is_422_and_stores_nothing() {
+    let s = Service::start().await;
+    let secret = format!("ghp_{}", "a1B2".repeat(9));
+    let cases = [
+        json!({"content": format!("the key is {secret}")}),
+        json!({"content": "fine", "tags": [secret.clone()]}),
+        json!({"content": "fine", "contexts": [{"snippet": format!("see https://ada:hunter2@db.example/x")}]}),
+        json!({"content": "fine", "contexts": [{"snippet": "fine", "messageId": secret.clone()}]}),
+    ];
+    for body in cases {
+        let (status, answer) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(body.clone())).await;
+        assert_eq!((status, answer["error"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("looks_like_secret")), "{body}: {answer}");
+        assert!(answer["details"][0]["message"].as_str().unwrap().contains("looks like"), "{answer}");
+    }
+    let (_, listed) = s.call(GET, "/v1/memory", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(listed["memories"], json!([]), "nothing was stored");
+    // Near misses pass: a git commit id and a UUID are not secrets.
+    for content in ["fixed in 3f786850e387550fdab836ed7e6dc881de23001b", "session 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"] {
+        let (status, _) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": content}))).await;
+        assert_eq!(status, StatusCode::CREATED, "{content}");
+    }
 }

@@ -26,7 +26,8 @@ use crate::{ApiError, AppState};
     request_body = memory_bank_contract::edit::EditMemoryRequest,
     responses(
         (status = 200, description = "The edited memory", body = SaveMemoryResponse),
-        (status = 400, description = "Invalid request, or text that looks like a secret", body = ErrorBody),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
         (status = 403, description = "An agent token: propose the edit instead (POST /v1/proposals, action edit)", body = ErrorBody),
         (status = 404, description = "Memory or organization not found", body = ErrorBody),

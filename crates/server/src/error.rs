@@ -20,7 +20,7 @@ pub enum ApiError {
     ProposalNotFound,
     /// 409: the proposal was decided already or expired; says which.
     ProposalNotPending(ProposalStatus),
-    /// 400: a field looks like a secret.
+    /// 422: a field looks like a secret.
     LooksLikeSecret(Vec<memory_bank_contract::secrets::SecretFinding>),
     /// 403: an agent token tried to save, accept, reject or delete.
     AgentTokenCannotConfirm,
@@ -77,8 +77,9 @@ impl IntoResponse for ApiError {
                 ErrorCode::ProposalNotPending,
                 vec![FieldError::new("status", format!("the proposal is {} already", status.as_str()))],
             ),
+            // Well-formed, refused for what it says: 422, not 400.
             ApiError::LooksLikeSecret(found) => {
-                (StatusCode::BAD_REQUEST, ErrorCode::LooksLikeSecret, memory_bank_contract::secrets::as_details(&found))
+                (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::LooksLikeSecret, memory_bank_contract::secrets::as_details(&found))
             }
             ApiError::AgentTokenCannotConfirm => (StatusCode::FORBIDDEN, ErrorCode::AgentTokenCannotConfirm, vec![]),
             ApiError::InvalidRequest(details) => (

@@ -23,7 +23,8 @@ use crate::{ApiError, AppState};
     request_body = memory_bank_contract::wire::ProposeRequest,
     responses(
         (status = 201, description = "Waiting for the person", body = ProposalResponse),
-        (status = 400, description = "Invalid request, or text that looks like a secret", body = ErrorBody),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
         (status = 404, description = "Organization, or the memory to delete, not found", body = ErrorBody),
     ),

@@ -39,6 +39,7 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
     responses(
         (status = 201, description = "Saved", body = SaveMemoryResponse),
         (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
         (status = 403, description = "An agent token: propose instead (POST /v1/proposals)", body = ErrorBody),
         (status = 404, description = "Organization not found", body = ErrorBody),
@@ -54,6 +55,11 @@ pub async fn save_memory(
     caller.require_person()?;
     let body = body_bytes(body)?;
     let input = validate::parse_save_body(&body).map_err(ApiError::InvalidRequest)?;
+    // The one detector the app's Remember dialog uses: a client that skips it is refused here.
+    let found = memory_bank_contract::secrets::find_secrets_in_valid_save(&input);
+    if !found.is_empty() {
+        return Err(ApiError::LooksLikeSecret(found));
+    }
     let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
     Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory })))
 }

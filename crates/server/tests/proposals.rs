@@ -187,7 +187,7 @@ async fn proposals_are_validated_like_memories_and_secrets_are_refused() {
     }
     let secret = json!({"content": "deploy key", "contexts": [{"snippet": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}]});
     let (status, answer) = s.call(&s.agent, Method::POST, "/v1/proposals", Some(secret)).await;
-    assert_eq!((status, answer["error"].as_str()), (StatusCode::BAD_REQUEST, Some("looks_like_secret")));
+    assert_eq!((status, answer["error"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("looks_like_secret")));
     assert_eq!(answer["details"][0]["path"], "contexts[0].snippet");
     assert!(answer["details"][0]["message"].as_str().unwrap().contains("GitHub token"));
     let (_, all) = s.call(&s.person, Method::GET, "/v1/proposals", None).await;
