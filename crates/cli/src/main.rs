@@ -33,6 +33,15 @@ enum Command {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8787", env = "MEMORY_BANK_LISTEN")]
         listen: SocketAddr,
+        /// Most memories one person may have (409 quota_exceeded past it); 0: no cap.
+        #[arg(long, default_value_t = 10_000, env = "MEMORY_BANK_MAX_MEMORIES_PER_USER")]
+        max_memories_per_user: u64,
+        /// Requests per second per token, on average (429 with Retry-After past it); 0: no limit.
+        #[arg(long, default_value_t = 20, env = "MEMORY_BANK_RATE_LIMIT")]
+        rate_limit: u32,
+        /// Requests a token may send at once before the rate applies.
+        #[arg(long, default_value_t = 40, env = "MEMORY_BANK_RATE_BURST")]
+        rate_burst: u32,
     },
     /// Database maintenance.
     Db {
@@ -125,7 +134,14 @@ fn run_command(cli: Cli) -> ExitCode {
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let url = || database::resolve_url(cli.database_url.as_deref());
     match cli.command {
-        Command::Serve { listen } => serve(&url()?, listen).await,
+        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst } => {
+            let quota = (max_memories_per_user > 0).then_some(max_memories_per_user);
+            let rate = std::num::NonZeroU32::new(rate_limit).map(|per_second| memory_bank_server::RateLimit {
+                per_second,
+                burst: std::num::NonZeroU32::new(rate_burst).unwrap_or(per_second),
+            });
+            serve(&url()?, listen, quota, rate).await
+        }
         Command::Db { command: DbCommand::Optimize } => optimize(&url()?).await,
         // One code path for both: migrations, then the full-text index ensured. They
         // differ in intent (a new database, an existing one) and in what they report.
@@ -160,8 +176,13 @@ async fn optimize(url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
-    let bank = database::open(url).await?;
+async fn serve(
+    url: &str,
+    listen: SocketAddr,
+    quota: Option<u64>,
+    rate_limit: Option<memory_bank_server::RateLimit>,
+) -> anyhow::Result<()> {
+    let bank = database::open(url).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
     bank.assert_search_index().await?;
     let listener = tokio::net::TcpListener::bind(listen)
@@ -180,6 +201,7 @@ async fn serve(url: &str, listen: SocketAddr) -> anyhow::Result<()> {
     // /mcp/agent, with the same tokens.
     let options = memory_bank_server::ServeOptions {
         extra_routes: Some(memory_bank_mcp::http::routes(bank.clone())),
+        rate_limit,
         ..Default::default()
     };
     memory_bank_server::serve(listener, bank, options, shutdown).await?;

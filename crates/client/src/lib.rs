@@ -93,6 +93,20 @@ fn describe(status: u16, body: &ErrorBody) -> String {
     }
 }
 
+/// How many times one request waits out a 429 before the error is reported.
+const MAX_RATE_LIMIT_WAITS: u32 = 5;
+
+/// The `Retry-After` of a 429 (whole seconds), at least 1 s and at most 30 s.
+fn retry_after(response: &reqwest::Response) -> Duration {
+    let seconds = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1);
+    Duration::from_secs(seconds.clamp(1, 30))
+}
+
 /// How long an export or an import may take: far longer than one API call, since a
 /// bank of 10⁵ memories is tens of megabytes.
 pub const TRANSFER_TIMEOUT: Duration = Duration::from_secs(600);
@@ -163,10 +177,25 @@ impl Client {
     }
 
     async fn send(&self, builder: RequestBuilder) -> Result<(StatusCode, bytes_body::Body), ClientError> {
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(&e) })?;
+        let mut builder = builder;
+        let mut waits = 0;
+        let response = loop {
+            let again = builder.try_clone();
+            let response = builder
+                .send()
+                .await
+                .map_err(|e| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(&e) })?;
+            // Rate-limited: wait as long as the service asks (within reason) and send
+            // it again, instead of failing a request that would pass a moment later.
+            match (response.status(), again) {
+                (StatusCode::TOO_MANY_REQUESTS, Some(again)) if waits < MAX_RATE_LIMIT_WAITS => {
+                    waits += 1;
+                    tokio::time::sleep(retry_after(&response)).await;
+                    builder = again;
+                }
+                _ => break response,
+            }
+        };
         let status = response.status();
         let body = response
             .bytes()

@@ -3,8 +3,11 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Machine-readable error code, serialized as the `error` field.
+/// Machine-readable error code, serialized as the `error` field. One enum for every door:
+/// the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
+/// commands answer those too, plus the ones after it, which never leave the app.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// Missing, unknown or revoked bearer token (401).
@@ -23,8 +26,13 @@ pub enum ErrorCode {
     /// The request failed validation; `details` says where (400).
     InvalidRequest,
     /// A field looks like it holds a secret (an API key, a token, a password);
-    /// `details` names the field and what it looks like (400).
+    /// `kind` says what it looks like and `details` names the field (422).
     LooksLikeSecret,
+    /// The caller has as many memories as this service allows; `limit` says how many
+    /// (409). Nothing was saved.
+    QuotaExceeded,
+    /// Too many requests with this token; retry after the `Retry-After` seconds (429).
+    RateLimited,
     /// The request body is larger than the limit (413).
     PayloadTooLarge,
     /// No such route (404).
@@ -45,6 +53,27 @@ pub enum ErrorCode {
     ServiceUnavailable,
     /// An unexpected server fault (500).
     Internal,
+    // The desktop app's own codes (never an HTTP status).
+    /// The memory service could not be reached (offline, refused, timed out).
+    Unreachable,
+    /// The OS keyring refused to read, store or delete a team server's token.
+    Keyring,
+    /// Not signed in, or no team server is set up.
+    NoAccount,
+    /// No listed agent session has that id.
+    SessionNotFound,
+    /// The agent session has no messages yet.
+    NoMessages,
+    /// No session id was given and no session is open.
+    NoOpenSession,
+    /// The session index itself failed.
+    Index,
+    /// An agent's config file cannot be read, parsed or written; it was not changed.
+    AgentConfig,
+    /// An agent's config file changed since its diff was shown: plan again.
+    AgentConfigChanged,
+    /// The `memory-bank` binary that agents should run cannot be found.
+    CliNotFound,
 }
 
 impl ErrorCode {
@@ -59,6 +88,8 @@ impl ErrorCode {
             ErrorCode::AgentTokenCannotConfirm => "agent_token_cannot_confirm",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::LooksLikeSecret => "looks_like_secret",
+            ErrorCode::QuotaExceeded => "quota_exceeded",
+            ErrorCode::RateLimited => "rate_limited",
             ErrorCode::PayloadTooLarge => "payload_too_large",
             ErrorCode::NotFound => "not_found",
             ErrorCode::MethodNotAllowed => "method_not_allowed",
@@ -68,6 +99,16 @@ impl ErrorCode {
             ErrorCode::HostNotAllowed => "host_not_allowed",
             ErrorCode::ServiceUnavailable => "service_unavailable",
             ErrorCode::Internal => "internal",
+            ErrorCode::Unreachable => "unreachable",
+            ErrorCode::Keyring => "keyring",
+            ErrorCode::NoAccount => "no_account",
+            ErrorCode::SessionNotFound => "session_not_found",
+            ErrorCode::NoMessages => "no_messages",
+            ErrorCode::NoOpenSession => "no_open_session",
+            ErrorCode::Index => "index",
+            ErrorCode::AgentConfig => "agent_config",
+            ErrorCode::AgentConfigChanged => "agent_config_changed",
+            ErrorCode::CliNotFound => "cli_not_found",
         }
     }
 }
@@ -121,21 +162,40 @@ pub struct ErrorBody {
     /// [`MAX_ERROR_DETAILS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<FieldError>,
+    /// For `looks_like_secret`: what the first finding looks like ("GitHub token").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// For `quota_exceeded`: the most memories the caller may have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
 }
 
 impl ErrorBody {
     /// A body with no details.
     pub fn code(error: ErrorCode) -> Self {
-        Self {
-            error,
-            details: Vec::new(),
-        }
+        Self { error, details: Vec::new(), kind: None, limit: None }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn as_str_is_the_serde_spelling() {
+        let every = [
+            ErrorCode::Unauthorized, ErrorCode::OrganizationNotFound, ErrorCode::MemoryNotFound, ErrorCode::ProposalNotFound,
+            ErrorCode::ProposalNotPending, ErrorCode::AgentTokenCannotConfirm, ErrorCode::InvalidRequest,
+            ErrorCode::LooksLikeSecret, ErrorCode::QuotaExceeded, ErrorCode::RateLimited, ErrorCode::PayloadTooLarge, ErrorCode::NotFound, ErrorCode::MethodNotAllowed,
+            ErrorCode::RequestTimeout, ErrorCode::UriTooLong, ErrorCode::HeadersTooLarge, ErrorCode::HostNotAllowed,
+            ErrorCode::ServiceUnavailable, ErrorCode::Internal, ErrorCode::Unreachable, ErrorCode::Keyring,
+            ErrorCode::NoAccount, ErrorCode::SessionNotFound, ErrorCode::NoMessages, ErrorCode::NoOpenSession,
+            ErrorCode::Index, ErrorCode::AgentConfig, ErrorCode::AgentConfigChanged, ErrorCode::CliNotFound,
+        ];
+        for code in every {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+    }
 
     #[test]
     fn details_are_capped_with_a_count_of_the_rest() {

@@ -42,6 +42,11 @@ pub enum ApiError {
     HostNotAllowed,
     /// 500: a fault in the service itself (a handler panicked).
     Internal,
+    /// 429: this token sent more requests than the limit; retry after this many seconds.
+    RateLimited {
+        /// Whole seconds until the next request is allowed (at least 1).
+        retry_after_secs: u64,
+    },
     /// A storage failure: 503 when the database is unreachable or the index is
     /// missing, 500 otherwise.
     Store(StoreError),
@@ -67,6 +72,10 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let kind = match &self {
+            ApiError::LooksLikeSecret(found) => found.first().map(|f| f.kind.to_owned()),
+            _ => None,
+        };
         let (status, code, details) = match self {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized, vec![]),
             ApiError::OrganizationNotFound => (StatusCode::NOT_FOUND, ErrorCode::OrganizationNotFound, vec![]),
@@ -115,6 +124,14 @@ impl IntoResponse for ApiError {
                 ErrorCode::Internal,
                 vec![],
             ),
+            ApiError::Store(StoreError::QuotaExceeded { limit }) => {
+                let body = ErrorBody { limit: Some(limit), ..ErrorBody::code(ErrorCode::QuotaExceeded) };
+                return (StatusCode::CONFLICT, Json(body)).into_response();
+            }
+            ApiError::RateLimited { retry_after_secs } => {
+                let headers = [(axum::http::header::RETRY_AFTER, retry_after_secs.to_string())];
+                return (StatusCode::TOO_MANY_REQUESTS, headers, Json(ErrorBody::code(ErrorCode::RateLimited))).into_response();
+            }
             ApiError::Store(err) => match err {
                 StoreError::Unavailable(_) | StoreError::SearchIndexMissing { .. } => {
                     tracing::error!(error = %err, "storage unavailable");
@@ -126,7 +143,7 @@ impl IntoResponse for ApiError {
                 }
             },
         };
-        (status, Json(ErrorBody { error: code, details })).into_response()
+        (status, Json(ErrorBody { details, kind, ..ErrorBody::code(code) })).into_response()
     }
 }
 

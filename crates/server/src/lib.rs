@@ -12,6 +12,7 @@ mod edit_routes;
 mod error;
 pub mod guards;
 mod proposal_routes;
+mod rate_limit;
 mod routes;
 mod transfer_routes;
 pub mod transport;
@@ -31,6 +32,7 @@ use utoipa::OpenApi;
 
 pub use error::ApiError;
 pub use guards::HostCheck;
+pub use rate_limit::RateLimit;
 pub use transport::ConnectionLimits;
 
 /// How a service instance is exposed.
@@ -43,6 +45,8 @@ pub struct ServeOptions {
     /// More routes served beside the API, behind the same guards (`serve` adds the MCP
     /// endpoints this way; they live in a crate that depends on this one).
     pub extra_routes: Option<Router>,
+    /// Per-token request rate limit; `None` turns it off (the desktop app's own service).
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// Shared state of every handler.
@@ -85,7 +89,7 @@ pub fn router(bank: Bank) -> Router {
 
 /// Builds the API router with `options`' [`HostCheck`] and body-read timeout.
 pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
-    Router::new()
+    let router = Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
         .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory).patch(edit_routes::patch_memory))
@@ -111,7 +115,13 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .layer(middleware::from_fn_with_state(
             options.limits.body_read_timeout,
             guards::bound_request,
-        ))
+        ));
+    // Before the body is read: a token over its limit costs no read and no query.
+    let router = match options.rate_limit {
+        Some(limit) => router.layer(middleware::from_fn_with_state(rate_limit::Limiter::new(limit), rate_limit::limit)),
+        None => router,
+    };
+    router
         .layer(middleware::from_fn_with_state(
             options.host_check.clone(),
             guards::check_host,

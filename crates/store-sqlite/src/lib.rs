@@ -478,6 +478,11 @@ impl MemoryStore for SqliteStore {
         tx.commit().await.map_err(db_err)
     }
 
+    async fn count_memories(&self, user_id: &str) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ?1").bind(user_id).fetch_one(&self.pool).await.map_err(db_err)?;
+        Ok(n as u64)
+    }
+
     async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = match cursor {
             None => sqlx::query(

@@ -33,6 +33,8 @@ impl Clock for SystemClock {
 pub struct Bank {
     store: Arc<dyn MemoryStore>,
     clock: Arc<dyn Clock>,
+    /// Most memories one user may have (`serve --max-memories-per-user`); `None`: no cap.
+    max_memories_per_user: Option<u64>,
 }
 
 impl Bank {
@@ -43,7 +45,29 @@ impl Bank {
 
     /// A bank over `store` with a custom clock.
     pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock }
+        Self { store, clock, max_memories_per_user: None }
+    }
+
+    /// This bank with a per-user cap on memories: a save, an accepted proposal or an
+    /// import that would pass it is refused whole ([`StoreError::QuotaExceeded`]).
+    pub fn with_memory_quota(mut self, max_memories_per_user: Option<u64>) -> Self {
+        self.max_memories_per_user = max_memories_per_user;
+        self
+    }
+
+    /// Refuses `adding` more memories for the user when that would pass the cap. Checked
+    /// before the write, so concurrent saves may pass it by as many as are in flight.
+    pub(crate) async fn check_quota(&self, user_id: &str, adding: u64) -> Result<(), StoreError> {
+        let Some(limit) = self.max_memories_per_user else { return Ok(()) };
+        if adding == 0 {
+            return Ok(());
+        }
+        let have = self.store.count_memories(user_id).await?;
+        if have + adding > limit {
+            tracing::info!(user_id, have, adding, limit, "memory.quota_exceeded");
+            return Err(StoreError::QuotaExceeded { limit });
+        }
+        Ok(())
     }
 
     /// The underlying store.
@@ -54,6 +78,7 @@ impl Bank {
     /// Saves a validated memory for `user_id`, recording `org_id`. Scope is always
     /// `user` and source `chat`; one timestamp stamps the rows and the result.
     pub async fn save(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<Memory, StoreError> {
+        self.check_quota(user_id, 1).await?;
         let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
         self.store.insert_memory(&memory).await?;
         tracing::info!(

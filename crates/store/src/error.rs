@@ -24,6 +24,12 @@ pub enum StoreError {
     /// Applying migrations failed.
     #[error("database migration failed: {0}")]
     Migration(String),
+    /// The user has as many memories as the service allows; nothing was saved.
+    #[error("you have {limit} memories, the most this service keeps per person; delete some first")]
+    QuotaExceeded {
+        /// The per-user cap.
+        limit: u64,
+    },
     /// The input was rejected before reaching the database.
     #[error("{0}")]
     Invalid(String),

@@ -145,6 +145,7 @@ impl Bank {
                     confirmed_via: None,
                 };
                 let (save, _via) = validate::merge_accept(draft, edits).map_err(ProposalError::Invalid)?;
+                self.check_quota(user_id, 1).await.map_err(ProposalError::Store)?;
                 let memory = new_memory(user_id, &proposal.org_id, save, now, proposal.proposed_by.clone());
                 let accepted = self.store().accept_proposal(user_id, id, Decision::Save(&memory), now).await?;
                 (accepted, Some(memory.to_memory()))

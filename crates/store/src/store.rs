@@ -284,6 +284,9 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// strictly after `cursor`, at most `limit`, with contexts.
     async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError>;
 
+    /// How many memories the user has (every scope).
+    async fn count_memories(&self, user_id: &str) -> Result<u64, StoreError>;
+
     /// The user's newest `scope = 'user'` memories whose index holds any of the
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;

@@ -54,6 +54,13 @@ impl Bank {
         on_conflict: OnConflict,
         mut report: ImportReport,
     ) -> Result<ImportReport, StoreError> {
+        // The whole import is refused when its new memories would pass the cap.
+        let mut new = 0u64;
+        for chunk in lines.chunks(IMPORT_BATCH) {
+            let ids: Vec<String> = chunk.iter().map(|l| l.memory.id.clone()).collect();
+            new += (ids.len() - self.store().memories_by_ids(user_id, &ids).await?.len()) as u64;
+        }
+        self.check_quota(user_id, new).await?;
         for batch in lines.chunks(IMPORT_BATCH) {
             let rows: Vec<ImportRow> = batch
                 .iter()
