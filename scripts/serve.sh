@@ -10,12 +10,14 @@ ensure_build_deps
 cargo build --release --locked -p memory-bank >&2
 bin="$PWD/target/release/memory-bank"
 listen="${MEMORY_BANK_LISTEN:-127.0.0.1:8787}"
-email="${MEMORY_BANK_LOCAL_EMAIL:-local@memory-bank.localhost}"
+# The local account the desktop app and `memory-bank mcp` use (one source: crates/server/src/local.rs).
+local_const() { sed -n "s/^pub const $1: &str = \"\(.*\)\";\$/\1/p" crates/server/src/local.rs; }
+email="${MEMORY_BANK_LOCAL_EMAIL:-$(local_const LOCAL_EMAIL)}"
 
 user=$("$bin" admin user list | awk -F'\t' -v e="$email" '$2 == e { print $1 }')
 if [ -z "$user" ]; then
     user=$("$bin" admin user add "$email")
-    org=$("$bin" admin org add "Personal")
+    org=$("$bin" admin org add "$(local_const LOCAL_ORG)")
     "$bin" admin member add "$org" "$user" 2>/dev/null
 fi
 org=$("$bin" admin org list --member "$user" | head -n 1 | cut -f1)

@@ -125,9 +125,9 @@ fn the_capability_grants_only_what_the_ui_calls() {
 
     let ipc = std::fs::read_to_string(root.join("ui/src/ipc.ts")).unwrap();
     let invoked: Vec<&str> = ipc
-        .split("invoke<")
+        .split("call(\"")
         .skip(1)
-        .filter_map(|rest| rest.split('"').nth(1))
+        .filter_map(|rest| rest.split('"').next())
         .collect();
     assert!(invoked.len() >= 20, "{invoked:?}");
     for command in invoked {

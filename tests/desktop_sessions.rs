@@ -107,6 +107,25 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     assert_eq!(activity, json!({"activity": [{"afterIndex": 1, "tools": ["Read"]}]}));
     let facets = call(&window, "session_facets", json!(null)).unwrap();
     assert_eq!(facets["sources"].as_array().unwrap().len(), 4);
+    // A bad argument to a session command answers the app's one code for it (the lookup
+    // actions' own `invalid_argument` is the CLI's), whether the action or the argument
+    // types refuse it.
+    for (command, args) in [
+        ("list_sessions", json!({"limit": 0})),
+        ("read_transcript", json!({"sessionId": SHOP, "maxCharsPerMessage": 5})),
+        ("search_messages", json!({"query": "  "})),
+        ("open_session", json!({"sessionId": 5})),
+        ("session_activity", json!({"sessionId": SHOP, "fromIndex": -1})),
+    ] {
+        let err = call(&window, command, args.clone()).unwrap_err();
+        assert_eq!(err["code"], "invalid_request", "{command} {args}: {err}");
+    }
+    // Every granted command is routed to its typed arguments: a body that is not an
+    // object of them is refused before anything runs.
+    for command in memory_bank_app_lib::APP_COMMANDS {
+        let err = call(&window, command, json!([1])).unwrap_err();
+        assert_eq!(err["code"], "invalid_request", "{command}: {err}");
+    }
 
     // A new session file appears without a restart, and the UI is told.
     let before = changes.load(Ordering::SeqCst);
@@ -139,7 +158,7 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
         call(&window, "open_session", json!({"sessionId": "from-another-machine"})).is_ok()
     });
     let err = call(&window, "set_session_roots", json!({"roots": [{"source": "codex", "path": "relative/dir"}]})).unwrap_err();
-    assert_eq!(err["code"], "invalid_argument");
+    assert_eq!(err["code"], "invalid_request");
     // The whole disk and the home folder itself are refused, and the folders kept.
     let home = std::env::var("HOME").unwrap();
     for broad in ["/".to_owned(), home.clone(), format!("{home}/")] {
@@ -149,7 +168,7 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
             json!({"roots": [{"source": "codex", "path": broad}]}),
         )
         .unwrap_err();
-        assert_eq!(err["code"], "invalid_argument", "{broad}");
+        assert_eq!(err["code"], "invalid_request", "{broad}");
     }
     let state = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(

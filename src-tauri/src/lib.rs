@@ -1,7 +1,7 @@
 //! The Memory Bank desktop shell. All logic lives in `memory-bank-desktop`; this crate
-//! wires it to Tauri: commands ([`commands`]), the preferences store, the settled-delete
-//! event, and sending pending deletes before the process exits (window closed, app quit,
-//! SIGTERM/SIGINT).
+//! wires it to Tauri: commands ([`commands`], routed to `memory_bank_desktop::commands`),
+//! the preferences store, the events, and sending pending deletes before the process
+//! exits (window closed, app quit, SIGTERM/SIGINT).
 
 mod commands;
 pub mod prefs_store;
@@ -11,27 +11,23 @@ include!("../app_commands.rs");
 use std::sync::Arc;
 use std::time::Duration;
 
-use memory_bank_desktop::history::History;
 use memory_bank_desktop::inbox;
 use memory_bank_desktop::secrets::Keyring;
-use memory_bank_desktop::{Core, CoreConfig};
+use memory_bank_desktop::{Core, CoreConfig, Desktop};
 use tauri::{AppHandle, Builder, Emitter, Manager, RunEvent, Runtime};
 
-/// The managed state every command receives.
-pub type CoreState = Arc<Core>;
-
-/// The session history every session command receives.
-pub type HistoryState = Arc<History>;
+/// The managed state every command receives: memories and sessions in one.
+pub type DesktopState = Arc<Desktop>;
 
 /// Event emitted when the session index picked up new or changed sessions.
-pub const SESSIONS_CHANGED_EVENT: &str = "sessions-changed";
+pub const SESSIONS_CHANGED_EVENT: &str = memory_bank_desktop::events::SESSIONS_CHANGED;
 
 /// Event emitted when a deferred delete settles.
-pub const SETTLED_EVENT: &str = "memory-delete-settled";
+pub const SETTLED_EVENT: &str = memory_bank_desktop::events::DELETE_SETTLED;
 
 /// Event emitted when the pending proposals changed (`{ pending }`): a new one arrived
 /// or one was decided, in this window or elsewhere.
-pub const INBOX_CHANGED_EVENT: &str = "inbox-changed";
+pub const INBOX_CHANGED_EVENT: &str = memory_bank_desktop::events::INBOX_CHANGED;
 
 /// Keyring service name for team-server tokens.
 pub const KEYRING_SERVICE: &str = "memory-bank";
@@ -44,36 +40,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
     builder
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
-        .invoke_handler(tauri::generate_handler![
-            commands::get_state,
-            commands::set_active_org,
-            commands::set_prefs,
-            commands::sign_in_team,
-            commands::use_local_account,
-            commands::sign_out,
-            commands::list_memories,
-            commands::search_memories,
-            commands::schedule_delete,
-            commands::undo_delete,
-            commands::flush_deletes,
-            commands::list_pending_deletes,
-            commands::list_sessions,
-            commands::session_facets,
-            commands::open_session,
-            commands::find_session,
-            commands::read_transcript,
-            commands::latest_message,
-            commands::session_activity,
-            commands::search_messages,
-            commands::save_memory,
-            commands::set_session_roots,
-            commands::list_proposals,
-            commands::accept_proposal,
-            commands::reject_proposal,
-            commands::agent_statuses,
-            commands::plan_agent_change,
-            commands::apply_agent_change,
-        ])
+        .invoke_handler(commands::handler())
         .setup(|app| {
             let data_dir = start_core(app.handle())?;
             open_main_window(app.handle(), &data_dir)?;
@@ -105,17 +72,16 @@ fn open_main_window<R: Runtime>(
     Ok(())
 }
 
-/// Resolves the account, starts the local service if needed, and manages the core.
-/// Returns the data folder.
+/// Resolves the account, starts the local service if needed and the session history, and
+/// manages them. Returns the data folder.
 fn start_core<R: Runtime>(
     app: &AppHandle<R>,
 ) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
     let config = CoreConfig::from_env(app.path().app_data_dir()?);
     memory_bank_desktop::private_files::secure_data_dir(&config.data_dir)?;
     let prefs = prefs_store::TauriPrefs::open(app, &config.data_dir)?;
-    let data_dir = config.data_dir.clone();
-    let emitter = app.clone();
-    let core = tauri::async_runtime::block_on(Core::start(
+    let (emitter, notifier) = (app.clone(), app.clone());
+    let desktop = tauri::async_runtime::block_on(Desktop::start(
         config,
         Box::new(prefs),
         Box::new(Keyring::new(KEYRING_SERVICE)),
@@ -124,17 +90,16 @@ fn start_core<R: Runtime>(
                 tracing::warn!(error = %err, "could not report a settled delete");
             }
         },
-    ));
-    let notifier = app.clone();
-    let history = History::start(&data_dir, &core.session_roots(), move || {
-        if let Err(err) = notifier.emit(SESSIONS_CHANGED_EVENT, ()) {
-            tracing::warn!(error = %err, "could not report changed sessions");
-        }
-    })?;
-    app.manage::<HistoryState>(Arc::new(history));
-    let core: CoreState = Arc::new(core);
-    app.manage::<CoreState>(core.clone());
-    watch_inbox(app.clone(), core);
+        move || {
+            if let Err(err) = notifier.emit(SESSIONS_CHANGED_EVENT, ()) {
+                tracing::warn!(error = %err, "could not report changed sessions");
+            }
+        },
+    ))?;
+    let data_dir = desktop.data_dir();
+    let desktop: DesktopState = Arc::new(desktop);
+    app.manage::<DesktopState>(desktop.clone());
+    watch_inbox(app.clone(), desktop.core().clone());
     watch_termination(app.clone());
     Ok(data_dir)
 }
@@ -145,7 +110,7 @@ fn start_core<R: Runtime>(
 /// announces them). The notification is sent from Rust, so the web view needs no
 /// notification permission. Where no notification service answers (no D-Bus session, as
 /// under Xvfb) the plugin drops it: nothing else depends on it.
-fn watch_inbox<R: Runtime>(app: AppHandle<R>, core: CoreState) {
+fn watch_inbox<R: Runtime>(app: AppHandle<R>, core: Arc<Core>) {
     let language_of = core.clone();
     let report = move |change: inbox::InboxChange| {
         if let Err(err) = app.emit(INBOX_CHANGED_EVENT, &change) {
@@ -167,10 +132,10 @@ fn watch_inbox<R: Runtime>(app: AppHandle<R>, core: CoreState) {
 
 /// Sends pending deletes and stops the local service; bounded so exit cannot hang.
 pub fn shutdown<R: Runtime>(app: &AppHandle<R>) {
-    if let Some(core) = app.try_state::<CoreState>() {
-        let core = core.inner().clone();
+    if let Some(desktop) = app.try_state::<DesktopState>() {
+        let desktop = desktop.inner().clone();
         tauri::async_runtime::block_on(async move {
-            if tokio::time::timeout(EXIT_FLUSH_LIMIT, core.shutdown()).await.is_err() {
+            if tokio::time::timeout(EXIT_FLUSH_LIMIT, desktop.shutdown()).await.is_err() {
                 tracing::error!("gave up sending pending deletes at exit");
             }
         });
@@ -187,9 +152,9 @@ fn watch_termination<R: Runtime>(app: AppHandle<R>) {
             return;
         };
         tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
-        if let Some(core) = app.try_state::<CoreState>() {
-            let core = core.inner().clone();
-            let _ = tokio::time::timeout(EXIT_FLUSH_LIMIT, core.shutdown()).await;
+        if let Some(desktop) = app.try_state::<DesktopState>() {
+            let desktop = desktop.inner().clone();
+            let _ = tokio::time::timeout(EXIT_FLUSH_LIMIT, desktop.shutdown()).await;
         }
         app.exit(0);
     });

@@ -1,135 +1,118 @@
-// Typed wrappers over the Tauri commands and event in docs/desktop-ipc.md.
+// Typed wrappers over the Tauri commands and events (behaviour: docs/desktop-ipc.md).
 // This is the only module in the UI that calls `invoke` or `listen`: the webview never
-// talks HTTP, and keeping the boundary in one file keeps it reviewable against the doc.
-import { invoke } from "@tauri-apps/api/core";
+// talks HTTP, and keeping the boundary in one file keeps it reviewable. Every shape comes
+// from ./bindings.ts, generated from the Rust types, so nothing here can drift from Rust.
+import { invoke, type InvokeArgs } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import type {
+  ActivityEntry,
+  Activity,
+  Change,
+  CommandTypes,
+  ContextInput,
+  DesktopError,
+  ErrorCode,
+  EventTypes,
+  OrgInfo,
+  Outcome,
+  PrefsPatch,
+  Settled,
+  UiPrefs,
+} from "./bindings";
+import type { COMMANDS } from "./bindings";
 
-export type Language = "en" | "zh-CN";
+export type {
+  AcceptProposalArgs,
+  Account,
+  Agent,
+  AgentAction,
+  AgentApplied,
+  AgentPlan,
+  AgentsOverview,
+  AgentStatus,
+  AppState,
+  ApplyAgentChangeArgs,
+  Citation,
+  ConfirmedVia,
+  Facets,
+  Language,
+  LatestArgs,
+  LatestMessage,
+  ListArgs,
+  ListMemoriesArgs,
+  ListResponse,
+  Memory,
+  MemoryContext,
+  MessageSearchResult,
+  OpenArgs,
+  PendingDelete,
+  PlanAgentChangeArgs,
+  PrefsPatch,
+  Proposal,
+  ProposalAction,
+  ProposalEdits,
+  ProposalListResponse,
+  ProposalResponse,
+  ProposalStatus,
+  ProposedContext,
+  ReadArgs,
+  RejectProposalArgs,
+  Role,
+  SaveMemoryArgs,
+  ScheduleDeleteArgs,
+  ScheduledDelete,
+  SearchArgs,
+  SearchHit,
+  SearchMemoriesArgs,
+  SearchResponse,
+  SessionInfo,
+  SessionList,
+  SessionRoot,
+  Source,
+  Transcript,
+  TranscriptMessage,
+  Undone,
+} from "./bindings";
 
-export type Account = { kind: "local" } | { kind: "team"; url: string; fromEnv: boolean };
+// The UI's names for generated types whose Rust name says less out of context.
+export type Org = OrgInfo;
+export type Prefs = UiPrefs;
+export type DeleteOutcome = Outcome;
+export type DeleteSettled = Settled;
+export type ToolActivity = ActivityEntry;
+export type SessionActivity = Activity;
+export type AgentChange = Change;
+export type SaveContext = ContextInput;
 
-export interface Org {
-  id: string;
-  name: string;
-}
+/** Every code a rejected command carries (Rust's `ErrorCode`). */
+export type IpcErrorCode = ErrorCode;
 
-/** A session folder read besides each tool's default ones (e.g. a copy from another machine). */
-export interface SessionRoot {
-  /** Which tool's format the folder holds. */
-  source: Source;
-  /** An absolute path: the tool's data folder (e.g. `/mnt/old/.codex`). */
-  path: string;
-}
-
-export interface Prefs {
-  memoryEnabled: boolean;
-  /** null = follow the OS language. */
-  language: Language | null;
-  /** Extra session folders; change them with `setSessionRoots`, not `setPrefs`. */
-  sessionRoots: SessionRoot[];
-}
-
-export interface AppState {
-  /** null = not signed in (team chosen but no token). */
-  account: Account | null;
-  user: { id: string; email: string } | null;
-  orgs: Org[];
-  /** null = no active org. */
-  activeOrgId: string | null;
-  prefs: Prefs;
-}
-
-export interface Citation {
-  conversationId?: string;
-  messageId?: string;
-}
-
-export interface MemoryContext {
-  id: string;
-  snippet: string;
-  citation: Citation | null;
-  origin: "active_conversation" | "searched_conversation" | null;
-  createdAt: string;
-}
-
-/** How a person confirmed that a memory should exist. */
-export type ConfirmedVia = "app" | "elicitation" | "cli" | "import";
-
-export interface Memory {
-  id: string;
-  content: string;
-  tags: string[] | null;
-  source: string;
-  scope: "user" | "org";
-  orgId: string;
-  createdAt: string;
-  updatedAt: string;
-  contexts: MemoryContext[];
-  /** Absent on memories saved before this was recorded. */
-  confirmedVia?: ConfirmedVia;
-  /** The MCP client that proposed it (e.g. "claude-code"), when known. */
-  proposedBy?: string;
-}
-
-export interface ListResponse {
-  memories: Memory[];
-  /** Pass back as `cursor` for the next page; null on the last page. */
-  nextCursor: string | null;
-}
-
-export interface SearchResponse {
-  results: (Memory & { score: number })[];
-}
-
-/** `waiting`: not sent yet (server unreachable); still hidden, retried, cancellable. */
-export type DeleteOutcome = "deleted" | "not_found" | "failed" | "waiting";
-
-/** A delete not settled yet, kept by Rust across restarts (its journal). */
-export interface PendingDelete {
-  id: string;
-  orgId: string;
-  commitAt: number;
-  waiting: boolean;
-  message?: string;
-}
-
-export interface DeleteSettled {
-  id: string;
-  orgId: string;
-  outcome: DeleteOutcome;
-  message?: string;
-}
-
-export type IpcErrorCode =
-  | "unauthorized"
-  | "organization_not_found"
-  | "memory_not_found"
-  | "invalid_request"
-  | "unreachable"
-  | "service_unavailable"
-  | "keyring"
-  | "no_account"
-  | "internal"
-  // Sessions (agent history on this machine).
-  | "session_not_found"
-  | "no_messages"
-  | "invalid_argument"
-  | "no_open_session"
-  | "index"
-  | "looks_like_secret"
-  // The Inbox.
-  | "proposal_not_found"
-  | "proposal_not_pending"
-  | "agent_token_cannot_confirm"
-  // Settings → Agents.
-  | "agent_config"
-  | "agent_config_changed"
-  | "cli_not_found";
-
-/** The shape of a rejected `invoke`. */
-export interface IpcError {
+/** The shape of a rejected `invoke` (Rust's `DesktopError`). */
+export interface IpcError extends Omit<DesktopError, "code"> {
   code: IpcErrorCode | string;
-  message: string;
+}
+
+type Command = keyof CommandTypes;
+type ArgsOf<C extends Command> = CommandTypes[C]["args"];
+type AnswerOf<C extends Command> = CommandTypes[C]["answer"];
+
+// Every command the window may call has its argument and answer types: a command missing
+// from CommandTypes fails `tsc` here.
+type Assert<T extends true> = T;
+type Untyped = Exclude<(typeof COMMANDS)[number], Command>;
+export type EveryCommandIsTyped = Assert<[Untyped] extends [never] ? true : false>;
+
+/** Invokes `command` with its typed arguments (optional where every field is). */
+function call<C extends Command>(
+  command: C,
+  ...args: {} extends ArgsOf<C> ? [args?: ArgsOf<C>] : [args: ArgsOf<C>]
+): Promise<AnswerOf<C>> {
+  return invoke<AnswerOf<C>>(command, args[0] as InvokeArgs | undefined);
+}
+
+/** Listens to `event`; the handler gets its typed payload. */
+function on<E extends keyof EventTypes & string>(event: E, handler: (payload: EventTypes[E]) => void): Promise<UnlistenFn> {
+  return listen<EventTypes[E]>(event, (message) => handler(message.payload));
 }
 
 export function isIpcError(value: unknown): value is IpcError {
@@ -149,294 +132,95 @@ export function errorMessage(error: unknown): string {
   return String(error);
 }
 
-export const getState = () => invoke<AppState>("get_state");
+export const getState = () => call("get_state");
 
-export const setActiveOrg = (orgId: string) => invoke<AppState>("set_active_org", { orgId });
+export const setActiveOrg = (orgId: string) => call("set_active_org", { orgId });
 
-export const setPrefs = (prefs: Partial<Prefs>) => invoke<AppState>("set_prefs", prefs);
+export const setPrefs = (prefs: PrefsPatch) => call("set_prefs", prefs);
 
-export const signInTeam = (url: string, token: string) =>
-  invoke<AppState>("sign_in_team", { url, token });
+export const signInTeam = (url: string, token: string) => call("sign_in_team", { url, token });
 
 // Named "choose…" rather than "use…" so it does not read as a React hook.
-export const chooseLocalAccount = () => invoke<AppState>("use_local_account");
+export const chooseLocalAccount = () => call("use_local_account");
 
-export const signOut = () => invoke<AppState>("sign_out");
+export const signOut = () => call("sign_out");
 
-export const listMemories = (args: { orgId: string; limit?: number; cursor?: string }) =>
-  invoke<ListResponse>("list_memories", args);
+export const listMemories = (args: ArgsOf<"list_memories">) => call("list_memories", args);
 
-export const searchMemories = (args: { orgId: string; q: string; limit?: number }) =>
-  invoke<SearchResponse>("search_memories", args);
+export const searchMemories = (args: ArgsOf<"search_memories">) => call("search_memories", args);
 
 /** Starts the 6 s commit timer in Rust; `orgId` is the org active when the person confirmed. */
-export const scheduleDelete = (args: { orgId: string; id: string }) =>
-  invoke<{ id: string; commitAt: number }>("schedule_delete", args);
+export const scheduleDelete = (args: ArgsOf<"schedule_delete">) => call("schedule_delete", args);
 
-export const undoDelete = (id: string) => invoke<{ undone: boolean }>("undo_delete", { id });
+export const undoDelete = (id: string) => call("undo_delete", { id });
 
-export const flushDeletes = () => invoke<null>("flush_deletes");
+export const flushDeletes = () => call("flush_deletes");
 
-export const listPendingDeletes = () => invoke<PendingDelete[]>("list_pending_deletes");
+export const listPendingDeletes = () => call("list_pending_deletes");
 
-export const DELETE_SETTLED_EVENT = "memory-delete-settled";
+export const DELETE_SETTLED_EVENT = "memory-delete-settled" satisfies keyof EventTypes;
 
 export function onDeleteSettled(handler: (event: DeleteSettled) => void): Promise<UnlistenFn> {
-  return listen<DeleteSettled>(DELETE_SETTLED_EVENT, (event) => handler(event.payload));
+  return on(DELETE_SETTLED_EVENT, handler);
 }
 
 // Sessions: the agent history on this machine (docs/desktop-ipc.md, "Sessions").
 
-export type Source = "claude-code" | "codex" | "opencode" | "gemini";
+export const listSessions = (args: ArgsOf<"list_sessions"> = {}) => call("list_sessions", args);
 
-export type Role = "user" | "assistant";
-
-export interface SessionInfo {
-  sessionId: string;
-  source: Source;
-  /** The tool's title, else the full first user message. */
-  title: string;
-  workspace: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  messageCount: number;
-}
-
-/** Newest first; `total` counts every match, `sessions` is capped by `limit`. */
-export interface SessionList {
-  total: number;
-  sessions: SessionInfo[];
-}
-
-export interface TranscriptMessage {
-  index: number;
-  messageId: string;
-  role: Role;
-  text: string;
-  timestamp: string | null;
-}
-
-/** Oldest first. */
-export interface Transcript {
-  sessionId: string;
-  title: string;
-  messageCount: number;
-  returned: number;
-  messages: TranscriptMessage[];
-}
-
-/** Tool calls the agent made after message `afterIndex` (-1: before the first message). */
-export interface ToolActivity {
-  afterIndex: number;
-  /** Tool names in call order; untrusted text from the session file. */
-  tools: string[];
-}
-
-/** Only entries with at least one call, for `afterIndex` from `fromIndex - 1` to `toIndex`. */
-export interface SessionActivity {
-  activity: ToolActivity[];
-}
-
-export interface LatestMessage {
-  sessionId: string;
-  index: number;
-  messageId: string;
-  role: Role;
-  text: string;
-  timestamp: string | null;
-}
-
-export interface SearchHit {
-  sessionId: string;
-  source: Source;
-  title: string;
-  messageId: string;
-  index: number;
-  role: Role;
-  snippet: string;
-}
-
-/** Most sessions first. */
-export interface Facets {
-  sources: { source: Source; count: number }[];
-  workspaces: { workspace: string; count: number }[];
-}
-
-export interface SaveContext {
-  snippet: string;
-  conversationId: string;
-  messageId: string;
-  origin: "active_conversation" | "searched_conversation";
-}
-
-export const listSessions = (args: {
-  limit?: number;
-  workspace?: string;
-  source?: Source;
-  query?: string;
-}) => invoke<SessionList>("list_sessions", args);
-
-export const sessionFacets = () => invoke<Facets>("session_facets");
+export const sessionFacets = () => call("session_facets");
 
 /** Like openSession, but does not make it the open session (citation checks). */
-export const findSession = (args: { sessionId: string; source?: Source }) =>
-  invoke<SessionInfo>("find_session", args);
+export const findSession = (args: ArgsOf<"find_session">) => call("find_session", args);
 
 /** Also makes it the open session on the Rust side. */
-export const openSession = (args: { sessionId: string; source?: Source }) =>
-  invoke<SessionInfo>("open_session", args);
+export const openSession = (args: ArgsOf<"open_session">) => call("open_session", args);
 
 /** Pages backwards: no `before` = the last `count` messages. */
-export const readTranscript = (args: { sessionId?: string; count?: number; before?: number }) =>
-  invoke<Transcript>("read_transcript", args);
+export const readTranscript = (args: ArgsOf<"read_transcript">) => call("read_transcript", args);
 
 /** Tool calls between the messages `fromIndex`..`toIndex` (and just before `fromIndex`). */
-export const sessionActivity = (args: { sessionId: string; fromIndex: number; toIndex: number }) =>
-  invoke<SessionActivity>("session_activity", args);
+export const sessionActivity = (args: ArgsOf<"session_activity">) => call("session_activity", args);
 
-export const latestMessage = (args: { sessionId?: string } = {}) =>
-  invoke<LatestMessage>("latest_message", args);
+export const latestMessage = (args: ArgsOf<"latest_message"> = {}) => call("latest_message", args);
 
-export const searchMessages = (args: { query: string; limit?: number }) =>
-  invoke<{ hits: SearchHit[] }>("search_messages", args);
+export const searchMessages = (args: ArgsOf<"search_messages">) => call("search_messages", args);
 
 /** Replaces the extra session folders (absolute paths, at most 20) with `roots`. */
-export const setSessionRoots = (roots: SessionRoot[]) =>
-  invoke<AppState>("set_session_roots", { roots });
+export const setSessionRoots = (roots: ArgsOf<"set_session_roots">["roots"]) => call("set_session_roots", { roots });
 
 /** `orgId` is the org active when the person pressed Save. */
-export const saveMemory = (args: {
-  orgId: string;
-  content: string;
-  tags?: string[];
-  contexts?: SaveContext[];
-}) => invoke<Memory>("save_memory", args);
+export const saveMemory = (args: ArgsOf<"save_memory">) => call("save_memory", args);
 
-export const SESSIONS_CHANGED_EVENT = "sessions-changed";
+export const SESSIONS_CHANGED_EVENT = "sessions-changed" satisfies keyof EventTypes;
 
 export function onSessionsChanged(handler: () => void): Promise<UnlistenFn> {
-  return listen<null>(SESSIONS_CHANGED_EVENT, () => handler());
+  return on(SESSIONS_CHANGED_EVENT, () => handler());
 }
 
 // The Inbox: what agents proposed, waiting for the person (docs/desktop-ipc.md, "Inbox").
 
-export type ProposalAction = "save" | "delete";
-
-export type ProposalStatus = "pending" | "accepted" | "rejected" | "expired";
-
-export interface ProposedContext {
-  snippet: string;
-  citation: Citation | null;
-  origin: "active_conversation" | "searched_conversation" | null;
-}
-
-export interface Proposal {
-  id: string;
-  action: ProposalAction;
-  status: ProposalStatus;
-  /** Save: the drafted sentence. Delete: the memory's content when it was proposed. */
-  content: string;
-  tags: string[] | null;
-  contexts: ProposedContext[];
-  /** Delete: the memory to delete. Save, once accepted: the memory saved. */
-  memoryId: string | null;
-  /** The MCP client's name (e.g. "claude-code"), when known. */
-  proposedBy: string | null;
-  /** The org the memory is saved in (or deleted from). */
-  orgId: string;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt: string | null;
-}
-
-/** Newest first; `nextCursor` is set when more than the listed ones are pending. */
-export interface ProposalListResponse {
-  proposals: Proposal[];
-  nextCursor: string | null;
-}
-
-export interface ProposalResponse {
-  proposal: Proposal;
-  /** Accepted saves: the memory saved. */
-  memory?: Memory;
-}
-
-/** What the person changed before accepting; absent = as proposed. */
-export interface ProposalEdits {
-  content?: string;
-  tags?: string[];
-}
-
 /** Pending proposals of the signed-in user (every org; each names its own). */
-export const listProposals = (orgId: string) => invoke<ProposalListResponse>("list_proposals", { orgId });
+export const listProposals = (orgId: string) => call("list_proposals", { orgId });
 
 /** Accepts as the person (`confirmedVia: app`); edited text that looks secret is refused. */
-export const acceptProposal = (args: { orgId: string; id: string; edits?: ProposalEdits }) =>
-  invoke<ProposalResponse>("accept_proposal", args);
+export const acceptProposal = (args: ArgsOf<"accept_proposal">) => call("accept_proposal", args);
 
-export const rejectProposal = (args: { orgId: string; id: string }) =>
-  invoke<ProposalResponse>("reject_proposal", args);
+export const rejectProposal = (args: ArgsOf<"reject_proposal">) => call("reject_proposal", args);
 
-export const INBOX_CHANGED_EVENT = "inbox-changed";
+export const INBOX_CHANGED_EVENT = "inbox-changed" satisfies keyof EventTypes;
 
 /** Emitted when the pending proposals changed (a new one, or one decided anywhere). */
-export function onInboxChanged(handler: (event: { pending: number }) => void): Promise<UnlistenFn> {
-  return listen<{ pending: number }>(INBOX_CHANGED_EVENT, (event) => handler(event.payload));
+export function onInboxChanged(handler: (event: EventTypes[typeof INBOX_CHANGED_EVENT]) => void): Promise<UnlistenFn> {
+  return on(INBOX_CHANGED_EVENT, handler);
 }
 
 // Settings → Agents: the Memory Bank MCP server in each agent's own config file.
 
-export type Agent = "claude-code" | "codex" | "opencode" | "gemini";
-
-export type AgentAction = "install" | "remove";
-
-export interface AgentStatus {
-  agent: Agent;
-  displayName: string;
-  /** The config file Install or Remove edits. */
-  configPath: string;
-  /** Its config file or folder exists, or its program is on PATH. */
-  detected: boolean;
-  /** The file has a `memory-bank` entry. */
-  installed: boolean;
-  /** That entry is exactly what Install writes now. */
-  entryMatches: boolean;
-  /** Why the file could not be read, if so. */
-  problem: string | null;
-}
-
-export interface AgentsOverview {
-  /** The `memory-bank` binary agents will run (`<path> mcp`); null path = not found. */
-  cli: { path: string | null; problem: string | null };
-  agents: AgentStatus[];
-}
-
-export type AgentChange = "create" | "add" | "update" | "remove" | "already-installed" | "not-installed";
-
-export interface AgentPlan {
-  agent: Agent;
-  action: AgentAction;
-  configPath: string;
-  change: AgentChange;
-  /** false: nothing would be written. */
-  changed: boolean;
-  /** Unified diff of the file; "" when unchanged. */
-  diff: string;
-}
-
-export interface AgentApplied {
-  written: boolean;
-  /** The previous file's copy, when there was one. */
-  backup: string | null;
-  overview: AgentsOverview;
-}
-
-export const agentStatuses = () => invoke<AgentsOverview>("agent_statuses");
+export const agentStatuses = () => call("agent_statuses");
 
 /** The exact change Install/Remove would make; nothing is written. */
-export const planAgentChange = (args: { agent: Agent; action: AgentAction }) =>
-  invoke<AgentPlan>("plan_agent_change", args);
+export const planAgentChange = (args: ArgsOf<"plan_agent_change">) => call("plan_agent_change", args);
 
 /** Writes the change only if it is still `diff`, the one the person confirmed. */
-export const applyAgentChange = (args: { agent: Agent; action: AgentAction; diff: string }) =>
-  invoke<AgentApplied>("apply_agent_change", args);
+export const applyAgentChange = (args: ArgsOf<"apply_agent_change">) => call("apply_agent_change", args);

@@ -143,13 +143,13 @@ export function installFakeBackend(options: Options = {}) {
       // Windows), at most 20, duplicates dropped.
       const roots = args.roots as SessionRoot[];
       if (roots.length > 20)
-        throw { code: "invalid_argument", message: "at most 20 session folders can be added" };
+        throw { code: "invalid_request", message: "at most 20 session folders can be added" };
       const clean: SessionRoot[] = [];
       for (const root of roots) {
         const path = root.path.trim();
         if (!/^(\/|[A-Za-z]:[\\/]|\\\\)/.test(path))
           throw {
-            code: "invalid_argument",
+            code: "invalid_request",
             message: `"${path}" is not an absolute path; give the full path of the tool's folder`,
           };
         if (!clean.some((r) => r.source === root.source && r.path === path))

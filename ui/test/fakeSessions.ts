@@ -124,7 +124,7 @@ export function sessionHandlers(backend: Backend): Record<string, (args: Record<
       const from = args.fromIndex as number;
       const to = args.toIndex as number;
       if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to < from)
-        throw { code: "invalid_argument", message: `bad range ${from}..${to}` } satisfies IpcError;
+        throw { code: "invalid_request", message: `bad range ${from}..${to}` } satisfies IpcError;
       const entries = backend.sessionData.activity?.[found.sessionId] ?? [];
       return {
         activity: entries

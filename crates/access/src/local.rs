@@ -31,10 +31,7 @@ pub fn app_data_dir() -> Option<std::path::PathBuf> {
     Some(directories::BaseDirs::new()?.data_dir().join(APP_IDENTIFIER))
 }
 
-/// Email of the one local user (the desktop app's and its agents').
-pub const LOCAL_EMAIL: &str = "me@local.memory-bank";
-/// Name of the local user's org.
-pub const LOCAL_ORG: &str = "Personal";
+pub use memory_bank_server::local::{LOCAL_EMAIL, LOCAL_ORG};
 
 /// The local bank and the local user acting in their org.
 #[derive(Clone)]
@@ -63,7 +60,8 @@ impl LocalAccess {
         prepare()?;
         let bank = Bank::new(Arc::new(store));
         bank.assert_search_index().await.map_err(store_error)?;
-        let (user_id, org_id) = provision(&bank).await.map_err(store_error)?;
+        let (user_id, org_id) =
+            memory_bank_server::local::provision_local_account(&bank).await.map_err(store_error)?;
         Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()), may_confirm: true })
     }
 
@@ -93,29 +91,6 @@ impl LocalAccess {
     pub fn user_id(&self) -> &str {
         &self.user_id
     }
-}
-
-/// The local user and their org, created on first use. Two processes starting at once
-/// may race: the loser of the unique email finds the winner's user.
-async fn provision(bank: &Bank) -> Result<(String, String), StoreError> {
-    let find = || async { Ok::<_, StoreError>(bank.list_users().await?.into_iter().find(|u| u.email == LOCAL_EMAIL)) };
-    let user = match find().await? {
-        Some(user) => user,
-        None => match bank.add_user(LOCAL_EMAIL).await {
-            Ok(user) => user,
-            Err(StoreError::Conflict(_)) => find().await?.ok_or_else(|| StoreError::NotFound("local user".into()))?,
-            Err(other) => return Err(other),
-        },
-    };
-    let org = match bank.user_orgs(&user.id).await?.into_iter().next() {
-        Some(org) => org,
-        None => {
-            let org = bank.add_org(LOCAL_ORG).await?;
-            bank.add_member(&org.id, &user.id).await?;
-            org
-        }
-    };
-    Ok((user.id, org.id))
 }
 
 fn store_error(err: StoreError) -> AccessError {

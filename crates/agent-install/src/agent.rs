@@ -13,6 +13,7 @@ use crate::Error;
 
 /// An agent whose own config file can hold our MCP server entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
     /// Anthropic's Claude Code (`~/.claude.json`).

@@ -69,6 +69,7 @@ pub use write::{apply, backup_path, Applied, BACKUP_SUFFIX};
 
 /// What is known about one agent on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentStatus {
     /// The agent.

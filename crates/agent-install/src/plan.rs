@@ -18,6 +18,7 @@ const BOM: &str = "\u{feff}";
 
 /// What a plan does to the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Change {
     /// The file does not exist; it will be created holding just our entry.

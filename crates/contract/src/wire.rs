@@ -7,6 +7,7 @@ use crate::Timestamp;
 
 /// Which bank a memory belongs to. Today the server only writes `user`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     /// The caller's own bank; follows them across orgs.
@@ -27,6 +28,7 @@ impl Scope {
 
 /// Where a context snippet came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// The conversation the agent was in when it drafted the memory.
@@ -57,6 +59,7 @@ impl Origin {
 /// How a person confirmed that a memory should exist: nothing becomes a memory on an
 /// agent's word alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ConfirmedVia {
     /// In Memory Bank's own window (the Remember dialog, or Accept in the Inbox).
@@ -94,6 +97,7 @@ impl ConfirmedVia {
 
 /// The ids a snippet cites. Holds only the ids that were given.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Citation {
     /// The session the snippet came from.
@@ -106,6 +110,7 @@ pub struct Citation {
 
 /// Provenance of a memory: a snippet and what it cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryContext {
     /// `mctx_…`
@@ -117,11 +122,13 @@ pub struct MemoryContext {
     /// Where the snippet came from, or null.
     pub origin: Option<Origin>,
     /// When it was saved (same instant as its memory).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: Timestamp,
 }
 
 /// One memory: a plain sentence plus optional provenance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Memory {
     /// `mem_…`, time-sortable.
@@ -137,8 +144,10 @@ pub struct Memory {
     /// The org that was active when it was saved.
     pub org_id: String,
     /// Creation time.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: Timestamp,
     /// Last change (equal to `createdAt`: memories are not edited).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub updated_at: Timestamp,
     /// Provenance, in the order it was given.
     pub contexts: Vec<MemoryContext>,
@@ -152,6 +161,7 @@ pub struct Memory {
 
 /// A context in a save request.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextInput {
     /// Required, 1–4000 characters after trimming.
@@ -169,6 +179,7 @@ pub struct ContextInput {
 
 /// Body of `POST /v1/memory`. Unknown keys (including `scope` and `source`) are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SaveMemoryRequest {
     /// Required, 1–8000 characters after trimming.
@@ -193,6 +204,7 @@ pub struct SaveMemoryResponse {
 
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchResult {
     /// The memory, with its contexts.
@@ -204,6 +216,7 @@ pub struct SearchResult {
 
 /// Response of `GET /v1/memory/search`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SearchResponse {
     /// Best first; newest first among equal scores. Empty when nothing matches.
     pub results: Vec<SearchResult>,
@@ -211,6 +224,7 @@ pub struct SearchResponse {
 
 /// Response of `GET /v1/memory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ListResponse {
     /// Newest first.
@@ -270,6 +284,7 @@ pub struct HealthResponse {
 
 /// What a proposal asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ProposalAction {
     /// Save a new memory.
@@ -290,6 +305,7 @@ impl ProposalAction {
 
 /// Where a proposal stands. `expired` is a pending proposal past its `expiresAt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ProposalStatus {
     /// Waiting for the person.
@@ -316,6 +332,7 @@ impl ProposalStatus {
 
 /// A context of a proposal: what the drafted memory cites.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ProposedContext {
     /// The excerpt.
@@ -329,6 +346,7 @@ pub struct ProposedContext {
 /// Something an agent asked for that waits for a person: a memory to save, or one to
 /// delete. Owned by one user like a memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Proposal {
     /// `prop_…`
@@ -350,10 +368,13 @@ pub struct Proposal {
     /// The org that was active.
     pub org_id: String,
     /// When it was proposed.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: Timestamp,
     /// When it expires if nobody decides.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: Timestamp,
     /// When a person accepted or rejected it.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub decided_at: Option<Timestamp>,
 }
 
@@ -403,6 +424,7 @@ pub struct AcceptProposalRequest {
 
 /// Answer of the proposal routes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ProposalResponse {
     /// The proposal as it stands now.
     pub proposal: Proposal,
@@ -413,6 +435,7 @@ pub struct ProposalResponse {
 
 /// Answer of `GET /v1/proposals`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ProposalListResponse {
     /// Newest first.

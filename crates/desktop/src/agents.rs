@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_agent_install::{self as install, Plan, ServerSpec};
 pub use memory_bank_agent_install::{Agent, AgentEnv, AgentStatus, Change};
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,7 @@ const CLI_NAME: &str = "memory-bank";
 
 /// Install or remove.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum AgentAction {
     /// Register the `memory-bank` server.
@@ -30,6 +32,7 @@ pub enum AgentAction {
 
 /// Where the `memory-bank` binary is, as the agents will run it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CliBinary {
     /// Its absolute path; `None` when it cannot be found.
@@ -40,6 +43,7 @@ pub struct CliBinary {
 
 /// The four agents and the binary they would run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentsOverview {
     /// The `memory-bank` binary registered on Install.
@@ -51,6 +55,7 @@ pub struct AgentsOverview {
 /// A planned change, as the person reviews it. The file's other contents are not sent
 /// to the UI, only the diff (which has a few lines of context around our entry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentPlan {
     /// The agent.
@@ -69,6 +74,7 @@ pub struct AgentPlan {
 
 /// What an applied change did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentApplied {
     /// Whether the file was written.
@@ -126,7 +132,7 @@ struct Setup {
 
 impl Setup {
     fn spec(&self) -> Result<ServerSpec, DesktopError> {
-        let path = self.cli.as_ref().map_err(|problem| DesktopError::new("cli_not_found", problem.clone()))?;
+        let path = self.cli.as_ref().map_err(|problem| DesktopError::new(ErrorCode::CliNotFound, problem.clone()))?;
         ServerSpec::new(path).map_err(agent_error)
     }
 
@@ -164,9 +170,9 @@ impl Setup {
 
 fn agent_error(err: install::Error) -> DesktopError {
     let code = match &err {
-        install::Error::ChangedSincePlan { .. } => "agent_config_changed",
-        install::Error::UnknownAgent(_) => "invalid_argument",
-        _ => "agent_config",
+        install::Error::ChangedSincePlan { .. } => ErrorCode::AgentConfigChanged,
+        install::Error::UnknownAgent(_) => ErrorCode::InvalidRequest,
+        _ => ErrorCode::AgentConfig,
     };
     DesktopError::new(code, err.to_string())
 }
@@ -225,7 +231,7 @@ impl Core {
             let plan = setup.plan(agent, action)?;
             if plan.diff != reviewed_diff {
                 return Err(DesktopError::new(
-                    "agent_config_changed",
+                    ErrorCode::AgentConfigChanged,
                     format!(
                         "{} changed since you reviewed the change (is {} running and rewriting it?). Review the new change and confirm again.",
                         plan.path.display(),
@@ -244,7 +250,7 @@ impl Core {
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T, DesktopError> + Send + 'static) -> Result<T, DesktopError> {
     tokio::task::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| Err(DesktopError::new("internal", format!("the agent settings task failed: {e}"))))
+        .unwrap_or_else(|e| Err(DesktopError::new(ErrorCode::Internal, format!("the agent settings task failed: {e}"))))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
 use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
 use serde::Serialize;
@@ -9,8 +10,8 @@ use tokio::sync::RwLock;
 
 use crate::deletes::journal::{AccountKey, Journal, JournalEntry};
 use crate::deletes::{DeleteScheduler, DeleteTiming, PendingDelete, Settled};
-use crate::local::LocalService;
-use crate::prefs::{AccountKind, Prefs, PrefsPatch, PrefsStore, SessionRoot};
+use crate::local::{start_local_service, LocalService};
+use crate::prefs::{AccountKind, Language, Prefs, PrefsPatch, PrefsStore, SessionRoot};
 use crate::secrets::SecretStore;
 use crate::DesktopError;
 
@@ -56,6 +57,7 @@ impl CoreConfig {
 
 /// The account in use, as the UI sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Account {
     /// The embedded service.
@@ -72,6 +74,7 @@ pub enum Account {
 
 /// The signed-in user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct UserInfo {
     /// `usr_…`
     pub id: String,
@@ -81,6 +84,7 @@ pub struct UserInfo {
 
 /// An org the user can act in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct OrgInfo {
     /// `org_…`
     pub id: String,
@@ -90,18 +94,20 @@ pub struct OrgInfo {
 
 /// The preferences the UI reads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct UiPrefs {
     /// Shows the memory panel.
     pub memory_enabled: bool,
-    /// `en`, `zh-CN`, or null to follow the OS.
-    pub language: Option<String>,
+    /// Null to follow the OS.
+    pub language: Option<Language>,
     /// Session folders read besides the tools' default ones.
     pub session_roots: Vec<SessionRoot>,
 }
 
 /// Everything the UI needs to pick a screen.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AppState {
     /// Null when not signed in.
@@ -118,6 +124,7 @@ pub struct AppState {
 
 /// A scheduled delete.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ScheduledDelete {
     /// Memory id.
@@ -212,13 +219,13 @@ impl Core {
             let url = prefs
                 .team_url
                 .clone()
-                .ok_or_else(|| DesktopError::new("no_account", "no team server is set up"))?;
+                .ok_or_else(|| DesktopError::new(ErrorCode::NoAccount, "no team server is set up"))?;
             let token = self
                 .secrets
                 .get(&url)
-                .map_err(|e| DesktopError::new("keyring", e))?;
+                .map_err(|e| DesktopError::new(ErrorCode::Keyring, e))?;
             let token = token.ok_or_else(|| {
-                DesktopError::new("no_account", format!("no token for {url}; sign in again"))
+                DesktopError::new(ErrorCode::NoAccount, format!("no token for {url}; sign in again"))
             })?;
             (
                 Account::Team {
@@ -229,7 +236,7 @@ impl Core {
                 None,
             )
         } else {
-            let local = LocalService::start(&self.config.data_dir).await?;
+            let local = start_local_service(&self.config.data_dir).await?;
             (Account::Local, Client::new(&local.url, &local.token)?, Some(local))
         };
         self.attach(account, client, local).await
@@ -282,7 +289,7 @@ impl Core {
             active_org_id: session.active_org.clone(),
             prefs: UiPrefs {
                 memory_enabled: prefs.memory_enabled,
-                language: prefs.language,
+                language: prefs.language.as_deref().and_then(Language::parse),
                 session_roots: prefs.session_roots,
             },
         }
@@ -298,7 +305,7 @@ impl Core {
         {
             let mut session = self.session.write().await;
             if !session.orgs.iter().any(|o| o.id == org_id) {
-                return Err(DesktopError::new("organization_not_found", "that organization is not one of yours"));
+                return Err(DesktopError::new(ErrorCode::OrganizationNotFound, "that organization is not one of yours"));
             }
             session.active_org = Some(org_id.to_owned());
         }
@@ -309,40 +316,36 @@ impl Core {
     /// Changes UI preferences. `language: Some(None)` means follow the OS.
     pub async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
         let PrefsPatch { memory_enabled, language } = patch;
-        if let Some(Some(lang)) = &language {
-            if !["en", "zh-CN"].contains(&lang.as_str()) {
-                return Err(DesktopError::new("invalid_request", format!("unsupported language {lang:?}; use en or zh-CN")));
-            }
-        }
         self.update_prefs(|p| {
             if let Some(enabled) = memory_enabled {
                 p.memory_enabled = enabled;
             }
             if let Some(language) = language {
-                p.language = language;
+                p.language = language.map(|l| l.as_str().to_owned());
             }
         });
         Ok(self.state().await)
     }
 
-    /// Replaces the extra session folders (each an absolute path; at most 20).
-    pub async fn set_session_roots(&self, roots: Vec<SessionRoot>) -> Result<AppState, DesktopError> {
+    /// Replaces the extra session folders (each an absolute path; at most 20). Only
+    /// [`crate::Desktop::set_session_roots`] calls it: the session history must follow.
+    pub(crate) async fn set_session_roots(&self, roots: Vec<SessionRoot>) -> Result<AppState, DesktopError> {
         const MAX_ROOTS: usize = 20;
         if roots.len() > MAX_ROOTS {
-            return Err(DesktopError::new("invalid_argument", format!("at most {MAX_ROOTS} session folders can be added")));
+            return Err(DesktopError::new(ErrorCode::InvalidRequest, format!("at most {MAX_ROOTS} session folders can be added")));
         }
         let mut clean: Vec<SessionRoot> = Vec::new();
         for root in roots {
             let path = root.path.trim().to_owned();
             if !std::path::Path::new(&path).is_absolute() {
                 return Err(DesktopError::new(
-                    "invalid_argument",
+                    ErrorCode::InvalidRequest,
                     format!("{path:?} is not an absolute path; give the full path of the tool's folder"),
                 ));
             }
             if is_too_broad(std::path::Path::new(&path)) {
                 return Err(DesktopError::new(
-                    "invalid_argument",
+                    ErrorCode::InvalidRequest,
                     format!("{path:?} is the whole disk or your home folder; choose the tool's own folder inside it (e.g. ~/.claude/projects)"),
                 ));
             }
@@ -369,7 +372,7 @@ impl Core {
         let url = url.trim().trim_end_matches('/').to_owned();
         let client = Client::new(&url, token)?;
         client.me().await?;
-        self.secrets.set(&url, token.trim()).map_err(|e| DesktopError::new("keyring", e))?;
+        self.secrets.set(&url, token.trim()).map_err(|e| DesktopError::new(ErrorCode::Keyring, e))?;
         self.update_prefs(|p| {
             p.account = AccountKind::Team;
             p.team_url = Some(url.clone());
@@ -393,7 +396,7 @@ impl Core {
     /// Signs out of the team server: deletes its token from the keyring.
     pub async fn sign_out(&self) -> Result<AppState, DesktopError> {
         if let Some(url) = self.prefs().team_url {
-            self.secrets.delete(&url).map_err(|e| DesktopError::new("keyring", e))?;
+            self.secrets.delete(&url).map_err(|e| DesktopError::new(ErrorCode::Keyring, e))?;
         }
         self.update_prefs(|p| {
             p.account = AccountKind::Team;
@@ -404,7 +407,7 @@ impl Core {
     }
 
     pub(crate) async fn client(&self) -> Result<Client, DesktopError> {
-        self.session.read().await.client.clone().ok_or_else(|| DesktopError::new("no_account", "not signed in"))
+        self.session.read().await.client.clone().ok_or_else(|| DesktopError::new(ErrorCode::NoAccount, "not signed in"))
     }
 
     /// One page of memories in `org_id`.
@@ -436,7 +439,7 @@ impl Core {
     pub async fn schedule_delete(&self, org_id: &str, id: &str) -> Result<ScheduledDelete, DesktopError> {
         let (client, account, user_id) = {
             let session = self.session.read().await;
-            let no_account = || DesktopError::new("no_account", "not signed in");
+            let no_account = || DesktopError::new(ErrorCode::NoAccount, "not signed in");
             let client = session.client.clone().ok_or_else(no_account)?;
             let account = session.account.as_ref().map(account_key).ok_or_else(no_account)?;
             let user_id = session.user.as_ref().map(|u| u.id.clone()).ok_or_else(no_account)?;
@@ -445,7 +448,7 @@ impl Core {
         let commit_at = memory_bank_contract::Timestamp::now().unix_ms() + self.config.delete_timing.delay.as_millis() as i64;
         let record = JournalEntry { id: id.to_owned(), org_id: org_id.to_owned(), account, user_id, due_at: commit_at };
         self.deletes.schedule(record, client).map_err(|e| {
-            DesktopError::new("internal", format!("{e}; nothing was deleted. Check that the app's data folder is writable."))
+            DesktopError::new(ErrorCode::Internal, format!("{e}; nothing was deleted. Check that the app's data folder is writable."))
         })?;
         Ok(ScheduledDelete { id: id.to_owned(), commit_at })
     }
@@ -453,7 +456,7 @@ impl Core {
     /// Cancels a pending delete, in its undo window or waiting offline; false once it
     /// is being sent (its outcome is reported as usual).
     pub fn undo_delete(&self, id: &str) -> Result<bool, DesktopError> {
-        self.deletes.undo(id).map_err(|e| DesktopError::new("internal", format!("{e}; the delete was not undone")))
+        self.deletes.undo(id).map_err(|e| DesktopError::new(ErrorCode::Internal, format!("{e}; the delete was not undone")))
     }
 
     /// Deletes not settled yet (in their undo window, being sent, or waiting offline),
@@ -490,7 +493,7 @@ pub(crate) fn refuse_secrets(request: &SaveMemoryRequest) -> Result<(), DesktopE
         return Ok(());
     }
     Err(DesktopError::new(
-        "looks_like_secret",
+        ErrorCode::LooksLikeSecret,
         format!(
             "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
             memory_bank_contract::secrets::describe(&findings)

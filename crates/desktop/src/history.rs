@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_sessions::{
     Activity, ActivityArgs, ActionError, Env, Facets, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs, ReadArgs, Roots,
     SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
@@ -21,13 +22,6 @@ const SETTLE: Duration = Duration::from_millis(300);
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 /// How often roots that do not exist yet are checked for (a tool installed later).
 const ROOT_POLL: Duration = Duration::from_secs(1);
-
-impl From<ActionError> for DesktopError {
-    fn from(err: ActionError) -> Self {
-        let code = serde_json::to_value(err.code).ok().and_then(|v| v.as_str().map(String::from));
-        DesktopError::new(code.as_deref().unwrap_or("internal"), err.message)
-    }
-}
 
 /// Runs after a refresh that changed something.
 type OnChange = Arc<dyn Fn() + Send + Sync>;
@@ -128,7 +122,7 @@ impl History {
         let library = self.library();
         tokio::task::spawn_blocking(move || f(&library))
             .await
-            .map_err(|e| DesktopError::new("internal", format!("session lookup failed: {e}")))?
+            .map_err(|e| DesktopError::new(ErrorCode::Internal, format!("session lookup failed: {e}")))?
             .map_err(DesktopError::from)
     }
 }
@@ -156,7 +150,7 @@ fn start_watched(index: &Path, extra_roots: &[(Source, PathBuf)], on_change: OnC
         std::thread::Builder::new()
             .name("session-watcher".into())
             .spawn(move || watch(&library, &stop, || on_change()))
-            .map_err(|e| DesktopError::new("internal", format!("cannot start the session watcher: {e}")))?;
+            .map_err(|e| DesktopError::new(ErrorCode::Internal, format!("cannot start the session watcher: {e}")))?;
     }
     Ok(Watched { library, stop })
 }

@@ -30,6 +30,8 @@ pub const INBOX_LIMIT: u32 = 100;
 
 /// The person's edits when accepting a save proposal; what is absent stays as proposed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ProposalEdits {
     /// The sentence as the person edited it.
@@ -88,6 +90,7 @@ fn context_input(context: &ProposedContext) -> ContextInput {
 
 /// What changed in the Inbox since the last look.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct InboxChange {
     /// Pending proposals now.

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt as _;
+use memory_bank_contract::ErrorCode;
 
 use crate::DesktopError;
 
@@ -21,7 +22,7 @@ pub async fn catch_panics<T>(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown fault".into());
             tracing::error!(fault = %what, "a command panicked");
-            Err(DesktopError::new("internal", format!("Memory Bank hit an internal fault ({what}); nothing was changed. Please report it.")))
+            Err(DesktopError::new(ErrorCode::Internal, format!("Memory Bank hit an internal fault ({what}); nothing was changed. Please report it.")))
         }
     }
 }
@@ -39,7 +40,7 @@ mod tests {
         })
         .await;
         let err = answer.unwrap_err();
-        assert_eq!(err.code, "internal");
+        assert_eq!(err.code, ErrorCode::Internal);
         assert!(
             err.message.contains("index out of bounds"),
             "{}",
@@ -52,7 +53,7 @@ mod tests {
             7
         );
         let refused =
-            catch_panics(async { Err::<(), _>(DesktopError::new("invalid_request", "no")) }).await;
-        assert_eq!(refused.unwrap_err().code, "invalid_request");
+            catch_panics(async { Err::<(), _>(DesktopError::new(ErrorCode::InvalidRequest, "no")) }).await;
+        assert_eq!(refused.unwrap_err().code, ErrorCode::InvalidRequest);
     }
 }

@@ -36,6 +36,7 @@ pub struct Prefs {
 
 /// A folder of agent sessions added in settings (e.g. a copy from another machine).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionRoot {
     /// Which tool's format the folder holds.
@@ -57,30 +58,52 @@ impl Default for Prefs {
     }
 }
 
-/// A change to the UI preferences, as the UI sends it: an absent field is left as it
-/// is; `"language": null` means "follow the OS again".
+/// A language the app is translated into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum Language {
+    /// English.
+    #[serde(rename = "en")]
+    En,
+    /// Simplified Chinese.
+    #[serde(rename = "zh-CN")]
+    ZhCn,
+}
+
+impl Language {
+    /// The tag stored and sent (`en`, `zh-CN`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::ZhCn => "zh-CN",
+        }
+    }
+
+    /// The language a stored tag names; `None` for one this build does not know.
+    pub fn parse(tag: &str) -> Option<Language> {
+        [Language::En, Language::ZhCn].into_iter().find(|l| l.as_str() == tag)
+    }
+}
+
+/// A change to the UI preferences, as the UI sends it (`set_prefs`): an absent field is
+/// left as it is; `"language": null` means "follow the OS again".
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PrefsPatch {
     /// Show or hide the memory panel.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub memory_enabled: Option<bool>,
-    /// `Some(None)` = follow the OS; `Some(Some("zh-CN"))` = that language.
+    /// `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
     #[serde(default, deserialize_with = "present")]
-    pub language: Option<Option<String>>,
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub language: Option<Option<Language>>,
 }
 
 /// Tells a field that is present (even as null) from one that is absent.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
-}
-
-impl PrefsPatch {
-    /// Reads a patch from the JSON arguments of a call.
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, crate::DesktopError> {
-        serde_json::from_value(value.clone())
-            .map_err(|e| crate::DesktopError::new("invalid_request", format!("invalid preferences: {e}")))
-    }
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Language>>, D::Error> {
+    Option::<Language>::deserialize(d).map(Some)
 }
 
 /// Where preferences persist.

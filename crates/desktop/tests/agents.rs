@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_agent_install::{Agent, AgentEnv, Change};
 use memory_bank_desktop::agents::AgentAction;
 use memory_bank_desktop::prefs::MemoryPrefs;
@@ -72,7 +73,7 @@ async fn install_shows_the_diff_applies_exactly_it_and_remove_restores_the_file(
     assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX, "planning writes nothing");
 
     let stale = core.apply_agent_change(Agent::Codex, AgentAction::Install, "a diff nobody saw").await.unwrap_err();
-    assert_eq!(stale.code, "agent_config_changed");
+    assert_eq!(stale.code, ErrorCode::AgentConfigChanged);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX, "only the reviewed change is written");
 
     let applied = core.apply_agent_change(Agent::Codex, AgentAction::Install, &plan.diff).await.unwrap();
@@ -114,7 +115,7 @@ async fn an_absent_file_is_created_and_a_malformed_one_is_reported_and_left_alon
     assert!(status.detected && !status.installed);
     assert!(status.problem.as_deref().unwrap().contains(".claude.json"), "{status:?}");
     let refused = core.plan_agent_change(Agent::ClaudeCode, AgentAction::Install).await.unwrap_err();
-    assert_eq!(refused.code, "agent_config");
+    assert_eq!(refused.code, ErrorCode::AgentConfig);
     assert!(refused.message.contains("was not changed"), "{}", refused.message);
     assert_eq!(std::fs::read_to_string(&claude).unwrap(), "{\"mcpServers\": {,}");
 }
@@ -128,7 +129,7 @@ async fn without_the_memory_bank_binary_agents_are_listed_install_explains_and_r
     assert!(overview.cli.problem.as_deref().unwrap().contains("not found"), "{:?}", overview.cli);
     assert_eq!(overview.agents.len(), 4);
     let missing = core.plan_agent_change(Agent::Opencode, AgentAction::Install).await.unwrap_err();
-    assert_eq!(missing.code, "cli_not_found");
+    assert_eq!(missing.code, ErrorCode::CliNotFound);
     let remove = core.plan_agent_change(Agent::Opencode, AgentAction::Remove).await.unwrap();
     assert_eq!((remove.change, remove.changed), (Change::NotInstalled, false));
 }

@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_contract::validate::{parse_list, validate_save};
 use memory_bank_contract::wire::SaveMemoryRequest;
 use memory_bank_desktop::deletes::{DeleteTiming, Outcome, Settled};
@@ -172,10 +173,10 @@ async fn team_sign_in_checks_first_keeps_the_token_in_the_keyring_and_signs_out(
     let (core, _) = core_with(config(dir.path(), Duration::from_millis(50)), prefs.clone(), Box::new(keyring.clone())).await;
 
     let wrong = core.sign_in_team(&team.url, "mbk_wrong").await.unwrap_err();
-    assert_eq!(wrong.code, "unauthorized");
+    assert_eq!(wrong.code, ErrorCode::Unauthorized);
     assert_eq!(core.state().await.account, Some(Account::Local), "a failed check changes nothing");
     let unreachable = core.sign_in_team("http://127.0.0.1:9", &team.token).await.unwrap_err();
-    assert_eq!(unreachable.code, "unreachable");
+    assert_eq!(unreachable.code, ErrorCode::Unreachable);
 
     let state = core.sign_in_team(&format!("{}/", team.url), &team.token).await.unwrap();
     assert_eq!(state.account, Some(Account::Team { url: team.url.clone(), from_env: false }));
@@ -183,7 +184,7 @@ async fn team_sign_in_checks_first_keeps_the_token_in_the_keyring_and_signs_out(
     assert_eq!(state.active_org_id, None, "two orgs: the person picks");
     let picked = core.set_active_org(&team.orgs[1]).await.unwrap();
     assert_eq!(picked.active_org_id.as_deref(), Some(team.orgs[1].as_str()));
-    assert_eq!(core.set_active_org("org_not_mine").await.unwrap_err().code, "organization_not_found");
+    assert_eq!(core.set_active_org("org_not_mine").await.unwrap_err().code, ErrorCode::OrganizationNotFound);
     let saved = serde_json::to_string(&prefs.load()).unwrap();
     assert!(!saved.contains(&team.token), "the token never reaches the preferences file");
     team.save("team memory").await;
@@ -199,7 +200,7 @@ async fn team_sign_in_checks_first_keeps_the_token_in_the_keyring_and_signs_out(
 
     let out = again.sign_out().await.unwrap();
     assert_eq!((out.account, out.user, out.orgs.len()), (None, None, 0));
-    assert_eq!(again.list(&team.orgs[0], None, None).await.unwrap_err().code, "no_account");
+    assert_eq!(again.list(&team.orgs[0], None, None).await.unwrap_err().code, ErrorCode::NoAccount);
     assert_eq!(keyring.get(&team.url).unwrap(), None, "sign out deletes the token");
     let (third, _) = core_with(config(dir.path(), Duration::from_millis(50)), prefs, Box::new(keyring)).await;
     assert_eq!(third.state().await.account, None, "signed out stays signed out: the token is gone");

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
 use memory_bank_contract::validate::parse_list;
 use memory_bank_contract::wire::{ConfirmedVia, ContextInput, ProposalAction, ProposalStatus, ProposeRequest};
@@ -146,9 +147,9 @@ async fn an_accepted_proposal_becomes_the_memory_the_person_edited() {
 
     assert!(core.list_proposals(&team.org).await.unwrap().proposals.is_empty(), "decided: out of the Inbox");
     let again = core.accept_proposal(&team.org, &id, ProposalEdits::default()).await.unwrap_err();
-    assert_eq!(again.code, "proposal_not_pending");
+    assert_eq!(again.code, ErrorCode::ProposalNotPending);
     let unknown = core.reject_proposal(&team.org, "prop_01jdq0000000000000000000").await.unwrap_err();
-    assert_eq!(unknown.code, "proposal_not_found");
+    assert_eq!(unknown.code, ErrorCode::ProposalNotFound);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -162,7 +163,7 @@ async fn accepting_text_that_looks_secret_stores_nothing() {
         ProposalEdits { content: None, tags: Some(vec![secret.into()]) },
     ] {
         let refused = core.accept_proposal(&team.org, &id, edits).await.unwrap_err();
-        assert_eq!(refused.code, "looks_like_secret");
+        assert_eq!(refused.code, ErrorCode::LooksLikeSecret);
         assert!(refused.message.contains("GitHub token"), "{}", refused.message);
     }
     assert!(team.contents().await.is_empty());

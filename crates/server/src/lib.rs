@@ -11,6 +11,7 @@ pub mod auth;
 mod edit_routes;
 mod error;
 pub mod guards;
+pub mod local;
 mod proposal_routes;
 mod rate_limit;
 mod routes;

@@ -59,13 +59,19 @@ impl From<IndexError> for ActionError {
 
 /// Arguments of `list_sessions`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+// In TypeScript: what the app sends. The actions also take what the CLI and agents send
+// (numeric strings, short source names) and read it leniently, below.
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ListArgs {
     /// 1–200, default 30.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub limit: Option<Value>,
     /// A workspace path or its last folder name.
     pub workspace: Option<String>,
     /// `claude-code`, `codex`, `opencode` or `gemini`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
     pub source: Option<String>,
     /// Text in the title, workspace or id.
     pub query: Option<String>,
@@ -75,61 +81,82 @@ pub struct ListArgs {
 
 /// Arguments of `open`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct OpenArgs {
     /// Required.
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub session_id: Option<String>,
     /// Narrows the lookup to one tool.
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
     pub source: Option<String>,
 }
 
 /// Arguments of `read_transcript`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ReadArgs {
     /// Default: the open session.
     pub session_id: Option<String>,
     /// Clamped to 1–30; anything that is not a number means 10.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub count: Option<Value>,
     /// Read messages with a smaller index; default: the end.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub before: Option<Value>,
     /// Cut each text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
     /// marking it `truncated`; default: whole texts.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub max_chars_per_message: Option<Value>,
 }
 
 /// Arguments of `latest_message`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct LatestArgs {
     /// Default: the open session.
     pub session_id: Option<String>,
     /// Cut the text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
     /// marking it `truncated`; default: the whole text.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub max_chars: Option<Value>,
 }
 
 /// Arguments of `session_activity`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityArgs {
     /// Default: the open session.
     pub session_id: Option<String>,
     /// The first message of the range (its preceding calls are included); default 0.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub from_index: Option<Value>,
     /// The last message of the range; default the last message.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub to_index: Option<Value>,
 }
 
 /// Arguments of `search_messages`.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchArgs {
     /// Required: text a message must contain (case-insensitive).
+    #[cfg_attr(feature = "ts", ts(as = "String"))]
     pub query: Option<String>,
     /// 1–200, default 20.
+    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
     pub limit: Option<Value>,
     /// Only sessions of this tool: `claude-code`, `codex`, `opencode` or `gemini`.
+    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
     pub source: Option<String>,
     /// Only sessions in this workspace (a path or its last folder name).
     pub workspace: Option<String>,

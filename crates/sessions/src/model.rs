@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// The agent tool a session was recorded by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
     /// Claude Code (`~/.claude/projects`).
@@ -51,6 +52,7 @@ impl std::fmt::Display for Source {
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The person.
@@ -80,6 +82,7 @@ impl Role {
 
 /// One session in a listing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
     /// The tool's own session id.
@@ -100,6 +103,7 @@ pub struct SessionInfo {
 
 /// The answer of `list_sessions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionList {
     /// How many sessions matched before the limit, so a cap is never silent.
@@ -138,6 +142,7 @@ fn keep_first<T>(items: &mut Vec<T>, cursors: &mut Vec<String>, next: &mut Optio
 
 /// One message of a transcript.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptMessage {
     /// Absolute position in the session, from 0.
@@ -162,6 +167,7 @@ fn is_false(b: &bool) -> bool {
 
 /// The answer of `read_transcript`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Transcript {
     /// The session read.
@@ -178,6 +184,7 @@ pub struct Transcript {
 
 /// The answer of `latest_message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LatestMessage {
     /// The session read.
@@ -199,6 +206,7 @@ pub struct LatestMessage {
 
 /// One hit of `search_messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchHit {
     /// The session the message belongs to.
@@ -226,6 +234,9 @@ pub const SNIPPET_AFTER: usize = 100;
 
 /// The answer of `search_messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+// `SearchResult` in TypeScript is the memory API's (score and memory).
+#[cfg_attr(feature = "ts", ts(rename = "MessageSearchResult"))]
 pub struct SearchResult {
     /// Newest first.
     pub hits: Vec<SearchHit>,
@@ -363,6 +374,7 @@ impl Event {
 
 /// Tool calls the agent made after one message (the answer of `session_activity`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityEntry {
     /// The message they followed; -1 means before the first message.
@@ -373,6 +385,7 @@ pub struct ActivityEntry {
 
 /// The answer of `session_activity`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Activity {
     /// Ordered by `afterIndex`; only entries with at least one call.
     pub activity: Vec<ActivityEntry>,

@@ -67,6 +67,7 @@ impl DeleteTiming {
 
 /// How a delete stands after an attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// The server deleted it.
@@ -82,6 +83,7 @@ pub enum Outcome {
 
 /// Reported after every attempt (and when a restored delete waits for its account).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Settled {
     /// Memory id.
@@ -92,12 +94,14 @@ pub struct Settled {
     pub outcome: Outcome,
     /// For `failed` and `waiting`: what went wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub message: Option<String>,
 }
 
 /// A delete not settled yet, as the UI lists it (to keep its row hidden and show the
 /// waiting ones).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingDelete {
     /// Memory id.
@@ -110,6 +114,7 @@ pub struct PendingDelete {
     pub waiting: bool,
     /// Why it waits.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub message: Option<String>,
 }
 

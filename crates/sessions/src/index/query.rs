@@ -49,6 +49,7 @@ pub struct FoundSession {
 
 /// Sessions per source and per workspace, most first.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Facets {
     /// `{source, count}`.
     pub sources: Vec<SourceCount>,
@@ -58,6 +59,7 @@ pub struct Facets {
 
 /// A facet entry.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SourceCount {
     /// The tool.
     pub source: Source,
@@ -67,6 +69,7 @@ pub struct SourceCount {
 
 /// A facet entry.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkspaceCount {
     /// The workspace path.
     pub workspace: String,

@@ -1,0 +1,376 @@
+//! Every command the desktop UI can call, as Rust types: its name, its arguments, its
+//! answer, and what it does on [`Desktop`]. The Tauri crate routes each name to
+//! [`run`]; `ui/src/bindings.ts` is generated from these types (see `bindings`), so
+//! the UI cannot send or expect another shape.
+
+use std::future::Future;
+
+use memory_bank_contract::wire::{
+    ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse,
+};
+use memory_bank_sessions as sessions;
+use memory_bank_sessions::{ActivityArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tracing::Instrument as _;
+
+use crate::agents::{Agent, AgentAction, AgentApplied, AgentPlan, AgentsOverview};
+use crate::deletes::PendingDelete;
+use crate::inbox::ProposalEdits;
+use crate::panic_guard::catch_panics;
+use crate::prefs::{PrefsPatch, SessionRoot};
+use crate::{AppState, Desktop, DesktopError, ScheduledDelete};
+
+/// One command of the desktop IPC.
+pub trait Command {
+    /// The name the UI invokes (`get_state`).
+    const NAME: &'static str;
+    /// Its arguments: an object of camelCase fields.
+    type Args: DeserializeOwned + Send;
+    /// Its answer.
+    type Answer: Serialize + Send;
+    /// Does it.
+    fn run(desktop: &Desktop, args: Self::Args) -> impl Future<Output = Result<Self::Answer, DesktopError>> + Send;
+}
+
+/// Runs command `C` with the JSON arguments the UI sent (`None`: a body that is not
+/// JSON). The one rule for every command: it runs in a `command` span naming it, its
+/// arguments are read as `C::Args` (`invalid_request` when they do not fit), and a
+/// panic answers `internal` instead of leaving the UI waiting.
+pub async fn run<C: Command>(desktop: &Desktop, args: Option<&serde_json::Value>) -> Result<C::Answer, DesktopError> {
+    let span = tracing::info_span!("command", cmd = C::NAME);
+    let answer = catch_panics(async {
+        let args = args.ok_or_else(|| DesktopError::invalid("expected JSON arguments"))?;
+        C::run(desktop, parse_args(args)?).await
+    })
+    .instrument(span)
+    .await;
+    if let Err(err) = &answer {
+        tracing::debug!(cmd = C::NAME, code = %err.code, "command failed");
+    }
+    answer
+}
+
+/// Reads arguments as `T`; no arguments at all (`null`) are `{}`.
+pub fn parse_args<T: DeserializeOwned>(args: &serde_json::Value) -> Result<T, DesktopError> {
+    let empty = serde_json::Value::Object(Default::default());
+    let args = if args.is_null() { &empty } else { args };
+    T::deserialize(args).map_err(|e| DesktopError::invalid(format!("bad arguments: {e}")))
+}
+
+/// The arguments of a command that takes none.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct NoArgs {}
+
+/// `set_active_org`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SetActiveOrgArgs {
+    /// One of the user's orgs.
+    pub org_id: String,
+}
+
+/// `sign_in_team`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SignInTeamArgs {
+    /// The team server's URL.
+    pub url: String,
+    /// The person's token there (checked with `GET /v1/me`, then kept in the OS keyring).
+    pub token: String,
+}
+
+/// `list_memories`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct ListMemoriesArgs {
+    /// The org to list.
+    pub org_id: String,
+    /// Page size (the API's default when absent).
+    pub limit: Option<u32>,
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+}
+
+/// `search_memories`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchMemoriesArgs {
+    /// The org to search.
+    pub org_id: String,
+    /// The query.
+    pub q: String,
+    /// Most results (the API's default when absent).
+    pub limit: Option<u32>,
+}
+
+/// `schedule_delete`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleDeleteArgs {
+    /// The org active when the person confirmed.
+    pub org_id: String,
+    /// The memory.
+    pub id: String,
+}
+
+/// `undo_delete`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct UndoDeleteArgs {
+    /// The memory whose delete is cancelled.
+    pub id: String,
+}
+
+/// The answer of `undo_delete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Undone {
+    /// False once the delete is being sent (its outcome is reported as usual).
+    pub undone: bool,
+}
+
+/// `save_memory`: the org active when the person pressed Save, and the memory.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SaveMemoryArgs {
+    /// Where it is saved.
+    pub org_id: String,
+    /// What is saved (`confirmedVia` is always `app`, whatever it says).
+    #[serde(flatten)]
+    pub memory: SaveMemoryRequest,
+}
+
+/// `set_session_roots`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SetSessionRootsArgs {
+    /// Replaces the extra session folders (absolute paths, at most 20).
+    pub roots: Vec<SessionRoot>,
+}
+
+/// `list_proposals`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ListProposalsArgs {
+    /// The org the request is made in (proposals of every org of the user are listed).
+    pub org_id: String,
+}
+
+/// `accept_proposal`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptProposalArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+    /// The proposal.
+    pub id: String,
+    /// What the person changed; absent = as proposed.
+    pub edits: Option<ProposalEdits>,
+}
+
+/// `reject_proposal`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RejectProposalArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+    /// The proposal.
+    pub id: String,
+}
+
+/// `plan_agent_change`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlanAgentChangeArgs {
+    /// The agent whose config file changes.
+    pub agent: Agent,
+    /// Install or remove.
+    pub action: AgentAction,
+}
+
+/// `apply_agent_change`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ApplyAgentChangeArgs {
+    /// The agent whose config file changes.
+    pub agent: Agent,
+    /// Install or remove.
+    pub action: AgentAction,
+    /// The plan the person confirmed; a file that changed since is not written.
+    pub diff: String,
+}
+
+/// Declares each command: a marker type implementing [`Command`], and [`NAMES`].
+macro_rules! commands {
+    ($(
+        $(#[$doc:meta])*
+        $marker:ident = $name:literal ($desktop:ident, $args:ident: $Args:ty) -> $Answer:ty $body:block
+    )*) => {
+        $(
+            $(#[$doc])*
+            pub enum $marker {}
+
+            impl Command for $marker {
+                const NAME: &'static str = $name;
+                type Args = $Args;
+                type Answer = $Answer;
+                async fn run($desktop: &Desktop, $args: $Args) -> Result<$Answer, DesktopError> $body
+            }
+        )*
+
+        /// Every command's name, in declaration order.
+        pub const NAMES: &[&str] = &[$($name),*];
+
+        /// Every command's TypeScript signature.
+        #[cfg(feature = "ts")]
+        pub(crate) fn signatures() -> Vec<crate::bindings::Signature> {
+            vec![$(crate::bindings::Signature::of::<$marker>()),*]
+        }
+    };
+}
+
+commands! {
+    /// Everything the UI needs to pick a screen.
+    GetState = "get_state" (desktop, _args: NoArgs) -> AppState { Ok(desktop.core().state().await) }
+    /// Makes one of the user's orgs the active one.
+    SetActiveOrg = "set_active_org" (desktop, args: SetActiveOrgArgs) -> AppState {
+        desktop.core().set_active_org(&args.org_id).await
+    }
+    /// Changes UI preferences; `language: null` follows the OS again.
+    SetPrefs = "set_prefs" (desktop, args: PrefsPatch) -> AppState { desktop.core().set_prefs(args).await }
+    /// Signs in to a team server.
+    SignInTeam = "sign_in_team" (desktop, args: SignInTeamArgs) -> AppState {
+        desktop.core().sign_in_team(&args.url, &args.token).await
+    }
+    /// Switches to the embedded local service.
+    UseLocalAccount = "use_local_account" (desktop, _args: NoArgs) -> AppState { desktop.core().use_local().await }
+    /// Signs out of the team server (deletes the keyring token).
+    SignOut = "sign_out" (desktop, _args: NoArgs) -> AppState { desktop.core().sign_out().await }
+    /// One page of memories.
+    ListMemories = "list_memories" (desktop, args: ListMemoriesArgs) -> ListResponse {
+        desktop.core().list(&args.org_id, args.limit, args.cursor.as_deref()).await
+    }
+    /// Searches memories.
+    SearchMemories = "search_memories" (desktop, args: SearchMemoriesArgs) -> SearchResponse {
+        desktop.core().search(&args.org_id, &args.q, args.limit).await
+    }
+    /// Starts a delete's undo window (journaled before it answers).
+    ScheduleDelete = "schedule_delete" (desktop, args: ScheduleDeleteArgs) -> ScheduledDelete {
+        desktop.core().schedule_delete(&args.org_id, &args.id).await
+    }
+    /// Cancels a pending delete.
+    UndoDelete = "undo_delete" (desktop, args: UndoDeleteArgs) -> Undone {
+        Ok(Undone { undone: desktop.core().undo_delete(&args.id)? })
+    }
+    /// Sends every pending delete now and waits for them.
+    FlushDeletes = "flush_deletes" (desktop, _args: NoArgs) -> () {
+        desktop.core().flush_deletes().await;
+        Ok(())
+    }
+    /// Deletes not settled yet.
+    ListPendingDeletes = "list_pending_deletes" (desktop, _args: NoArgs) -> Vec<PendingDelete> {
+        Ok(desktop.core().pending_deletes())
+    }
+    /// Agent sessions, newest first.
+    ListSessions = "list_sessions" (desktop, args: ListArgs) -> sessions::SessionList {
+        desktop.history().list_sessions(args).await
+    }
+    /// Sessions per tool and workspace.
+    SessionFacets = "session_facets" (desktop, _args: NoArgs) -> sessions::Facets { desktop.history().facets().await }
+    /// A session's metadata; it becomes the open session.
+    OpenSession = "open_session" (desktop, args: OpenArgs) -> sessions::SessionInfo {
+        desktop.history().open_session(args).await
+    }
+    /// A session's metadata without opening it (citation links).
+    FindSession = "find_session" (desktop, args: OpenArgs) -> sessions::SessionInfo {
+        desktop.history().session_info(args).await
+    }
+    /// Messages of a session, paging backwards.
+    ReadTranscript = "read_transcript" (desktop, args: ReadArgs) -> sessions::Transcript {
+        desktop.history().read_transcript(args).await
+    }
+    /// The last message of a session.
+    LatestMessage = "latest_message" (desktop, args: LatestArgs) -> sessions::LatestMessage {
+        desktop.history().latest_message(args).await
+    }
+    /// The tool calls between messages.
+    SessionActivity = "session_activity" (desktop, args: ActivityArgs) -> sessions::Activity {
+        desktop.history().session_activity(args).await
+    }
+    /// Messages containing a text, newest first.
+    SearchMessages = "search_messages" (desktop, args: SearchArgs) -> sessions::SearchResult {
+        desktop.history().search_messages(args).await
+    }
+    /// Saves a memory the person wrote or picked (refusing secrets).
+    SaveMemory = "save_memory" (desktop, args: SaveMemoryArgs) -> Memory {
+        desktop.core().save(&args.org_id, args.memory).await
+    }
+    /// Replaces the extra session folders, and reads them from now on.
+    SetSessionRoots = "set_session_roots" (desktop, args: SetSessionRootsArgs) -> AppState {
+        desktop.set_session_roots(args.roots).await
+    }
+    /// The pending proposals of the signed-in user.
+    ListProposals = "list_proposals" (desktop, args: ListProposalsArgs) -> ProposalListResponse {
+        desktop.core().list_proposals(&args.org_id).await
+    }
+    /// Accepts a proposal as the person.
+    AcceptProposal = "accept_proposal" (desktop, args: AcceptProposalArgs) -> ProposalResponse {
+        desktop.core().accept_proposal(&args.org_id, &args.id, args.edits.unwrap_or_default()).await
+    }
+    /// Rejects a proposal.
+    RejectProposal = "reject_proposal" (desktop, args: RejectProposalArgs) -> ProposalResponse {
+        desktop.core().reject_proposal(&args.org_id, &args.id).await
+    }
+    /// The four agents and the binary they would run.
+    AgentStatuses = "agent_statuses" (desktop, _args: NoArgs) -> AgentsOverview { desktop.core().agent_statuses().await }
+    /// The exact change Install or Remove would make; nothing is written.
+    PlanAgentChange = "plan_agent_change" (desktop, args: PlanAgentChangeArgs) -> AgentPlan {
+        desktop.core().plan_agent_change(args.agent, args.action).await
+    }
+    /// Writes the change only if it is still the one the person confirmed.
+    ApplyAgentChange = "apply_agent_change" (desktop, args: ApplyAgentChangeArgs) -> AgentApplied {
+        desktop.core().apply_agent_change(args.agent, args.action, &args.diff).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memory_bank_contract::ErrorCode;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_are_typed_and_a_bad_one_is_invalid_request() {
+        let args: ListMemoriesArgs = parse_args(&json!({"orgId": "org_1", "limit": 5})).unwrap();
+        assert_eq!((args.org_id.as_str(), args.limit, args.cursor), ("org_1", Some(5), None));
+        let none: NoArgs = parse_args(&serde_json::Value::Null).unwrap();
+        let _ = none;
+        for bad in [json!({"orgId": 7}), json!({"limit": 5}), json!([1]), json!("org_1")] {
+            let err = parse_args::<ListMemoriesArgs>(&bad).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidRequest, "{bad}");
+            assert!(err.message.starts_with("bad arguments: "), "{}", err.message);
+        }
+        assert_eq!(parse_args::<NoArgs>(&json!([1])).unwrap_err().code, ErrorCode::InvalidRequest);
+    }
+
+    #[test]
+    fn every_command_has_one_name() {
+        let mut names = NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), NAMES.len(), "a command name is declared twice");
+    }
+}

@@ -1,0 +1,1288 @@
+// Generated from the Rust types of the desktop IPC (crates/desktop/src/commands.rs) by
+// `UPDATE_BINDINGS=1 cargo test -p memory-bank-app --test desktop_bindings`. Do not edit.
+
+/**
+ * `accept_proposal`.
+ */
+export type AcceptProposalArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, 
+/**
+ * The proposal.
+ */
+id: string, 
+/**
+ * What the person changed; absent = as proposed.
+ */
+edits?: ProposalEdits, };
+
+/**
+ * The account in use, as the UI sees it.
+ */
+export type Account = { "kind": "local" } | { "kind": "team", 
+/**
+ * Server URL.
+ */
+url: string, 
+/**
+ * Chosen by env variables (not the keyring).
+ */
+fromEnv: boolean, };
+
+/**
+ * The answer of `session_activity`.
+ */
+export type Activity = { 
+/**
+ * Ordered by `afterIndex`; only entries with at least one call.
+ */
+activity: Array<ActivityEntry>, };
+
+/**
+ * Arguments of `session_activity`.
+ */
+export type ActivityArgs = { 
+/**
+ * Default: the open session.
+ */
+sessionId?: string, 
+/**
+ * The first message of the range (its preceding calls are included); default 0.
+ */
+fromIndex?: number, 
+/**
+ * The last message of the range; default the last message.
+ */
+toIndex?: number, };
+
+/**
+ * Tool calls the agent made after one message (the answer of `session_activity`).
+ */
+export type ActivityEntry = { 
+/**
+ * The message they followed; -1 means before the first message.
+ */
+afterIndex: number, 
+/**
+ * Tool names, in call order.
+ */
+tools: Array<string>, };
+
+/**
+ * An agent whose own config file can hold our MCP server entry.
+ */
+export type Agent = "claude-code" | "codex" | "opencode" | "gemini";
+
+/**
+ * Install or remove.
+ */
+export type AgentAction = "install" | "remove";
+
+/**
+ * What an applied change did.
+ */
+export type AgentApplied = { 
+/**
+ * Whether the file was written.
+ */
+written: boolean, 
+/**
+ * The copy of the previous file, when there was one.
+ */
+backup: string | null, 
+/**
+ * The agents as they are now.
+ */
+overview: AgentsOverview, };
+
+/**
+ * A planned change, as the person reviews it. The file's other contents are not sent
+ * to the UI, only the diff (which has a few lines of context around our entry).
+ */
+export type AgentPlan = { 
+/**
+ * The agent.
+ */
+agent: Agent, 
+/**
+ * Install or remove.
+ */
+action: AgentAction, 
+/**
+ * The config file that would be written.
+ */
+configPath: string, 
+/**
+ * What the change does (`create`, `add`, `update`, `remove`, `already-installed`, `not-installed`).
+ */
+change: Change, 
+/**
+ * Whether anything would be written.
+ */
+changed: boolean, 
+/**
+ * The unified diff of the file (empty when nothing changes).
+ */
+diff: string, };
+
+/**
+ * What is known about one agent on this machine.
+ */
+export type AgentStatus = { 
+/**
+ * The agent.
+ */
+agent: Agent, 
+/**
+ * Its human name ([`Agent::display_name`]).
+ */
+displayName: string, 
+/**
+ * The config file we would edit.
+ */
+configPath: string, 
+/**
+ * The agent seems set up here: its config file or config folder exists, or its
+ * executable is on `PATH` (existence only; it is not run).
+ */
+detected: boolean, 
+/**
+ * The file has an entry named `memory-bank`.
+ */
+installed: boolean, 
+/**
+ * That entry is exactly what [`plan_install`] would write for the given spec.
+ */
+entryMatches: boolean, 
+/**
+ * Why the file could not be read or parsed, if so (then `installed` is false).
+ */
+problem: string | null, };
+
+/**
+ * The four agents and the binary they would run.
+ */
+export type AgentsOverview = { 
+/**
+ * The `memory-bank` binary registered on Install.
+ */
+cli: CliBinary, 
+/**
+ * Every agent, in [`Agent::ALL`] order.
+ */
+agents: Array<AgentStatus>, };
+
+/**
+ * Everything the UI needs to pick a screen.
+ */
+export type AppState = { 
+/**
+ * Null when not signed in.
+ */
+account: Account | null, 
+/**
+ * Null when not signed in.
+ */
+user: UserInfo | null, 
+/**
+ * Orgs of the user.
+ */
+orgs: Array<OrgInfo>, 
+/**
+ * Null when no org is active.
+ */
+activeOrgId: string | null, 
+/**
+ * UI preferences.
+ */
+prefs: UiPrefs, };
+
+/**
+ * `apply_agent_change`.
+ */
+export type ApplyAgentChangeArgs = { 
+/**
+ * The agent whose config file changes.
+ */
+agent: Agent, 
+/**
+ * Install or remove.
+ */
+action: AgentAction, 
+/**
+ * The plan the person confirmed; a file that changed since is not written.
+ */
+diff: string, };
+
+/**
+ * What a plan does to the file.
+ */
+export type Change = "create" | "add" | "update" | "remove" | "already-installed" | "not-installed";
+
+/**
+ * The ids a snippet cites. Holds only the ids that were given.
+ */
+export type Citation = { 
+/**
+ * The session the snippet came from.
+ */
+conversationId?: string | null, 
+/**
+ * The message the snippet came from.
+ */
+messageId?: string | null, };
+
+/**
+ * Where the `memory-bank` binary is, as the agents will run it.
+ */
+export type CliBinary = { 
+/**
+ * Its absolute path; `None` when it cannot be found.
+ */
+path: string | null, 
+/**
+ * Why it cannot be found, worded for the person.
+ */
+problem: string | null, };
+
+/**
+ * How a person confirmed that a memory should exist: nothing becomes a memory on an
+ * agent's word alone.
+ */
+export type ConfirmedVia = "app" | "elicitation" | "cli" | "import";
+
+/**
+ * A context in a save request.
+ */
+export type ContextInput = { 
+/**
+ * Required, 1–4000 characters after trimming.
+ */
+snippet: string, 
+/**
+ * Optional, 1–128 characters.
+ */
+conversationId?: string | null, 
+/**
+ * Optional, 1–128 characters.
+ */
+messageId?: string | null, 
+/**
+ * Optional.
+ */
+origin?: Origin | null, };
+
+/**
+ * An error as the UI receives it: a stable code and a readable message.
+ */
+export type DesktopError = { 
+/**
+ * Stable code, the same enum the HTTP API answers with.
+ */
+code: ErrorCode, 
+/**
+ * What went wrong and what to do.
+ */
+message: string, };
+
+/**
+ * Machine-readable error code, serialized as the `error` field. One enum for every door:
+ * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
+ * commands answer those too, plus the ones after it, which never leave the app.
+ */
+export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found";
+
+/**
+ * Sessions per source and per workspace, most first.
+ */
+export type Facets = { 
+/**
+ * `{source, count}`.
+ */
+sources: Array<SourceCount>, 
+/**
+ * `{workspace, count}`.
+ */
+workspaces: Array<WorkspaceCount>, };
+
+/**
+ * What changed in the Inbox since the last look.
+ */
+export type InboxChange = { 
+/**
+ * Pending proposals now.
+ */
+pending: number, };
+
+/**
+ * A language the app is translated into.
+ */
+export type Language = "en" | "zh-CN";
+
+/**
+ * Arguments of `latest_message`.
+ */
+export type LatestArgs = { 
+/**
+ * Default: the open session.
+ */
+sessionId?: string, 
+/**
+ * Cut the text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
+ * marking it `truncated`; default: the whole text.
+ */
+maxChars?: number, };
+
+/**
+ * The answer of `latest_message`.
+ */
+export type LatestMessage = { 
+/**
+ * The session read.
+ */
+sessionId: string, 
+/**
+ * Absolute position of the message.
+ */
+index: number, 
+/**
+ * The id to cite.
+ */
+messageId: string, 
+/**
+ * `user` or `assistant`.
+ */
+role: Role, 
+/**
+ * The message text.
+ */
+text: string, 
+/**
+ * RFC 3339 UTC with milliseconds.
+ */
+timestamp: string | null, 
+/**
+ * The text was cut to `maxChars` characters; present only then.
+ */
+truncated?: boolean, };
+
+/**
+ * Arguments of `list_sessions`.
+ */
+export type ListArgs = { 
+/**
+ * 1–200, default 30.
+ */
+limit?: number, 
+/**
+ * A workspace path or its last folder name.
+ */
+workspace?: string, 
+/**
+ * `claude-code`, `codex`, `opencode` or `gemini`.
+ */
+source?: Source, 
+/**
+ * Text in the title, workspace or id.
+ */
+query?: string, 
+/**
+ * The `nextCursor` of the previous page; default: the first page.
+ */
+cursor?: string, };
+
+/**
+ * `list_memories`.
+ */
+export type ListMemoriesArgs = { 
+/**
+ * The org to list.
+ */
+orgId: string, 
+/**
+ * Page size (the API's default when absent).
+ */
+limit?: number, 
+/**
+ * The `nextCursor` of the previous page.
+ */
+cursor?: string, };
+
+/**
+ * `list_proposals`.
+ */
+export type ListProposalsArgs = { 
+/**
+ * The org the request is made in (proposals of every org of the user are listed).
+ */
+orgId: string, };
+
+/**
+ * Response of `GET /v1/memory`.
+ */
+export type ListResponse = { 
+/**
+ * Newest first.
+ */
+memories: Array<Memory>, 
+/**
+ * Pass as `cursor` to get the next page; null on the last page.
+ */
+nextCursor: string | null, };
+
+/**
+ * One memory: a plain sentence plus optional provenance.
+ */
+export type Memory = { 
+/**
+ * `mem_…`, time-sortable.
+ */
+id: string, 
+/**
+ * The sentence, trimmed, exactly as stored.
+ */
+content: string, 
+/**
+ * Tags as given (trimmed), `[]` if an empty list was sent, null if none.
+ */
+tags: Array<string> | null, 
+/**
+ * Who wrote it; always `chat` today.
+ */
+source: string, 
+/**
+ * Always `user` for rows a reader can see.
+ */
+scope: Scope, 
+/**
+ * The org that was active when it was saved.
+ */
+orgId: string, 
+/**
+ * Creation time.
+ */
+createdAt: string, 
+/**
+ * Last change (equal to `createdAt`: memories are not edited).
+ */
+updatedAt: string, 
+/**
+ * Provenance, in the order it was given.
+ */
+contexts: Array<MemoryContext>, 
+/**
+ * How a person confirmed it; absent for memories saved before this was recorded.
+ */
+confirmedVia?: ConfirmedVia | null, 
+/**
+ * The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
+ */
+proposedBy?: string | null, };
+
+/**
+ * Provenance of a memory: a snippet and what it cites.
+ */
+export type MemoryContext = { 
+/**
+ * `mctx_…`
+ */
+id: string, 
+/**
+ * The excerpt the memory was drawn from.
+ */
+snippet: string, 
+/**
+ * The session/message ids the snippet cites, or null.
+ */
+citation: Citation | null, 
+/**
+ * Where the snippet came from, or null.
+ */
+origin: Origin | null, 
+/**
+ * When it was saved (same instant as its memory).
+ */
+createdAt: string, };
+
+/**
+ * The answer of `search_messages`.
+ */
+export type MessageSearchResult = { 
+/**
+ * Newest first.
+ */
+hits: Array<SearchHit>, 
+/**
+ * Pass as `cursor` to get the hits after these; absent on the last page.
+ */
+nextCursor?: string | null, };
+
+/**
+ * The arguments of a command that takes none.
+ */
+export type NoArgs = Record<symbol, never>;
+
+/**
+ * Arguments of `open`.
+ */
+export type OpenArgs = { 
+/**
+ * Required.
+ */
+sessionId: string, 
+/**
+ * Narrows the lookup to one tool.
+ */
+source?: Source, };
+
+/**
+ * An org the user can act in.
+ */
+export type OrgInfo = { 
+/**
+ * `org_…`
+ */
+id: string, 
+/**
+ * Name.
+ */
+name: string, };
+
+/**
+ * Where a context snippet came from.
+ */
+export type Origin = "active_conversation" | "searched_conversation";
+
+/**
+ * How a delete stands after an attempt.
+ */
+export type Outcome = "deleted" | "not_found" | "failed" | "waiting";
+
+/**
+ * A delete not settled yet, as the UI lists it (to keep its row hidden and show the
+ * waiting ones).
+ */
+export type PendingDelete = { 
+/**
+ * Memory id.
+ */
+id: string, 
+/**
+ * The org captured when the person confirmed.
+ */
+orgId: string, 
+/**
+ * When the undo window ends (or ended), ms since the epoch.
+ */
+commitAt: number, 
+/**
+ * True once it failed to reach the server (or waits for its account).
+ */
+waiting: boolean, 
+/**
+ * Why it waits.
+ */
+message?: string, };
+
+/**
+ * `plan_agent_change`.
+ */
+export type PlanAgentChangeArgs = { 
+/**
+ * The agent whose config file changes.
+ */
+agent: Agent, 
+/**
+ * Install or remove.
+ */
+action: AgentAction, };
+
+/**
+ * A change to the UI preferences, as the UI sends it (`set_prefs`): an absent field is
+ * left as it is; `"language": null` means "follow the OS again".
+ */
+export type PrefsPatch = { 
+/**
+ * Show or hide the memory panel.
+ */
+memoryEnabled?: boolean, 
+/**
+ * `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
+ */
+language?: Language | null, };
+
+/**
+ * Something an agent asked for that waits for a person: a memory to save, or one to
+ * delete. Owned by one user like a memory.
+ */
+export type Proposal = { 
+/**
+ * `prop_…`
+ */
+id: string, 
+/**
+ * Save or delete.
+ */
+action: ProposalAction, 
+/**
+ * Where it stands.
+ */
+status: ProposalStatus, 
+/**
+ * Save: the drafted sentence. Delete: the memory's content when it was proposed.
+ */
+content: string, 
+/**
+ * Save: the drafted tags.
+ */
+tags: Array<string> | null, 
+/**
+ * Save: what the memory would cite.
+ */
+contexts: Array<ProposedContext>, 
+/**
+ * Delete: the memory to delete. Save, once accepted: the memory saved.
+ */
+memoryId: string | null, 
+/**
+ * The MCP client that proposed it, when known.
+ */
+proposedBy: string | null, 
+/**
+ * The org that was active.
+ */
+orgId: string, 
+/**
+ * When it was proposed.
+ */
+createdAt: string, 
+/**
+ * When it expires if nobody decides.
+ */
+expiresAt: string, 
+/**
+ * When a person accepted or rejected it.
+ */
+decidedAt: string | null, };
+
+/**
+ * What a proposal asks for.
+ */
+export type ProposalAction = "save" | "delete";
+
+/**
+ * The person's edits when accepting a save proposal; what is absent stays as proposed.
+ */
+export type ProposalEdits = { 
+/**
+ * The sentence as the person edited it.
+ */
+content?: string, 
+/**
+ * The tags as the person edited them (`[]` removes them all).
+ */
+tags?: Array<string>, };
+
+/**
+ * Answer of `GET /v1/proposals`.
+ */
+export type ProposalListResponse = { 
+/**
+ * Newest first.
+ */
+proposals: Array<Proposal>, 
+/**
+ * Pass as `cursor` for the next page; null on the last page.
+ */
+nextCursor: string | null, };
+
+/**
+ * Answer of the proposal routes.
+ */
+export type ProposalResponse = { 
+/**
+ * The proposal as it stands now.
+ */
+proposal: Proposal, 
+/**
+ * Accepted saves: the memory saved.
+ */
+memory?: Memory | null, };
+
+/**
+ * Where a proposal stands. `expired` is a pending proposal past its `expiresAt`.
+ */
+export type ProposalStatus = "pending" | "accepted" | "rejected" | "expired";
+
+/**
+ * A context of a proposal: what the drafted memory cites.
+ */
+export type ProposedContext = { 
+/**
+ * The excerpt.
+ */
+snippet: string, 
+/**
+ * The session/message ids it cites, or null.
+ */
+citation: Citation | null, 
+/**
+ * Where it came from, or null.
+ */
+origin: Origin | null, };
+
+/**
+ * Arguments of `read_transcript`.
+ */
+export type ReadArgs = { 
+/**
+ * Default: the open session.
+ */
+sessionId?: string, 
+/**
+ * Clamped to 1–30; anything that is not a number means 10.
+ */
+count?: number, 
+/**
+ * Read messages with a smaller index; default: the end.
+ */
+before?: number, 
+/**
+ * Cut each text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
+ * marking it `truncated`; default: whole texts.
+ */
+maxCharsPerMessage?: number, };
+
+/**
+ * `reject_proposal`.
+ */
+export type RejectProposalArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, 
+/**
+ * The proposal.
+ */
+id: string, };
+
+/**
+ * Who wrote a message.
+ */
+export type Role = "user" | "assistant";
+
+/**
+ * `save_memory`: the org active when the person pressed Save, and the memory.
+ */
+export type SaveMemoryArgs = { 
+/**
+ * Where it is saved.
+ */
+orgId: string, 
+/**
+ * Required, 1–8000 characters after trimming.
+ */
+content: string, 
+/**
+ * Optional, at most 32 tags of 1–64 characters.
+ */
+tags?: Array<string> | null, 
+/**
+ * Optional, at most 16.
+ */
+contexts?: Array<ContextInput> | null, 
+/**
+ * How the person confirmed it (`app`, `cli`, `import`); optional.
+ */
+confirmedVia?: ConfirmedVia | null, };
+
+/**
+ * `schedule_delete`.
+ */
+export type ScheduleDeleteArgs = { 
+/**
+ * The org active when the person confirmed.
+ */
+orgId: string, 
+/**
+ * The memory.
+ */
+id: string, };
+
+/**
+ * A scheduled delete.
+ */
+export type ScheduledDelete = { 
+/**
+ * Memory id.
+ */
+id: string, 
+/**
+ * When it will be sent, ms since the epoch.
+ */
+commitAt: number, };
+
+/**
+ * Which bank a memory belongs to. Today the server only writes `user`.
+ */
+export type Scope = "user" | "org";
+
+/**
+ * Arguments of `search_messages`.
+ */
+export type SearchArgs = { 
+/**
+ * Required: text a message must contain (case-insensitive).
+ */
+query: string, 
+/**
+ * 1–200, default 20.
+ */
+limit?: number, 
+/**
+ * Only sessions of this tool: `claude-code`, `codex`, `opencode` or `gemini`.
+ */
+source?: Source, 
+/**
+ * Only sessions in this workspace (a path or its last folder name).
+ */
+workspace?: string, 
+/**
+ * The `nextCursor` of the previous page; default: the first page.
+ */
+cursor?: string, };
+
+/**
+ * One hit of `search_messages`.
+ */
+export type SearchHit = { 
+/**
+ * The session the message belongs to.
+ */
+sessionId: string, 
+/**
+ * Its tool.
+ */
+source: Source, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * The id to cite.
+ */
+messageId: string, 
+/**
+ * Absolute position of the message.
+ */
+index: number, 
+/**
+ * `user` or `assistant`.
+ */
+role: Role, 
+/**
+ * The text around the first match, on one line: up to [`SNIPPET_BEFORE`] characters
+ * before it, the match, up to [`SNIPPET_AFTER`] after, and `…` where the text was cut.
+ */
+snippet: string, };
+
+/**
+ * `search_memories`.
+ */
+export type SearchMemoriesArgs = { 
+/**
+ * The org to search.
+ */
+orgId: string, 
+/**
+ * The query.
+ */
+q: string, 
+/**
+ * Most results (the API's default when absent).
+ */
+limit?: number, };
+
+/**
+ * Response of `GET /v1/memory/search`.
+ */
+export type SearchResponse = { 
+/**
+ * Best first; newest first among equal scores. Empty when nothing matches.
+ */
+results: Array<SearchResult>, };
+
+/**
+ * One search hit.
+ */
+export type SearchResult = { 
+/**
+ * Relevance, higher is better; comparable within one response only.
+ */
+score: number, 
+/**
+ * `mem_…`, time-sortable.
+ */
+id: string, 
+/**
+ * The sentence, trimmed, exactly as stored.
+ */
+content: string, 
+/**
+ * Tags as given (trimmed), `[]` if an empty list was sent, null if none.
+ */
+tags: Array<string> | null, 
+/**
+ * Who wrote it; always `chat` today.
+ */
+source: string, 
+/**
+ * Always `user` for rows a reader can see.
+ */
+scope: Scope, 
+/**
+ * The org that was active when it was saved.
+ */
+orgId: string, 
+/**
+ * Creation time.
+ */
+createdAt: string, 
+/**
+ * Last change (equal to `createdAt`: memories are not edited).
+ */
+updatedAt: string, 
+/**
+ * Provenance, in the order it was given.
+ */
+contexts: Array<MemoryContext>, 
+/**
+ * How a person confirmed it; absent for memories saved before this was recorded.
+ */
+confirmedVia?: ConfirmedVia | null, 
+/**
+ * The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
+ */
+proposedBy?: string | null, };
+
+/**
+ * One session in a listing.
+ */
+export type SessionInfo = { 
+/**
+ * The tool's own session id.
+ */
+sessionId: string, 
+/**
+ * Which tool recorded it.
+ */
+source: Source, 
+/**
+ * The tool's title, else the first user message in full.
+ */
+title: string, 
+/**
+ * The directory the agent worked in, when known.
+ */
+workspace: string | null, 
+/**
+ * RFC 3339 UTC with milliseconds.
+ */
+createdAt: string | null, 
+/**
+ * RFC 3339 UTC with milliseconds.
+ */
+updatedAt: string | null, 
+/**
+ * User and assistant messages with text.
+ */
+messageCount: number, };
+
+/**
+ * The answer of `list_sessions`.
+ */
+export type SessionList = { 
+/**
+ * How many sessions matched before the limit, so a cap is never silent.
+ */
+total: number, 
+/**
+ * Newest first.
+ */
+sessions: Array<SessionInfo>, 
+/**
+ * Pass as `cursor` to get the sessions after these; absent on the last page.
+ */
+nextCursor?: string | null, };
+
+/**
+ * A folder of agent sessions added in settings (e.g. a copy from another machine).
+ */
+export type SessionRoot = { 
+/**
+ * Which tool's format the folder holds.
+ */
+source: Source, 
+/**
+ * An absolute path: the tool's data folder (e.g. `/mnt/old/.codex`).
+ */
+path: string, };
+
+/**
+ * `set_active_org`.
+ */
+export type SetActiveOrgArgs = { 
+/**
+ * One of the user's orgs.
+ */
+orgId: string, };
+
+/**
+ * `set_session_roots`.
+ */
+export type SetSessionRootsArgs = { 
+/**
+ * Replaces the extra session folders (absolute paths, at most 20).
+ */
+roots: Array<SessionRoot>, };
+
+/**
+ * Reported after every attempt (and when a restored delete waits for its account).
+ */
+export type Settled = { 
+/**
+ * Memory id.
+ */
+id: string, 
+/**
+ * The org captured when the person confirmed.
+ */
+orgId: string, 
+/**
+ * How it stands.
+ */
+outcome: Outcome, 
+/**
+ * For `failed` and `waiting`: what went wrong.
+ */
+message?: string, };
+
+/**
+ * `sign_in_team`.
+ */
+export type SignInTeamArgs = { 
+/**
+ * The team server's URL.
+ */
+url: string, 
+/**
+ * The person's token there (checked with `GET /v1/me`, then kept in the OS keyring).
+ */
+token: string, };
+
+/**
+ * The agent tool a session was recorded by.
+ */
+export type Source = "claude-code" | "codex" | "opencode" | "gemini";
+
+/**
+ * A facet entry.
+ */
+export type SourceCount = { 
+/**
+ * The tool.
+ */
+source: Source, 
+/**
+ * Its listed sessions.
+ */
+count: number, };
+
+/**
+ * The answer of `read_transcript`.
+ */
+export type Transcript = { 
+/**
+ * The session read.
+ */
+sessionId: string, 
+/**
+ * Its title.
+ */
+title: string, 
+/**
+ * Messages in the whole session.
+ */
+messageCount: number, 
+/**
+ * Messages in this answer.
+ */
+returned: number, 
+/**
+ * Oldest first.
+ */
+messages: Array<TranscriptMessage>, };
+
+/**
+ * One message of a transcript.
+ */
+export type TranscriptMessage = { 
+/**
+ * Absolute position in the session, from 0.
+ */
+index: number, 
+/**
+ * The id to cite: the tool's own message id, or `L<line>` where it stores none.
+ */
+messageId: string, 
+/**
+ * `user` or `assistant`.
+ */
+role: Role, 
+/**
+ * The message text.
+ */
+text: string, 
+/**
+ * RFC 3339 UTC with milliseconds, when the tool recorded one.
+ */
+timestamp: string | null, 
+/**
+ * The text was cut to the requested number of characters (`maxCharsPerMessage`);
+ * present only then.
+ */
+truncated?: boolean, };
+
+/**
+ * The preferences the UI reads.
+ */
+export type UiPrefs = { 
+/**
+ * Shows the memory panel.
+ */
+memoryEnabled: boolean, 
+/**
+ * Null to follow the OS.
+ */
+language: Language | null, 
+/**
+ * Session folders read besides the tools' default ones.
+ */
+sessionRoots: Array<SessionRoot>, };
+
+/**
+ * `undo_delete`.
+ */
+export type UndoDeleteArgs = { 
+/**
+ * The memory whose delete is cancelled.
+ */
+id: string, };
+
+/**
+ * The answer of `undo_delete`.
+ */
+export type Undone = { 
+/**
+ * False once the delete is being sent (its outcome is reported as usual).
+ */
+undone: boolean, };
+
+/**
+ * The signed-in user.
+ */
+export type UserInfo = { 
+/**
+ * `usr_…`
+ */
+id: string, 
+/**
+ * Email.
+ */
+email: string, };
+
+/**
+ * A facet entry.
+ */
+export type WorkspaceCount = { 
+/**
+ * The workspace path.
+ */
+workspace: string, 
+/**
+ * Its listed sessions.
+ */
+count: number, };
+
+/** Each command's arguments and answer. */
+export type CommandTypes = {
+  get_state: { args: NoArgs; answer: AppState };
+  set_active_org: { args: SetActiveOrgArgs; answer: AppState };
+  set_prefs: { args: PrefsPatch; answer: AppState };
+  sign_in_team: { args: SignInTeamArgs; answer: AppState };
+  use_local_account: { args: NoArgs; answer: AppState };
+  sign_out: { args: NoArgs; answer: AppState };
+  list_memories: { args: ListMemoriesArgs; answer: ListResponse };
+  search_memories: { args: SearchMemoriesArgs; answer: SearchResponse };
+  schedule_delete: { args: ScheduleDeleteArgs; answer: ScheduledDelete };
+  undo_delete: { args: UndoDeleteArgs; answer: Undone };
+  flush_deletes: { args: NoArgs; answer: null };
+  list_pending_deletes: { args: NoArgs; answer: Array<PendingDelete> };
+  list_sessions: { args: ListArgs; answer: SessionList };
+  session_facets: { args: NoArgs; answer: Facets };
+  open_session: { args: OpenArgs; answer: SessionInfo };
+  find_session: { args: OpenArgs; answer: SessionInfo };
+  read_transcript: { args: ReadArgs; answer: Transcript };
+  latest_message: { args: LatestArgs; answer: LatestMessage };
+  session_activity: { args: ActivityArgs; answer: Activity };
+  search_messages: { args: SearchArgs; answer: MessageSearchResult };
+  save_memory: { args: SaveMemoryArgs; answer: Memory };
+  set_session_roots: { args: SetSessionRootsArgs; answer: AppState };
+  list_proposals: { args: ListProposalsArgs; answer: ProposalListResponse };
+  accept_proposal: { args: AcceptProposalArgs; answer: ProposalResponse };
+  reject_proposal: { args: RejectProposalArgs; answer: ProposalResponse };
+  agent_statuses: { args: NoArgs; answer: AgentsOverview };
+  plan_agent_change: { args: PlanAgentChangeArgs; answer: AgentPlan };
+  apply_agent_change: { args: ApplyAgentChangeArgs; answer: AgentApplied };
+};
+
+/** Each event's payload (crates/desktop/src/events.rs). */
+export type EventTypes = {
+  "memory-delete-settled": Settled;
+  "sessions-changed": null;
+  "inbox-changed": InboxChange;
+};
+
+/** Every command the window may call (src-tauri/app_commands.rs). */
+export const COMMANDS = [
+  "get_state",
+  "set_active_org",
+  "set_prefs",
+  "sign_in_team",
+  "use_local_account",
+  "sign_out",
+  "list_memories",
+  "search_memories",
+  "schedule_delete",
+  "undo_delete",
+  "flush_deletes",
+  "list_pending_deletes",
+  "list_sessions",
+  "session_facets",
+  "open_session",
+  "find_session",
+  "read_transcript",
+  "latest_message",
+  "session_activity",
+  "search_messages",
+  "save_memory",
+  "set_session_roots",
+  "list_proposals",
+  "accept_proposal",
+  "reject_proposal",
+  "agent_statuses",
+  "plan_agent_change",
+  "apply_agent_change",
+] as const;
