@@ -17,7 +17,7 @@ export default defineConfig({
   },
   test: {
     environment: "jsdom",
-    setupFiles: ["./test/setup.ts"],
+    setupFiles: ["./test/setup.ts", "./test/lazyViews.setup.ts"],
     include: ["test/**/*.test.{ts,tsx}"],
     restoreMocks: true,
     // Two-core CI machines run the files in parallel; leave room over the 5 s default.

@@ -1,148 +1,285 @@
 // Desktop benchmark (not a test): cold start to first painted list, scrolling through
-// 10 000 memories, and idle memory (RSS of every app process) with them loaded.
-// Run under Xvfb after scripts/test.sh built everything:
+// 10 000 memories to the oldest and back to the top, and idle memory of every process of
+// the app (RSS and PSS from /proc/PID/smaps_rollup, per process and summed) beside the
+// same numbers for an empty Tauri app (bench/tauri-floor), the floor of the web view.
+// Run under Xvfb after building the UI, the app and the floor (BENCHMARKS.md, issue 14):
 //   xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench.mjs
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { Harness, sleep } from "./harness.mjs";
+// Environment: ROWS (10000), RUNS (3: the scroll and memory runs, reported as medians),
+// COLD_RUNS (7), IDLE_MS (5000: idle time before a measurement), TAURI_FLOOR_APP (target/debug/tauri-floor), BENCH_JSON (write the
+// results there), plus the harness's MEMORY_BANK_APP and MEMORY_BANK_BIN.
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { remote } from "webdriverio";
+import { Harness, appBinary, root, sleep, waitFor } from "./harness.mjs";
+
+// The service's per-token rate limit would slow the seeding down to 20 saves a second;
+// it is not what this measures.
+process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
 
 const ROWS = Number(process.env.ROWS ?? 10000);
-const h = new Harness();
-await h.start();
-try {
+const RUNS = Number(process.env.RUNS ?? 3);
+const COLD_RUNS = Number(process.env.COLD_RUNS ?? 7);
+const floorBinary = path.resolve(process.env.TAURI_FLOOR_APP ?? path.join(root, "target/debug/tauri-floor"));
+const IDLE_MS = Number(process.env.IDLE_MS ?? 5000);
 
-// Seed through the HTTP API, 8 requests at a time.
-const t0 = Date.now();
-let next = 0;
-await Promise.all(
-  Array.from({ length: 8 }, async () => {
-    while (next < ROWS) {
-      const i = next++;
-      const response = await fetch(`${h.url}/v1/memory`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${h.token}`, "x-org-id": h.org, "content-type": "application/json" },
-        body: JSON.stringify({ content: `Benchmark memory number ${i}: the quick brown fox jumps over the lazy dog`, tags: ["bench"] }),
-      });
-      if (response.status !== 201) throw new Error(`seed failed: ${response.status}`);
-    }
-  }),
-);
-console.log(`seeded ${ROWS} memories in ${Date.now() - t0} ms`);
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
+const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
+const ms = (x) => `${x.toFixed(0)} ms`;
+const mb = (kb) => (kb / 1024).toFixed(0);
 const firstRow = "//article[contains(@class,'row')]";
+const newest = `Benchmark memory number ${ROWS - 1}:`;
+const oldest = "Benchmark memory number 0:";
 
-/** When the newest app process started, in ms since the epoch (10 ms resolution). */
-function appStartedAt() {
-  const pid = execFileSync("pgrep", ["-n", "-f", "target/debug/memory-bank-app|target/release/memory-bank-app"]).toString().trim();
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]); // field 22: starttime
-  const uptime = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
-  return Date.now() - (uptime - startTicks / 100) * 1000; // USER_HZ is 100 on Linux
+/** The newest process running `binary` (the exact path), or null. */
+function newestPid(binary) {
+  try {
+    return execFileSync("pgrep", ["-n", "-f", `^${binary.replace(/[.+]/g, "\\$&")}( |$)`]).toString().trim() || null;
+  } catch {
+    return null;
+  }
 }
 
-// Cold start, two ways: from asking WebDriver for a session (which launches the app) to
-// the first row painted, and from the app process's start to that paint (no WebDriver).
-const starts = [];
-const inApp = [];
-for (let run = 0; run < 5; run++) {
-  const began = performance.now();
-  const app = await h.openApp();
-  await app.$(firstRow).waitForExist({ timeout: 30000 });
-  const paintedAt = await app.executeAsync((done) =>
-    requestAnimationFrame(() => requestAnimationFrame(() => done(performance.timeOrigin + performance.now()))),
-  );
-  starts.push(performance.now() - began);
-  inApp.push(paintedAt - appStartedAt());
-  await app.deleteSession();
-  await sleep(500);
-}
-const runs = (xs) => xs.map((s) => s.toFixed(0)).join(", ");
-console.log(`cold start to first painted list: median ${median(starts).toFixed(0)} ms (runs: ${runs(starts)})`);
-console.log(`  of which app process start to first painted list: median ${median(inApp).toFixed(0)} ms (runs: ${runs(inApp)})`);
-
-// Scroll to the end: every page is fetched and rendered through the virtual list.
-const app = await h.openApp();
-await app.setTimeout({ script: 600000 });
-await app.$(firstRow).waitForExist({ timeout: 30000 });
-// Phase 1: keep scrolling to the end until the oldest memory is rendered: every page
-// is fetched through the command layer and laid out by the virtual list.
-const began = performance.now();
-let turns = 0;
-for (;;) {
-  turns++;
-  const reachedOldest = await app.execute(() => {
-    const list = document.querySelector(".list-scroll");
-    list.scrollTop = list.scrollHeight;
-    return [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith("Benchmark memory number 0:"));
-  });
-  if (reachedOldest) break;
-  if (performance.now() - began > 600000) throw new Error("did not reach the oldest memory in 10 minutes");
-  await app.executeAsync((done) => requestAnimationFrame(() => done()));
-}
-const loadedAll = performance.now() - began;
-// Phase 2: all data cached, a full pass top to bottom one screen per frame, in chunks.
-await app.execute(() => (document.querySelector(".list-scroll").scrollTop = 0));
-const frames = [];
-const passBegan = performance.now();
-for (;;) {
-  const chunk = await app.executeAsync((done) => {
-    const list = document.querySelector(".list-scroll");
-    const times = [];
-    let prev = performance.now();
-    const step = () => {
-      if (times.length >= 100 || list.scrollTop + list.clientHeight >= list.scrollHeight - 1) {
-        done({ times, end: list.scrollTop + list.clientHeight >= list.scrollHeight - 1 });
-        return;
-      }
-      list.scrollTop += list.clientHeight;
-      requestAnimationFrame(() => {
-        const now = performance.now();
-        times.push(now - prev);
-        prev = now;
-        step();
-      });
-    };
-    step();
-  });
-  frames.push(...chunk.times);
-  if (chunk.end) break;
-}
-const pass = performance.now() - passBegan;
-frames.sort((a, b) => a - b);
-const rendered = await app.execute(() => document.querySelectorAll(".row").length);
-console.log(
-  `scroll to the oldest of ${ROWS}: ${loadedAll.toFixed(0)} ms (${turns} turns); full cached pass: ${pass.toFixed(0)} ms over ` +
-    `${frames.length} screens, frame p50 ${frames[Math.floor(frames.length / 2)].toFixed(1)} ms / p95 ` +
-    `${frames[Math.floor(frames.length * 0.95)].toFixed(1)} ms; ${rendered} rows in the DOM`,
-);
-
-// Idle memory with everything loaded: the app plus its WebKit processes.
-await sleep(5000);
-const appPid = execFileSync("pgrep", ["-n", "-f", "target/debug/memory-bank-app|target/release/memory-bank-app"]).toString().trim();
-const tree = (pid) => {
+/** `pid` and all its descendants: the app, its WebKit web and network processes. */
+function tree(pid) {
   let kids = [];
   try {
     kids = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n").filter(Boolean);
   } catch {}
   return [pid, ...kids.flatMap(tree)];
-};
-const pids = tree(appPid);
-const rows = execFileSync("ps", ["-o", "pid=,rss=,comm=", "-p", pids.join(",")]).toString().trim().split("\n");
-const total = rows.reduce((sum, row) => sum + Number(row.trim().split(/\s+/)[1]), 0);
-// RSS counts shared libraries once per process; PSS splits shared pages fairly, so
-// the PSS sum is what the app really costs the machine.
-const pss = pids.reduce((sum, pid) => {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    return sum + Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-  } catch {
-    return sum;
+}
+
+/**
+ * RSS and PSS of every process in the tree, in kB. RSS counts a shared library once per
+ * process; PSS splits each shared page among the processes that map it, so the PSS sum
+ * is what the app costs the machine. Pss_Anon is the private heap (JavaScript, malloc).
+ */
+function memoryOf(rootPid) {
+  const processes = [];
+  for (const pid of tree(rootPid)) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
+      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      processes.push({ pid, comm, rss: field("Rss"), pss: field("Pss"), pssAnon: field("Pss_Anon"), pssFile: field("Pss_File") });
+    } catch {} // exited meanwhile
   }
-}, 0);
-console.log(`idle memory with ${ROWS} memories loaded: RSS sum ${(total / 1024).toFixed(0)} MB, PSS sum ${(pss / 1024).toFixed(0)} MB`);
-for (const row of rows) console.log(`  ${row.trim()}`);
-await app.deleteSession();
+  const sum = (key) => processes.reduce((total, p) => total + p[key], 0);
+  return { processes, rss: sum("rss"), pss: sum("pss"), pssAnon: sum("pssAnon"), pssFile: sum("pssFile") };
+}
+
+/** Other WebKit web processes on the machine share library pages and lower everyone's PSS. */
+const otherWebProcesses = (mine) =>
+  execFileSync("ps", ["-eo", "pid=,comm="]).toString().split("\n")
+    .filter((line) => /WebKitWebProces/.test(line) && !mine.includes(line.trim().split(/\s+/)[0])).length;
+
+function printMemory(label, m) {
+  console.log(`  ${label}: PSS sum ${mb(m.pss)} MB (anon ${mb(m.pssAnon)}, file ${mb(m.pssFile)}), RSS sum ${mb(m.rss)} MB`);
+  for (const p of m.processes) console.log(`    ${p.comm.padEnd(16)} pid ${p.pid.padEnd(7)} PSS ${mb(p.pss).padStart(4)} MB (anon ${mb(p.pssAnon)})  RSS ${mb(p.rss).padStart(4)} MB`);
+}
+
+/** A WebDriver session on `binary` through the harness's tauri-driver. */
+const openSession = (h, binary) =>
+  remote({
+    hostname: "127.0.0.1",
+    port: h.driverPort,
+    logLevel: "error",
+    capabilities: { browserName: "wry", "tauri:options": { application: binary }, "wdio:enforceWebDriverClassic": true },
+  });
+
+const twoFrames = (app) => app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+
+/** Starts `binary` as a person would (no WebDriver), waits until idle, measures, stops it. */
+async function measureDirect(binary, env) {
+  const child = spawn(binary, [], { env, stdio: "ignore" });
+  try {
+    await waitFor(() => newestPid(binary) === String(child.pid), 10000, `${binary} to start`);
+    await sleep(8000); // painted and idle: start-up takes ~1 s here
+    const m = memoryOf(String(child.pid));
+    return { ...m, others: otherWebProcesses(m.processes.map((p) => p.pid)) };
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
+    await sleep(1000);
+  }
+}
+
+/** One screen per frame from the bottom up to the top; the frame times, and how many frames showed a loading row. */
+async function passUp(app) {
+  const frames = [];
+  let loadingFrames = 0;
+  for (;;) {
+    const chunk = await app.executeAsync((done) => {
+      const list = document.querySelector(".list-scroll");
+      const times = [];
+      let loading = 0;
+      let prev = performance.now();
+      const loadingInView = () => {
+        const box = list.getBoundingClientRect();
+        return [...list.querySelectorAll(".list-loader")].some((e) => {
+          const r = e.getBoundingClientRect();
+          return r.bottom > box.top && r.top < box.bottom;
+        });
+      };
+      const step = () => {
+        if (times.length >= 100 || list.scrollTop <= 0) {
+          done({ times, loading, end: list.scrollTop <= 0 });
+          return;
+        }
+        list.scrollTop -= list.clientHeight;
+        requestAnimationFrame(() => {
+          const now = performance.now();
+          times.push(now - prev);
+          prev = now;
+          if (loadingInView()) loading++;
+          step();
+        });
+      };
+      step();
+    });
+    frames.push(...chunk.times);
+    loadingFrames += chunk.loading;
+    if (chunk.end) break;
+  }
+  return { frames, loadingFrames };
+}
+
+const h = new Harness();
+await h.start();
+const results = { rows: ROWS, app: appBinary, floor: floorBinary, cold: [], coldInApp: [], runs: [] };
+try {
+  // Seed through the HTTP API, 8 requests at a time.
+  const t0 = Date.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < ROWS) {
+        const i = next++;
+        const response = await fetch(`${h.url}/v1/memory`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${h.token}`, "x-org-id": h.org, "content-type": "application/json" },
+          body: JSON.stringify({ content: `Benchmark memory number ${i}: the quick brown fox jumps over the lazy dog`, tags: ["bench"] }),
+        });
+        if (response.status !== 201) throw new Error(`seed failed: ${response.status}`);
+      }
+    }),
+  );
+  console.log(`seeded ${ROWS} memories in ${Date.now() - t0} ms; app ${appBinary}; floor ${floorBinary}`);
+
+  /** When the newest app process started, in ms since the epoch (10 ms resolution). */
+  const appStartedAt = () => {
+    const stat = readFileSync(`/proc/${newestPid(appBinary)}/stat`, "utf8");
+    const startTicks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]); // field 22: starttime
+    const uptime = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
+    return Date.now() - (uptime - startTicks / 100) * 1000; // USER_HZ is 100 on Linux
+  };
+
+  // Cold start, two ways: from asking WebDriver for a session (which launches the app) to
+  // the first row painted, and from the app process's start to that paint (no WebDriver).
+  for (let run = 0; run < COLD_RUNS; run++) {
+    const began = performance.now();
+    const app = await h.openApp();
+    await app.$(firstRow).waitForExist({ timeout: 30000 });
+    const paintedAt = await app.executeAsync((done) =>
+      requestAnimationFrame(() => requestAnimationFrame(() => done(performance.timeOrigin + performance.now()))),
+    );
+    results.cold.push(performance.now() - began);
+    results.coldInApp.push(paintedAt - appStartedAt());
+    await app.deleteSession();
+    await sleep(500);
+  }
+  const runs = (xs) => xs.map((s) => s.toFixed(0)).join(", ");
+  console.log(`cold start to first painted list: median ${ms(median(results.cold))}, p95 ${ms(p95(results.cold))} (runs: ${runs(results.cold)})`);
+  console.log(`  app process start to first painted list: median ${ms(median(results.coldInApp))}, p95 ${ms(p95(results.coldInApp))} (runs: ${runs(results.coldInApp)})`);
+
+  const appEnv = {
+    ...h.clientEnv,
+    ...h.homeEnv,
+    MEMORY_BANK_DATA_DIR: path.join(h.dir, "app"),
+    LANG: "en_US.UTF-8",
+    LANGUAGE: "en",
+  };
+  for (let run = 1; run <= RUNS; run++) {
+    const result = { run };
+    // Memory Bank: scroll to the oldest memory (every page fetched through the Rust
+    // commands), then back to the top one screen per frame; idle memory after that.
+    const app = await h.openApp();
+    await app.setTimeout({ script: 600000 });
+    await app.$(firstRow).waitForExist({ timeout: 30000 });
+    const began = performance.now();
+    let turns = 0;
+    for (;;) {
+      turns++;
+      const reached = await app.execute((title) => {
+        const list = document.querySelector(".list-scroll");
+        list.scrollTop = list.scrollHeight;
+        return [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(title));
+      }, oldest);
+      if (reached) break;
+      if (performance.now() - began > 600000) throw new Error("did not reach the oldest memory in 10 minutes");
+      await app.executeAsync((done) => requestAnimationFrame(() => done()));
+    }
+    result.toOldestMs = performance.now() - began;
+    const upBegan = performance.now();
+    const up = await passUp(app);
+    // Back at the top: wait until the newest memory is painted again.
+    await app.waitUntil(
+      () => app.execute((title) => [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(title)), newest),
+      { timeout: 60000, interval: 50 },
+    );
+    await twoFrames(app);
+    result.upMs = performance.now() - upBegan;
+    result.upFrames = { count: up.frames.length, p50: median(up.frames), p95: p95(up.frames), loading: up.loadingFrames };
+    result.domRows = await app.execute(() => document.querySelectorAll(".row").length);
+    await sleep(IDLE_MS);
+    const appPid = newestPid(appBinary);
+    result.app = memoryOf(appPid);
+    result.app.others = otherWebProcesses(result.app.processes.map((p) => p.pid));
+    await app.deleteSession();
+    await sleep(1000);
+
+    // The empty app the same way: a WebDriver session, its page painted, idle.
+    const floor = await openSession(h, floorBinary);
+    await floor.waitUntil(() => floor.execute(() => document.readyState === "complete"), { timeout: 30000 });
+    await twoFrames(floor);
+    await sleep(IDLE_MS);
+    result.floor = memoryOf(newestPid(floorBinary));
+    result.floor.others = otherWebProcesses(result.floor.processes.map((p) => p.pid));
+    await floor.deleteSession();
+    await sleep(1000);
+
+    // Both started directly, without WebDriver: idle after the first paint (Memory Bank
+    // then holds its first page only).
+    result.floorDirect = await measureDirect(floorBinary, { ...process.env, HOME: h.home, XDG_DATA_HOME: h.homeEnv.XDG_DATA_HOME });
+    result.appDirect = await measureDirect(appBinary, { ...process.env, ...appEnv });
+
+    console.log(
+      `run ${run}: scroll to the oldest of ${ROWS}: ${ms(result.toOldestMs)} (${turns} turns); back to the top one screen per frame: ` +
+        `${ms(result.upMs)} over ${up.frames.length} frames, frame p50 ${result.upFrames.p50.toFixed(1)} ms / p95 ` +
+        `${result.upFrames.p95.toFixed(1)} ms, ${up.loadingFrames} frames showed a loading row; ${result.domRows} rows in the DOM`,
+    );
+    printMemory(`Memory Bank, ${ROWS} loaded and scrolled, WebDriver (${result.app.others} other web processes on the machine)`, result.app);
+    printMemory(`empty Tauri app, WebDriver (${result.floor.others} others)`, result.floor);
+    console.log(`  ratio (PSS sum): ${(result.app.pss / result.floor.pss).toFixed(2)}x`);
+    printMemory(`empty Tauri app, started directly (${result.floorDirect.others} others)`, result.floorDirect);
+    printMemory(`Memory Bank, started directly, first page only (${result.appDirect.others} others)`, result.appDirect);
+    console.log(`  ratio started directly (PSS sum): ${(result.appDirect.pss / result.floorDirect.pss).toFixed(2)}x`);
+    results.runs.push(result);
+  }
+
+  // Medians over the runs.
+  const of = (pick) => median(results.runs.map(pick));
+  const byComm = (key, comm) => of((r) => r[key].processes.filter((p) => p.comm === comm).reduce((s, p) => s + p.pss, 0));
+  console.log(`\nmedians over ${RUNS} runs (${ROWS} memories):`);
+  for (const [key, label] of [["app", "Memory Bank (WebDriver, scrolled)"], ["floor", "empty Tauri app (WebDriver)"], ["appDirect", "Memory Bank (direct, first page)"], ["floorDirect", "empty Tauri app (direct)"]]) {
+    const comms = [...new Set(results.runs.flatMap((r) => r[key].processes.map((p) => p.comm)))];
+    const parts = comms.map((c) => `${c} ${mb(byComm(key, c))}`).join(", ");
+    console.log(`  ${label}: PSS sum ${mb(of((r) => r[key].pss))} MB, RSS sum ${mb(of((r) => r[key].rss))} MB; PSS per process: ${parts}`);
+  }
+  console.log(`  ratio PSS, WebDriver: ${of((r) => r.app.pss / r.floor.pss).toFixed(2)}x (target <= 1.3x); direct: ${of((r) => r.appDirect.pss / r.floorDirect.pss).toFixed(2)}x`);
+  console.log(`  scroll to the oldest: ${ms(of((r) => r.toOldestMs))}; back up: frame p50 ${of((r) => r.upFrames.p50).toFixed(1)} ms, p95 ${of((r) => r.upFrames.p95).toFixed(1)} ms`);
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
 } finally {
   await h.stop();
 }

@@ -5,7 +5,6 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { applyLanguage } from "../i18n";
 import { InboxAnnouncer } from "../inbox/InboxAnnouncer";
-import { InboxView } from "../inbox/InboxView";
 import { useInbox, useInboxChangedRefetch } from "../inbox/useInbox";
 import { errorMessage, setActiveOrg, type AppState } from "../ipc";
 import { MemoryPanel } from "../memory/MemoryPanel";
@@ -15,11 +14,10 @@ import {
   type JumpTarget,
   type SessionsNav,
 } from "../sessions/navigation";
-import { SessionsView } from "../sessions/SessionsView";
 import { useSessionsChangedRefetch } from "../sessions/useSessions";
-import { SettingsView } from "../settings/SettingsView";
 import { useToasts } from "../toasts/Toasts";
 import { Header, type View } from "./Header";
+import { InboxView, SessionsView, SettingsView } from "./lazyViews";
 import { useAppState, useAppStateCommand } from "./useAppState";
 
 export function App() {

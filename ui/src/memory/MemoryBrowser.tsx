@@ -2,6 +2,7 @@
 import { useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { usePendingDeletes } from "../deletes/PendingDeletes";
+import { WaitingDeletes } from "../deletes/WaitingDeletes";
 import type { Memory, Org } from "../ipc";
 import { DeleteDialog } from "./DeleteDialog";
 import { MemoryList } from "./MemoryList";
@@ -44,7 +45,7 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
   let content;
   if (view.isPending) content = <Loading />;
   else if (view.isError) content = <ErrorState error={view.error} onRetry={view.refetch} />;
-  else if (view.memories.length === 0 && !view.hasNextPage) content = <Empty query={query} onOpenAgents={onOpenAgents} />;
+  else if (view.memories.length === 0 && !view.hasNextPage && !view.hasPreviousPage) content = <Empty query={query} onOpenAgents={onOpenAgents} />;
   else
     content = (
       <MemoryList
@@ -52,9 +53,14 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
         key={`${activeOrgId}\u0000${query}`}
         label={query ? t("memory.searchResults") : t("memory.list")}
         memories={view.memories}
+        offset={view.offset}
         hasNextPage={view.hasNextPage}
         isFetchingNextPage={view.isFetchingNextPage}
         fetchNextPage={view.fetchNextPage}
+        hasPreviousPage={view.hasPreviousPage}
+        isFetchingPreviousPage={view.isFetchingPreviousPage}
+        fetchPreviousPage={view.fetchPreviousPage}
+        jumpTo={view.jumpTo}
         onDelete={setTarget}
       />
     );
@@ -71,6 +77,7 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
         fetching={view.isFetching}
         onRefresh={view.refetch}
       />
+      <WaitingDeletes orgId={activeOrgId} />
       {content}
       <DeleteDialog memory={target} onCancel={() => setTarget(null)} onConfirm={confirm} />
     </div>

@@ -1,27 +1,41 @@
 // One memory. Everything from the server is rendered as React text children, never as
 // HTML, so content like `<img src=x onerror=…>` shows as those characters.
-import { useId } from "react";
+import { memo, useId } from "react";
 import { useTranslation } from "react-i18next";
 import type { Memory } from "../ipc";
 import { confirmedText } from "./confirmedText";
 import { TrashIcon } from "./icons";
 import { Provenance } from "./Provenance";
 
+// One formatter per language, not one per rendered row: each Intl.DateTimeFormat holds
+// native ICU objects the JavaScript GC does not see, and making one per row while
+// scrolling grew the web process's malloc heap by ~45 MB per 2 000 rows (BENCHMARKS.md,
+// issue 14).
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(language: string): Intl.DateTimeFormat {
+  let format = dateFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
+    dateFormats.set(language, format);
+  }
+  return format;
+}
+
 interface Props {
   memory: Memory;
   onDelete: (memory: Memory) => void;
 }
 
-export function MemoryRow({ memory, onDelete }: Props) {
+// Memoised: the list renders again on every scroll frame, and a row whose memory did
+// not change need not be rendered again.
+export const MemoryRow = memo(function MemoryRow({ memory, onDelete }: Props) {
   const { t, i18n } = useTranslation();
   const titleId = useId();
   const confirmed = confirmedText(memory, t);
   const created = new Date(memory.createdAt);
   const createdText = Number.isNaN(created.getTime())
     ? memory.createdAt
-    : new Intl.DateTimeFormat(i18n.language, { dateStyle: "medium", timeStyle: "short" }).format(
-        created,
-      );
+    : dateFormat(i18n.language).format(created);
 
   return (
     <article className="row" aria-labelledby={titleId}>
@@ -58,4 +72,4 @@ export function MemoryRow({ memory, onDelete }: Props) {
       </button>
     </article>
   );
-}
+});
