@@ -288,6 +288,43 @@ code: ErrorCode,
 message: string, };
 
 /**
+ * `edit_memory`: the org active when the person pressed Enter, the memory, and what
+ * changes.
+ */
+export type EditMemoryArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, 
+/**
+ * The memory.
+ */
+id: string, 
+/**
+ * The new sentence and/or tags (`confirmedVia` is always `app`).
+ */
+edit: EditMemoryRequest, };
+
+/**
+ * Body of `PATCH /v1/memory/{id}`: the new sentence and/or the new tags (an empty list
+ * clears them). At least one of the two.
+ */
+export type EditMemoryRequest = { 
+/**
+ * The new sentence, 1–8000 characters.
+ */
+content?: string | null, 
+/**
+ * The new tags (at most 32, 1–64 characters each); `[]` removes them all.
+ */
+tags?: Array<string> | null, 
+/**
+ * How the person confirmed the edit (`app`, `cli`, `elicitation`); the server
+ * records `app` for an edit accepted from the Inbox.
+ */
+confirmedVia?: ConfirmedVia | null, };
+
+/**
  * Machine-readable error code, serialized as the `error` field. One enum for every door:
  * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
  * commands answer those too, plus the ones after it, which never leave the app.
@@ -505,6 +542,19 @@ origin: Origin | null,
  * When it was saved (same instant as its memory).
  */
 createdAt: string, };
+
+/**
+ * `memory_revisions`.
+ */
+export type MemoryRevisionsArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, 
+/**
+ * The memory.
+ */
+id: string, };
 
 /**
  * The answer of `search_messages`.
@@ -767,6 +817,65 @@ orgId: string,
  * The proposal.
  */
 id: string, };
+
+/**
+ * `restore_revision`.
+ */
+export type RestoreRevisionArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, 
+/**
+ * The memory.
+ */
+id: string, 
+/**
+ * The revision to make current again.
+ */
+revisionId: string, };
+
+/**
+ * One earlier version of a memory.
+ */
+export type Revision = { 
+/**
+ * `mrev_…`
+ */
+id: string, 
+/**
+ * The memory it is a version of.
+ */
+memoryId: string, 
+/**
+ * The sentence as it was.
+ */
+content: string, 
+/**
+ * The tags as they were.
+ */
+tags: Array<string> | null, 
+/**
+ * When this version was written (saved, or the edit that made it).
+ */
+createdAt: string, 
+/**
+ * When an edit replaced it.
+ */
+replacedAt: string, 
+/**
+ * How the person had confirmed this version.
+ */
+confirmedVia?: ConfirmedVia | null, };
+
+/**
+ * Response of `GET /v1/memory/{id}/revisions`: newest first.
+ */
+export type RevisionListResponse = { 
+/**
+ * Earlier versions, the most recently replaced first.
+ */
+revisions: Array<Revision>, };
 
 /**
  * Who wrote a message.
@@ -1239,6 +1348,9 @@ export type CommandTypes = {
   session_activity: { args: ActivityArgs; answer: Activity };
   search_messages: { args: SearchArgs; answer: MessageSearchResult };
   save_memory: { args: SaveMemoryArgs; answer: Memory };
+  edit_memory: { args: EditMemoryArgs; answer: Memory };
+  memory_revisions: { args: MemoryRevisionsArgs; answer: RevisionListResponse };
+  restore_revision: { args: RestoreRevisionArgs; answer: Memory };
   set_session_roots: { args: SetSessionRootsArgs; answer: AppState };
   list_proposals: { args: ListProposalsArgs; answer: ProposalListResponse };
   accept_proposal: { args: AcceptProposalArgs; answer: ProposalResponse };
@@ -1269,6 +1381,9 @@ export const COMMANDS = [
   "undo_delete",
   "flush_deletes",
   "list_pending_deletes",
+  "edit_memory",
+  "memory_revisions",
+  "restore_revision",
   "list_sessions",
   "session_facets",
   "open_session",

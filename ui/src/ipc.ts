@@ -34,6 +34,7 @@ export type {
   ApplyAgentChangeArgs,
   Citation,
   ConfirmedVia,
+  EditMemoryRequest,
   Facets,
   Language,
   LatestArgs,
@@ -57,6 +58,8 @@ export type {
   ProposedContext,
   ReadArgs,
   RejectProposalArgs,
+  Revision,
+  RevisionListResponse,
   Role,
   SaveMemoryArgs,
   ScheduleDeleteArgs,
@@ -157,6 +160,12 @@ export const undoDelete = (id: string) => call("undo_delete", { id });
 export const flushDeletes = () => call("flush_deletes");
 
 export const listPendingDeletes = () => call("list_pending_deletes");
+
+export const editMemory = (args: ArgsOf<"edit_memory">) => call("edit_memory", args);
+
+export const memoryRevisions = (args: ArgsOf<"memory_revisions">) => call("memory_revisions", args);
+
+export const restoreRevision = (args: ArgsOf<"restore_revision">) => call("restore_revision", args);
 
 export const DELETE_SETTLED_EVENT = "memory-delete-settled" satisfies keyof EventTypes;
 

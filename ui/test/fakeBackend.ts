@@ -13,6 +13,7 @@ import type {
   ListResponse,
   Memory,
   PendingDelete,
+  Revision,
   Prefs,
   Proposal,
   SessionRoot,
@@ -104,6 +105,10 @@ export function installFakeBackend(options: Options = {}) {
     /** When set, list_sessions rejects with it / waits for it. */
     sessionsError: null as IpcError | null,
     sessionsGate: null as Promise<void> | null,
+    /** Earlier versions of edited memories, newest first. */
+    revisions: [] as Revision[],
+    /** When set, edit_memory rejects with it. */
+    editError: null as IpcError | null,
     /** When set, save_memory rejects with it. */
     saveError: null as IpcError | null,
     /** The Inbox and the agents' config files (see fakeInbox.ts). */
@@ -186,6 +191,33 @@ export function installFakeBackend(options: Options = {}) {
       const commitAt = Date.now() + COMMIT_MS;
       if (backend.scheduleGate) await backend.scheduleGate;
       return { id, commitAt };
+    },
+    // Edits, as the service makes them: same id and createdAt, the old version kept.
+    edit_memory: (args) => {
+      const { id, edit } = args as { id: string; edit: { content?: string; tags?: string[] } };
+      if (backend.editError) throw backend.editError;
+      const index = backend.memories.findIndex((m) => m.id === id);
+      if (index < 0) throw { code: "memory_not_found", message: "memory not found" };
+      const old = backend.memories[index];
+      const updatedAt = new Date(Date.parse(old.updatedAt) + 60_000 * (backend.revisions.length + 1)).toISOString();
+      backend.revisions.unshift({
+        id: `mrev_${backend.revisions.length + 1}`,
+        memoryId: id,
+        content: old.content,
+        tags: old.tags,
+        createdAt: old.updatedAt,
+        replacedAt: updatedAt,
+      });
+      const tags = edit.tags === undefined ? old.tags : edit.tags.length ? edit.tags : null;
+      const next = { ...old, content: edit.content ?? old.content, tags, updatedAt, confirmedVia: "app" as const };
+      backend.memories[index] = next;
+      return next;
+    },
+    memory_revisions: (args) => ({ revisions: backend.revisions.filter((r) => r.memoryId === args.id) }),
+    restore_revision: (args) => {
+      const revision = backend.revisions.find((r) => r.id === args.revisionId && r.memoryId === args.id);
+      if (!revision) throw { code: "memory_not_found", message: "memory not found" };
+      return handlers.edit_memory({ id: args.id, edit: { content: revision.content, tags: revision.tags ?? [] } });
     },
     list_pending_deletes: () => [
       ...[...backend.pending.entries()].map(([id, p]) => ({ id, orgId: p.orgId, commitAt: Date.now(), waiting: false })),

@@ -5,6 +5,7 @@
 
 use std::future::Future;
 
+use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
     ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse,
 };
@@ -147,6 +148,44 @@ pub struct SaveMemoryArgs {
     /// What is saved (`confirmedVia` is always `app`, whatever it says).
     #[serde(flatten)]
     pub memory: SaveMemoryRequest,
+}
+
+/// `edit_memory`: the org active when the person pressed Enter, the memory, and what
+/// changes.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct EditMemoryArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+    /// The memory.
+    pub id: String,
+    /// The new sentence and/or tags (`confirmedVia` is always `app`).
+    pub edit: EditMemoryRequest,
+}
+
+/// `memory_revisions`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryRevisionsArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+    /// The memory.
+    pub id: String,
+}
+
+/// `restore_revision`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RestoreRevisionArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+    /// The memory.
+    pub id: String,
+    /// The revision to make current again.
+    pub revision_id: String,
 }
 
 /// `set_session_roots`.
@@ -317,6 +356,18 @@ commands! {
     /// Saves a memory the person wrote or picked (refusing secrets).
     SaveMemory = "save_memory" (desktop, args: SaveMemoryArgs) -> Memory {
         desktop.core().save(&args.org_id, args.memory).await
+    }
+    /// Edits a memory in place (the old version is kept as a revision).
+    EditMemory = "edit_memory" (desktop, args: EditMemoryArgs) -> Memory {
+        desktop.core().edit_memory(&args.org_id, &args.id, args.edit).await
+    }
+    /// A memory's earlier versions, most recently replaced first.
+    MemoryRevisions = "memory_revisions" (desktop, args: MemoryRevisionsArgs) -> RevisionListResponse {
+        desktop.core().memory_revisions(&args.org_id, &args.id).await
+    }
+    /// Makes an earlier version current again (itself an edit).
+    RestoreRevision = "restore_revision" (desktop, args: RestoreRevisionArgs) -> Memory {
+        desktop.core().restore_revision(&args.org_id, &args.id, &args.revision_id).await
     }
     /// Replaces the extra session folders, and reads them from now on.
     SetSessionRoots = "set_session_roots" (desktop, args: SetSessionRootsArgs) -> AppState {

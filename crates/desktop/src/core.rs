@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, EditRefused, RevisionListResponse};
 use memory_bank_contract::wire::{ListResponse, Memory, SaveMemoryRequest, SearchResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
@@ -482,6 +483,41 @@ fn account_key(account: &Account) -> AccountKey {
     match account {
         Account::Local => AccountKey::Local,
         Account::Team { url, .. } => AccountKey::Team { url: url.clone() },
+    }
+}
+
+impl Core {
+    /// Edits a memory in `org_id` as confirmed in the app, after the same checks the
+    /// service makes (limits, secrets), so nothing that would be refused leaves the app.
+    pub async fn edit_memory(&self, org_id: &str, id: &str, mut request: EditMemoryRequest) -> Result<Memory, DesktopError> {
+        request.confirmed_via = Some(memory_bank_contract::wire::ConfirmedVia::App);
+        match validate_edit(request.clone()) {
+            Ok(_) => {}
+            Err(EditRefused::Invalid(details)) => {
+                let first = details.first().map(|d| d.message.clone()).unwrap_or_else(|| "nothing to change".into());
+                return Err(DesktopError::invalid(first));
+            }
+            Err(EditRefused::LooksLikeSecret(found)) => {
+                return Err(DesktopError::new(
+                    ErrorCode::LooksLikeSecret,
+                    format!(
+                        "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
+                        memory_bank_contract::secrets::describe(&found)
+                    ),
+                ))
+            }
+        }
+        Ok(self.client().await?.edit(org_id, id, &request).await?)
+    }
+
+    /// A memory's earlier versions, most recently replaced first.
+    pub async fn memory_revisions(&self, org_id: &str, id: &str) -> Result<RevisionListResponse, DesktopError> {
+        Ok(self.client().await?.revisions(org_id, id).await?)
+    }
+
+    /// Makes an earlier version current again.
+    pub async fn restore_revision(&self, org_id: &str, id: &str, revision_id: &str) -> Result<Memory, DesktopError> {
+        Ok(self.client().await?.restore_revision(org_id, id, revision_id).await?)
     }
 }
 

@@ -62,6 +62,7 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
         fetchPreviousPage={view.fetchPreviousPage}
         jumpTo={view.jumpTo}
         onDelete={setTarget}
+        orgId={activeOrgId}
       />
     );
 

@@ -29,6 +29,8 @@ interface Props {
   fetchPreviousPage: () => void;
   jumpTo: (index: number) => void;
   onDelete: (memory: Memory) => void;
+  /** The org the list shows (edits are made there). */
+  orgId: string;
 }
 
 export function MemoryList(props: Props) {
@@ -124,7 +126,7 @@ export function MemoryList(props: Props) {
               style={{ transform: `translateY(${item.start}px)` }}
             >
               {memory ? (
-                <MemoryRow memory={memory} onDelete={props.onDelete} />
+                <MemoryRow memory={memory} orgId={props.orgId} onDelete={props.onDelete} />
               ) : (
                 <p className="list-loader" role="status">
                   {t("memory.loadingMore")}

@@ -1,11 +1,13 @@
 // One memory. Everything from the server is rendered as React text children, never as
 // HTML, so content like `<img src=x onerror=…>` shows as those characters.
-import { memo, useId } from "react";
+import { memo, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Memory } from "../ipc";
 import { confirmedText } from "./confirmedText";
 import { TrashIcon } from "./icons";
+import { MemoryEditor } from "./MemoryEditor";
 import { Provenance } from "./Provenance";
+import { RevisionHistory } from "./RevisionHistory";
 
 // One formatter per language, not one per rendered row: each Intl.DateTimeFormat holds
 // native ICU objects the JavaScript GC does not see, and making one per row while
@@ -23,19 +25,34 @@ function dateFormat(language: string): Intl.DateTimeFormat {
 
 interface Props {
   memory: Memory;
+  /** The org the panel shows: edits are made there. */
+  orgId: string;
   onDelete: (memory: Memory) => void;
 }
 
 // Memoised: the list renders again on every scroll frame, and a row whose memory did
 // not change need not be rendered again.
-export const MemoryRow = memo(function MemoryRow({ memory, onDelete }: Props) {
+export const MemoryRow = memo(function MemoryRow({ memory, orgId, onDelete }: Props) {
   const { t, i18n } = useTranslation();
   const titleId = useId();
+  const [editing, setEditing] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
+  const edited = memory.updatedAt !== memory.createdAt;
   const confirmed = confirmedText(memory, t);
   const created = new Date(memory.createdAt);
   const createdText = Number.isNaN(created.getTime())
     ? memory.createdAt
     : dateFormat(i18n.language).format(created);
+
+  if (editing) {
+    return (
+      <article className="row" aria-label={t("edit.label")}>
+        <div className="row-body">
+          <MemoryEditor memory={memory} orgId={orgId} onDone={() => setEditing(false)} />
+        </div>
+      </article>
+    );
+  }
 
   return (
     <article className="row" aria-labelledby={titleId}>
@@ -58,8 +75,29 @@ export const MemoryRow = memo(function MemoryRow({ memory, onDelete }: Props) {
             {t("row.saved")} <time dateTime={memory.createdAt}>{createdText}</time>
           </span>
           {confirmed && <span className="row-confirmed">{confirmed}</span>}
+          {edited && (
+            <button
+              type="button"
+              className="button button-ghost row-edited"
+              aria-expanded={showHistory}
+              aria-describedby={titleId}
+              onClick={() => setShowHistory((open) => !open)}
+            >
+              {t("row.edited")}
+            </button>
+          )}
         </div>
+        {showHistory && <RevisionHistory memory={memory} orgId={orgId} titleId={titleId} />}
       </div>
+      <button
+        type="button"
+        className="button button-ghost"
+        aria-label={t("row.editLabel")}
+        aria-describedby={titleId}
+        onClick={() => setEditing(true)}
+      >
+        <span aria-hidden="true">{t("row.edit")}</span>
+      </button>
       <button
         type="button"
         className="button button-ghost button-danger"
