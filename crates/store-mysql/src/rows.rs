@@ -11,10 +11,12 @@ use sqlx::mysql::{MySqlDatabaseError, MySqlRow};
 use sqlx::{MySqlConnection, Row};
 
 /// Server error numbers that mean "the server is going away or cannot take us now":
-/// too many connections (1040), shutdown in progress (1053), connection killed
-/// (1927), and the client-side codes some proxies relay: cannot connect (2002),
-/// server gone (2006), connection lost mid-query (2013).
-const UNAVAILABLE_NUMBERS: [u16; 6] = [1040, 1053, 1927, 2002, 2006, 2013];
+/// too many connections (1040), a Galera node that is not part of the Primary
+/// component or still catching up ("WSREP has not yet prepared node for application
+/// use", 1047), shutdown in progress (1053), connection killed (1927), and the
+/// client-side codes some proxies relay: cannot connect (2002), server gone (2006),
+/// connection lost mid-query (2013).
+const UNAVAILABLE_NUMBERS: [u16; 7] = [1040, 1047, 1053, 1927, 2002, 2006, 2013];
 
 /// `ER_FT_MATCHING_KEY_NOT_FOUND`: MATCH without a FULLTEXT index on the column.
 pub(crate) const NO_FULLTEXT_INDEX: u16 = 1191;

@@ -6,6 +6,7 @@
 //! once per test process. When neither is possible the tests fail with a message
 //! saying what to install: they are never skipped.
 
+mod galera;
 mod server;
 mod tls;
 
@@ -14,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 
 use sqlx::{Connection as _, MySqlConnection};
 
+pub use galera::{GaleraCluster, GALERA_INSTALL_HINT, GALERA_PROVIDER};
 pub use server::{MariaDb, INSTALL_HINT};
 pub use tls::TestCertificates;
 
