@@ -19,6 +19,12 @@ apt_install xvfb xauth webkit2gtk-driver python3-xlib
 # The desktop notification test: a private D-Bus session (dbus-daemon) with a real
 # notification server on it (dunst), read back with dunstctl (dbus-send, busctl).
 apt_install dunst dbus-daemon dbus-bin systemd
+# Chinese and emoji in the real window (tests/e2e/i18n.test.mjs): without these fonts
+# every CJK character and emoji is painted as an empty box.
+apt_install fonts-noto-cjk fonts-noto-color-emoji
+# The package check at the end: the Tauri bundler, and the .desktop file's validator.
+apt_install desktop-file-utils
+ensure_tauri_cli
 ensure_tauri_driver
 
 echo "==> ui: npm ci, vitest, vite build" >&2
@@ -36,3 +42,27 @@ npm --prefix tests/mcp-sdk test
 echo "==> end to end: the app in a real window (Xvfb + tauri-driver)" >&2
 npm ci --prefix tests/e2e --no-audit --no-fund
 xvfb-run -a -s "-screen 0 1280x800x24" npm --prefix tests/e2e test
+
+echo "==> package: the debug .deb built, installed, validated, launched from /usr/bin, removed" >&2
+# `tauri bundle` packs the debug binary cargo test built above (same features, the one the
+# end-to-end tests just ran) instead of compiling again as `tauri build --debug` would.
+bundle_dir="${CARGO_TARGET_DIR:-target}/debug/bundle/deb"
+rm -rf "$bundle_dir"   # so the one .deb found below is this run's
+TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui "$TAURI_CLI" bundle --ci --debug --bundles deb
+debs=("$bundle_dir"/*.deb)
+[ -f "${debs[0]}" ] || { echo "error: tauri bundle made no .deb in $bundle_dir" >&2; exit 1; }
+# --no-install-recommends: the keyring and fonts it recommends are not what is tested here;
+# --reinstall: a package left by an interrupted run is replaced by this build.
+as_root apt-get install -y -qq --no-install-recommends --reinstall "$(realpath "${debs[0]}")" >/dev/null
+package_status=0
+desktop-file-validate "/usr/share/applications/Memory Bank.desktop" \
+    && MEMORY_BANK_APP=/usr/bin/memory-bank-app xvfb-run -a -s "-screen 0 1280x800x24" \
+        node --test tests/e2e/package.test.mjs \
+    || package_status=$?
+# Removed whatever the checks said, so the machine is left as it was found.
+as_root apt-get remove -y -qq memory-bank >/dev/null
+if [ -e /usr/bin/memory-bank-app ] || dpkg-query -W -f='${Status}' memory-bank 2>/dev/null | grep -q "install ok installed"; then
+    echo "error: apt-get remove memory-bank left the package or /usr/bin/memory-bank-app behind" >&2
+    exit 1
+fi
+[ "$package_status" -eq 0 ] || { echo "error: the installed package failed its checks (see above)" >&2; exit "$package_status"; }

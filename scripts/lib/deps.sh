@@ -50,3 +50,29 @@ ensure_tauri_driver() {
     [ -x "$HOME/.cargo/bin/tauri-driver" ] && export PATH="$HOME/.cargo/bin:$PATH"
     command -v tauri-driver >/dev/null 2>&1 || cargo install tauri-driver --version '^2' --locked
 }
+
+# The Tauri CLI runs the Tauri bundler that makes the .deb and .rpm (scripts/package.sh,
+# and the package check in scripts/test.sh). It is npm's @tauri-apps/cli, pinned to the
+# version of @tauri-apps/api in ui/package.json (the tauri 2 line): its prebuilt binary
+# installs in seconds, where `cargo install tauri-cli` compiles ~800 crates (about
+# 14 CPU-minutes here). Kept outside the tree, once per version. Sets TAURI_CLI (its path).
+TAURI_CLI_VERSION=2.12.5
+ensure_tauri_cli() {
+    local dir="${XDG_CACHE_HOME:-$HOME/.cache}/memory-bank/tauri-cli-$TAURI_CLI_VERSION"
+    TAURI_CLI="$dir/node_modules/.bin/tauri"
+    if ! "$TAURI_CLI" --version 2>/dev/null | grep -qx "tauri-cli $TAURI_CLI_VERSION"; then
+        echo "==> installing the Tauri CLI $TAURI_CLI_VERSION from npm (@tauri-apps/cli) into $dir" >&2
+        mkdir -p "$dir"
+        npm install --prefix "$dir" --no-audit --no-fund --save-exact "@tauri-apps/cli@$TAURI_CLI_VERSION" >&2
+        "$TAURI_CLI" --version >/dev/null || {
+            echo "error: the Tauri CLI $TAURI_CLI_VERSION does not run from $dir: npm's @tauri-apps/cli has a" >&2
+            echo "       prebuilt binary for x64/arm64 Linux (glibc or musl) only. Delete $dir and run this again." >&2
+            exit 1
+        }
+    fi
+}
+
+# Runs a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
