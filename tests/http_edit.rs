@@ -182,3 +182,31 @@ async fn a_save_that_looks_like_a_secret_is_422_and_stores_nothing() {
         assert_eq!(status, StatusCode::CREATED, "{content}");
     }
 }
+
+#[tokio::test]
+async fn an_agent_proposes_an_edit_and_the_persons_accept_is_the_edit() {
+    let s = Service::start().await;
+    let saved = s.save(&s.alice, json!({"content": "The office is on floor 3"})).await;
+    let id = saved["id"].as_str().unwrap();
+    let agent = s.bank.issue_token_of_kind(&s.alice.id, memory_bank_store::TokenKind::Agent).await.unwrap();
+    let body = json!({"action": "edit", "memoryId": id, "content": "The office is on floor 4", "proposedBy": "codex-mcp-client"});
+    let (status, proposed) = s.call(POST, "/v1/proposals", Some(&agent), Some(&s.acme), Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{proposed}");
+    assert_eq!(proposed["proposal"]["action"], "edit");
+    let proposal = proposed["proposal"]["id"].as_str().unwrap();
+    let (status, _) = s.call(POST, &format!("/v1/proposals/{proposal}/accept"), Some(&agent), Some(&s.acme), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "the agent cannot accept its own edit");
+    let (_, still) = s.call(GET, &format!("/v1/memory/{id}"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(still["memory"]["content"], "The office is on floor 3");
+    let (status, accepted) =
+        s.call(POST, &format!("/v1/proposals/{proposal}/accept"), Some(&s.alice.token), Some(&s.acme), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!((accepted["memory"]["id"].as_str(), accepted["memory"]["content"].as_str()), (Some(id), Some("The office is on floor 4")));
+    let (_, history) = s.call(GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(history["revisions"][0]["content"], "The office is on floor 3");
+    let secret = json!({"action": "edit", "memoryId": id, "content": format!("ghp_{}", "a1B2".repeat(9))});
+    let (status, refused) = s.call(POST, "/v1/proposals", Some(&agent), Some(&s.acme), Some(secret)).await;
+    assert_eq!((status, refused["error"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("looks_like_secret")));
+    let (status, _) = s.call(POST, "/v1/proposals", Some(&s.bob.token), Some(&s.acme), Some(json!({"action": "edit", "memoryId": id, "content": "x"}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "another user's memory cannot be the target");
+}

@@ -316,3 +316,36 @@ async fn serve_confirms_over_stateless_http_and_an_agent_token_still_cannot() {
     client.cancel().await.unwrap();
     serving.child.kill().unwrap();
 }
+
+#[tokio::test]
+async fn propose_edit_changes_the_memory_once_the_person_accepts_in_the_client() {
+    let bank = Bank::new();
+    let saver = bank.client(Person::answering(ElicitResult::new(ElicitationAction::Accept))).await;
+    let saved = json_of(&call(&saver, "propose_memory", json!({"content": "The standup is at 9:30."})).await);
+    let id = saved["memory"]["id"].as_str().unwrap().to_owned();
+    saver.cancel().await.unwrap();
+
+    let person = Person::answering(
+        ElicitResult::new(ElicitationAction::Accept).with_content(json!({"content": "The standup is at 9:45, on Mondays 10:00.", "tags": "team"})),
+    );
+    let shown = Arc::clone(&person.shown);
+    let client = bank.client(person).await;
+    let answer = json_of(&call(&client, "propose_edit", json!({"id": id, "content": "The standup is at 9:45."})).await);
+    assert_eq!(answer["status"], "saved", "{answer}");
+    assert_eq!((answer["memory"]["id"].as_str(), answer["memory"]["content"].as_str()), (Some(id.as_str()), Some("The standup is at 9:45, on Mondays 10:00.")));
+    assert_eq!(answer["memory"]["tags"], json!(["team"]));
+    assert!(shown.lock().unwrap()[0].contains("change one of your memories"), "{:?}", shown.lock().unwrap());
+    let listed = memories(&client).await;
+    assert_eq!(listed.len(), 1, "an edit, not a second memory");
+    let unknown = call(&client, "propose_edit", json!({"id": "mem_01kdddddddddddddddddddddddd", "content": "x"})).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert_eq!(json_of(&unknown)["error"], "memory_not_found");
+    client.cancel().await.unwrap();
+
+    // Declined: nothing changes.
+    let client = bank.client(Person::answering(ElicitResult::new(ElicitationAction::Decline))).await;
+    let answer = json_of(&call(&client, "propose_edit", json!({"id": id, "content": "Never mind."})).await);
+    assert_eq!(answer["status"], "declined");
+    assert_eq!(memories(&client).await[0]["content"], "The standup is at 9:45, on Mondays 10:00.");
+    client.cancel().await.unwrap();
+}

@@ -151,7 +151,7 @@ async fn tools_are_listed_read_only_with_their_limits() {
         names,
         [
             "delete_memory", "latest_message", "list_memories", "list_sessions", "open_session", "proposal_status",
-            "propose_memory", "read_transcript", "search_memories", "search_sessions"
+            "propose_edit", "propose_memory", "read_transcript", "search_memories", "search_sessions"
         ]
     );
     let session_tools = ["latest_message", "list_sessions", "open_session", "read_transcript", "search_sessions"];

@@ -194,7 +194,7 @@ describe('the meta face over streamable HTTP (serve /mcp/agent)', () => {
       requestInit: { headers: { Authorization: `Bearer ${agent}` } },
     }));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['delete_memory', 'list_memories', 'proposal_status', 'propose_memory', 'search_memories']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['delete_memory', 'list_memories', 'proposal_status', 'propose_edit', 'propose_memory', 'search_memories']);
     await client.close();
   });
 });

@@ -720,7 +720,7 @@ decidedAt: string | null, };
 /**
  * What a proposal asks for.
  */
-export type ProposalAction = "save" | "delete";
+export type ProposalAction = "save" | "delete" | "edit";
 
 /**
  * The person's edits when accepting a save proposal; what is absent stays as proposed.

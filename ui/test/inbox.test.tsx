@@ -83,6 +83,12 @@ describe("Inbox", () => {
     expect(gone.textContent).toContain("Proposed by Codex");
   });
 
+  it("says which proposals are edits of a memory", async () => {
+    const reword = proposal(9, { action: "edit", content: "Ada lives in York", memoryId: "mem_0001" });
+    await openInbox({ proposals: [reword] });
+    expect(within(item("Ada lives in York")).getByText("Proposed new wording of a memory")).not.toBeNull();
+  });
+
   it("Accept lets the person edit the sentence first; exactly that is saved and shown as confirmed in Memory Bank", async () => {
     const { app, backend } = await openInbox({ proposals: [tea, unknownClient] });
     const first = item("Ada prefers green tea");

@@ -78,6 +78,16 @@ pub struct RevisionListResponse {
 /// Checks an edit with the save limits and the secret check: the same rules as a new
 /// memory, so an edit can never store what a save would refuse.
 pub fn validate_edit(request: EditMemoryRequest) -> Result<ValidEdit, EditRefused> {
+    let edit = check_edit_limits(request).map_err(EditRefused::Invalid)?;
+    let found = find_secrets_in_edit(&edit);
+    if !found.is_empty() {
+        return Err(EditRefused::LooksLikeSecret(found));
+    }
+    Ok(edit)
+}
+
+/// The limits half of [`validate_edit`]: content and/or tags, within the save limits.
+pub fn check_edit_limits(request: EditMemoryRequest) -> Result<ValidEdit, Vec<FieldError>> {
     let mut errors = Vec::new();
     if request.content.is_none() && request.tags.is_none() {
         errors.push(FieldError::new("body", "send content and/or tags: the new sentence, the new tags"));
@@ -94,14 +104,9 @@ pub fn validate_edit(request: EditMemoryRequest) -> Result<ValidEdit, EditRefuse
             .collect()
     });
     if !errors.is_empty() {
-        return Err(EditRefused::Invalid(crate::cap_details(errors)));
+        return Err(crate::cap_details(errors));
     }
-    let edit = ValidEdit { content, tags, confirmed_via: request.confirmed_via };
-    let found = find_secrets_in_edit(&edit);
-    if !found.is_empty() {
-        return Err(EditRefused::LooksLikeSecret(found));
-    }
-    Ok(edit)
+    Ok(ValidEdit { content, tags, confirmed_via: request.confirmed_via })
 }
 
 /// Why an edit was refused before anything was stored.

@@ -127,6 +127,7 @@ pub fn find_secrets_in_proposal(proposal: &ValidProposal) -> Vec<SecretFinding> 
     match proposal {
         ValidProposal::Save { save, .. } => find_secrets_in_valid_save(save),
         ValidProposal::Delete { .. } => Vec::new(),
+        ValidProposal::Edit { edit, .. } => crate::edit::find_secrets_in_edit(edit),
     }
 }
 

@@ -54,6 +54,15 @@ pub enum ValidProposal {
         /// The proposing client's name.
         proposed_by: Option<String>,
     },
+    /// A memory to edit.
+    Edit {
+        /// Its id (trimmed; not checked for existence here).
+        memory_id: String,
+        /// The new sentence and/or tags, within the memory limits.
+        edit: crate::edit::ValidEdit,
+        /// The proposing client's name.
+        proposed_by: Option<String>,
+    },
 }
 
 /// Parses and validates a `POST /v1/proposals` body.
@@ -95,6 +104,27 @@ pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Vec<Fi
                 }
             };
             ValidProposal::Delete { memory_id, proposed_by }
+        }
+        ProposalAction::Edit => {
+            if request.contexts.is_some() {
+                errors.push(FieldError::new("contexts", "an edit changes content and tags only; its citations stay"));
+            }
+            let memory_id = match request.memory_id {
+                Some(id) => check_text(&mut errors, "memoryId", &id, MAX_CITATION_ID_CHARS),
+                None => {
+                    errors.push(FieldError::new("memoryId", "memoryId is required: the mem_… id to edit"));
+                    String::new()
+                }
+            };
+            let change = crate::edit::EditMemoryRequest { content: request.content, tags: request.tags, confirmed_via: None };
+            // Limits here; secrets are the caller's secret check, as for a save.
+            match crate::edit::check_edit_limits(change) {
+                Ok(edit) => ValidProposal::Edit { memory_id, edit, proposed_by },
+                Err(more) => {
+                    errors.extend(more);
+                    return Err(crate::cap_details(errors));
+                }
+            }
         }
     };
     if errors.is_empty() {

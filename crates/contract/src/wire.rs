@@ -291,6 +291,8 @@ pub enum ProposalAction {
     Save,
     /// Delete an existing one.
     Delete,
+    /// Change an existing one's sentence and/or tags (`content`, `tags` say to what).
+    Edit,
 }
 
 impl ProposalAction {
@@ -299,6 +301,7 @@ impl ProposalAction {
         match self {
             ProposalAction::Save => "save",
             ProposalAction::Delete => "delete",
+            ProposalAction::Edit => "edit",
         }
     }
 }

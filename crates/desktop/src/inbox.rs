@@ -58,7 +58,8 @@ impl Core {
         let client = self.client().await?;
         let proposal = client.proposal(org_id, id).await?.proposal;
         let mut request = AcceptProposalRequest { confirmed_via: Some(ConfirmedVia::App), ..Default::default() };
-        if proposal.action == ProposalAction::Save {
+        // A save or an edit: the person's wording is checked before it is sent.
+        if proposal.action != ProposalAction::Delete {
             let merged = SaveMemoryRequest {
                 content: edits.content.clone().unwrap_or_else(|| proposal.content.clone()),
                 tags: edits.tags.clone().or_else(|| proposal.tags.clone()),
@@ -201,6 +202,10 @@ pub fn notification_text(new: &[Proposal], language: &str) -> Option<(String, St
                 (ProposalAction::Save, None, true) => format!("智能体提议保存一条记忆：“{sentence}”"),
                 (ProposalAction::Delete, Some(who), true) => format!("{who} 请求删除一条记忆：“{sentence}”"),
                 (ProposalAction::Delete, None, true) => format!("智能体请求删除一条记忆：“{sentence}”"),
+                (ProposalAction::Edit, Some(who), false) => format!("{who} proposes an edit: “{sentence}”"),
+                (ProposalAction::Edit, None, false) => format!("An agent proposes an edit: “{sentence}”"),
+                (ProposalAction::Edit, Some(who), true) => format!("{who} 提议修改一条记忆为：“{sentence}”"),
+                (ProposalAction::Edit, None, true) => format!("智能体提议修改一条记忆为：“{sentence}”"),
             }
         }
         many if zh => format!("收件箱中有 {} 条新的提议等你确认。", many.len()),

@@ -58,11 +58,17 @@ impl MemoryBankMcp {
             Ok(access) => access,
             Err(fail) => return fail.into(),
         };
-        request.action = Some(ProposalAction::Save);
+        // A new memory, or (propose_edit) a new version of one.
+        let action = request.action.unwrap_or(ProposalAction::Save);
+        request.action = Some(action);
         request.proposed_by = client_name(context);
         if let Some(state) = retry.state {
-            let same_call = |p: &Proposal| p.content.trim() == request.content.as_deref().unwrap_or_default().trim();
-            return match retried_proposal(access.as_ref(), &state, ProposalAction::Save, same_call).await {
+            let same_call = |p: &Proposal| {
+                let same_memory = action != ProposalAction::Edit || p.memory_id.as_deref() == request.memory_id.as_deref().map(str::trim);
+                let same_words = request.content.as_deref().is_none_or(|c| p.content.trim() == c.trim());
+                same_memory && same_words && (action == ProposalAction::Edit || request.content.is_some())
+            };
+            return match retried_proposal(access.as_ref(), &state, action, same_call).await {
                 Ok(proposal) => answer_to_save(access.as_ref(), &proposal, form_answer(retry.responses)).await,
                 Err(done) => done,
             }
@@ -292,7 +298,11 @@ fn parse_tags(text: &str) -> Vec<String> {
 }
 
 fn save_question(proposal: &Proposal) -> String {
-    let mut message = format!("{} wants Memory Bank to remember this. Save it?", who(proposal));
+    let mut message = if proposal.action == ProposalAction::Edit {
+        format!("{} wants to change one of your memories to this. Save the change?", who(proposal))
+    } else {
+        format!("{} wants Memory Bank to remember this. Save it?", who(proposal))
+    };
     for context in &proposal.contexts {
         let (snippet, _) = prefix(&context.snippet, 300);
         message.push_str(&format!("\n\nIt cites: “{snippet}”"));
@@ -306,7 +316,11 @@ fn save_question(proposal: &Proposal) -> String {
 }
 
 fn pending(proposal: &Proposal) -> CallToolResult {
-    let what = if proposal.action == ProposalAction::Delete { "delete it" } else { "save it" };
+    let what = match proposal.action {
+        ProposalAction::Delete => "delete it",
+        ProposalAction::Edit => "accept the change",
+        _ => "save it",
+    };
     bounded::answer(&json!({
         "status": "pending",
         "proposalId": proposal.id,

@@ -87,6 +87,18 @@ pub struct ProposeMemoryParams {
     pub message_id: Option<String>,
 }
 
+/// Arguments of `propose_edit`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposeEditParams {
+    /// The memory's id (mem_…), from search_memories or list_memories.
+    pub id: String,
+    /// The new sentence, 1–8000 characters. Leave it out to change only the tags.
+    pub content: Option<String>,
+    /// The new tags (replace all of them; [] removes them). Leave it out to keep them.
+    pub tags: Option<Vec<String>>,
+}
+
 /// Arguments of `proposal_status`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -156,6 +168,30 @@ it in this client, {status: \"pending\", proposalId, message} when it waits in M
             }]
         });
         let request = ProposeRequest { content: Some(p.content), tags: p.tags, contexts, ..Default::default() };
+        Ok(self.propose_and_confirm(&context, request, Retry { state, responses }).await)
+    }
+
+    #[tool(
+        name = "propose_edit",
+        description = "Propose a new wording (and/or tags) for one of the person's memories, for them to confirm; the \
+old wording is kept in its history. Returns {status: \"saved\", memory} when they confirmed it in this client, {status: \
+\"pending\", proposalId, message} when it waits in Memory Bank's Inbox, or {status: \"declined\"}.",
+        annotations(title = "Propose an edit", read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = false)
+    )]
+    async fn propose_edit(
+        &self,
+        Parameters(p): Parameters<ProposeEditParams>,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let request = ProposeRequest {
+            action: Some(ProposalAction::Edit),
+            memory_id: Some(p.id),
+            content: p.content,
+            tags: p.tags,
+            ..Default::default()
+        };
         Ok(self.propose_and_confirm(&context, request, Retry { state, responses }).await)
     }
 
@@ -271,7 +307,7 @@ impl MemoryBankMcp {
             Err(e) => return failure(&e, "proposal_status"),
         };
         let mut answer = json!({"status": proposal.status.as_str(), "action": proposal.action.as_str()});
-        if proposal.status == ProposalStatus::Accepted && proposal.action == ProposalAction::Save {
+        if proposal.status == ProposalStatus::Accepted && proposal.action != ProposalAction::Delete {
             if let Some(Ok(memory)) = memory_of(access.as_ref(), proposal.memory_id.as_deref()).await {
                 answer["memory"] = shaped(&[memory])[0].clone();
             }

@@ -18,7 +18,7 @@ use crate::{ApiError, AppState};
 /// Propose a memory to save, or one to delete.
 #[utoipa::path(
     post, path = "/v1/proposals", operation_id = "postProposals", tag = "Memory",
-    summary = "Propose a memory for the person to confirm: {action?: save|delete, content (save, 1-8000 chars), tags?, contexts?, memoryId (delete)}. Nothing is saved or deleted until the person accepts it in Memory Bank; poll GET /v1/proposals/{id} for the outcome.",
+    summary = "Propose a memory for the person to confirm: {action?: save|delete|edit, content (save: 1-8000 chars; edit: the new wording), tags?, contexts? (save), memoryId (delete, edit)}. Nothing is saved or deleted until the person accepts it in Memory Bank; poll GET /v1/proposals/{id} for the outcome.",
     params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
     request_body = memory_bank_contract::wire::ProposeRequest,
     responses(

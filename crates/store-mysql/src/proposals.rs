@@ -137,7 +137,11 @@ fn from_row(row: &MySqlRow) -> Result<Proposal, StoreError> {
     let decided: Option<DateTime<Utc>> = get(row, "decided_at")?;
     Ok(Proposal {
         id: get(row, "id")?,
-        action: if action == "delete" { ProposalAction::Delete } else { ProposalAction::Save },
+        action: match action.as_str() {
+            "delete" => ProposalAction::Delete,
+            "edit" => ProposalAction::Edit,
+            _ => ProposalAction::Save,
+        },
         status: match status.as_str() {
             "accepted" => ProposalStatus::Accepted,
             "rejected" => ProposalStatus::Rejected,

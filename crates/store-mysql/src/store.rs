@@ -440,7 +440,7 @@ impl MemoryStore for MySqlStore {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
         let memory_id = match decision {
             Decision::Save(memory) => Some(memory.id.as_str()),
-            Decision::Delete(_) => None,
+            Decision::Delete(_) | Decision::Edit(..) => None,
         };
         if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;
@@ -450,6 +450,9 @@ impl MemoryStore for MySqlStore {
             Decision::Save(memory) => insert_one(&mut tx, memory).await?,
             Decision::Delete(memory_id) => {
                 delete_in(&mut tx, user_id, memory_id).await?;
+            }
+            Decision::Edit(memory_id, update) => {
+                revisions::update(&mut tx, user_id, memory_id, update).await?;
             }
         }
         tx.commit().await.map_err(db_err)?;

@@ -122,7 +122,11 @@ fn from_row(row: &SqliteRow) -> Result<Proposal, StoreError> {
     let status: String = column(row, "status")?;
     Ok(Proposal {
         id: column(row, "id")?,
-        action: if action == "delete" { ProposalAction::Delete } else { ProposalAction::Save },
+        action: match action.as_str() {
+            "delete" => ProposalAction::Delete,
+            "edit" => ProposalAction::Edit,
+            _ => ProposalAction::Save,
+        },
         status: match status.as_str() {
             "accepted" => ProposalStatus::Accepted,
             "rejected" => ProposalStatus::Rejected,

@@ -16,30 +16,10 @@ impl Bank {
     /// nothing and keeps no revision.
     pub async fn edit(&self, user_id: &str, id: &str, edit: ValidEdit) -> Result<Option<Memory>, StoreError> {
         let Some(current) = self.memory(user_id, id).await? else { return Ok(None) };
-        let content = edit.content.unwrap_or_else(|| current.content.clone());
-        let tags = match edit.tags {
-            Some(tags) if tags.is_empty() => None,
-            Some(tags) => Some(tags),
-            None => current.tags.clone(),
-        };
-        if content == current.content && tags == current.tags {
+        let update = version_after(user_id, &current, edit, self.now());
+        if update.content == current.content && update.tags == current.tags {
             return Ok(Some(current));
         }
-        let search_text = terms::index_text(
-            user_id,
-            std::iter::once(content.as_str())
-                .chain(tags.iter().flatten().map(String::as_str))
-                .chain(current.contexts.iter().map(|c| c.snippet.as_str())),
-        );
-        let now = self.now();
-        let update = MemoryUpdate {
-            content,
-            tags,
-            search_text,
-            updated_at: now,
-            confirmed_via: edit.confirmed_via,
-            revision_id: ids::new_id_at(REVISION_PREFIX, now.unix_ms()),
-        };
         if !self.store().update_memory(user_id, id, &update).await? {
             return Ok(None); // deleted between the two reads
         }
@@ -73,5 +53,30 @@ impl Bank {
         let Some(revision) = revisions.into_iter().find(|r| r.id == revision_id) else { return Ok(None) };
         let edit = ValidEdit { content: Some(revision.content), tags: Some(revision.tags.unwrap_or_default()), confirmed_via };
         self.edit(user_id, id, edit).await
+    }
+}
+
+/// The new version `edit` makes of `current` at `now`: content and tags (`[]` clears
+/// them, absent keeps them), and search terms from them plus the unchanged snippets.
+pub(crate) fn version_after(user_id: &str, current: &Memory, edit: ValidEdit, now: memory_bank_contract::Timestamp) -> MemoryUpdate {
+    let content = edit.content.unwrap_or_else(|| current.content.clone());
+    let tags = match edit.tags {
+        Some(tags) if tags.is_empty() => None,
+        Some(tags) => Some(tags),
+        None => current.tags.clone(),
+    };
+    let search_text = terms::index_text(
+        user_id,
+        std::iter::once(content.as_str())
+            .chain(tags.iter().flatten().map(String::as_str))
+            .chain(current.contexts.iter().map(|c| c.snippet.as_str())),
+    );
+    MemoryUpdate {
+        content,
+        tags,
+        search_text,
+        updated_at: now,
+        confirmed_via: edit.confirmed_via,
+        revision_id: ids::new_id_at(REVISION_PREFIX, now.unix_ms()),
     }
 }

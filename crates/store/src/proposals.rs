@@ -91,6 +91,18 @@ impl Bank {
                 let memory = found.ok_or(ProposalError::MemoryNotFound)?;
                 Proposal { memory_id: Some(memory.id), ..base(ProposalAction::Delete, memory.content, proposed_by) }
             }
+            // The proposal holds the whole new version: the new sentence (or the current
+            // one when only tags change) and the new tags (or the current ones).
+            ValidProposal::Edit { memory_id, edit, proposed_by } => {
+                let memory = self.memory(user_id, &memory_id).await?.ok_or(ProposalError::MemoryNotFound)?;
+                let tags = match edit.tags {
+                    Some(tags) if tags.is_empty() => None,
+                    Some(tags) => Some(tags),
+                    None => memory.tags.clone(),
+                };
+                let content = edit.content.unwrap_or(memory.content);
+                Proposal { memory_id: Some(memory.id), tags, ..base(ProposalAction::Edit, content, proposed_by) }
+            }
         };
         self.store().insert_proposal(user_id, &proposal).await?;
         tracing::info!(user_id, proposal_id = %proposal.id, action = proposal.action.as_str(), "proposal.create");
@@ -153,6 +165,20 @@ impl Bank {
             ProposalAction::Delete => {
                 let target = proposal.memory_id.clone().unwrap_or_default();
                 (self.store().accept_proposal(user_id, id, Decision::Delete(&target), now).await?, None)
+            }
+            ProposalAction::Edit => {
+                let target = proposal.memory_id.clone().unwrap_or_default();
+                let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
+                // The person's edits over the agent's proposal, checked like any edit.
+                let change = memory_bank_contract::edit::EditMemoryRequest {
+                    content: Some(edits.content.unwrap_or_else(|| proposal.content.clone())),
+                    tags: Some(edits.tags.or_else(|| proposal.tags.clone()).unwrap_or_default()),
+                    confirmed_via: Some(edits.confirmed_via.unwrap_or(memory_bank_contract::wire::ConfirmedVia::App)),
+                };
+                let change = memory_bank_contract::edit::check_edit_limits(change).map_err(ProposalError::Invalid)?;
+                let update = crate::edits::version_after(user_id, &current, change, now);
+                let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
+                (accepted, self.memory(user_id, &target).await?)
             }
         };
         let proposal = self.proposal(user_id, id).await?;

@@ -162,6 +162,9 @@ pub enum Decision<'a> {
     Save(&'a NewMemory),
     /// Deletes the caller's memory with this id, if it still exists.
     Delete(&'a str),
+    /// Writes this new version of the caller's memory with this id (keeping the old one
+    /// as a revision), if it still exists.
+    Edit(&'a str, &'a MemoryUpdate),
 }
 
 /// A full-text match before ranking.

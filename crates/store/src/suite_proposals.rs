@@ -141,3 +141,34 @@ pub async fn proposals_list_newest_first_by_status(f: &dyn Fixture) {
     assert_eq!(rejected.proposals.iter().map(|p| p.id.as_str()).collect::<Vec<_>>(), [ids[1].as_str()]);
     assert_eq!(w.bank.list_proposals(&w.alice, None, None, None).await.unwrap().proposals.len(), 5);
 }
+
+/// An edit proposal changes nothing until accepted; accepting applies the person's
+/// wording as a new version (the old one kept as a revision); another user's memory
+/// cannot be the target.
+pub async fn edit_proposals_change_the_memory_only_when_accepted(f: &dyn Fixture) {
+    let w = world(f).await;
+    let memory = save(&w, &w.alice, request("Ada lives in Leeds")).await;
+    let edit = |content: &str| ProposeRequest {
+        action: Some(ProposalAction::Edit),
+        memory_id: Some(memory.id.clone()),
+        content: Some(content.into()),
+        proposed_by: Some("claude-code".into()),
+        ..Default::default()
+    };
+    let proposal = propose(&w, &w.alice, edit("Ada lives in York")).await;
+    assert_eq!((proposal.action, proposal.content.as_str()), (ProposalAction::Edit, "Ada lives in York"));
+    assert_eq!(proposal.memory_id.as_deref(), Some(memory.id.as_str()));
+    assert_eq!(search(&w, &w.alice, "Leeds").await, ["Ada lives in Leeds"], "nothing changed yet");
+    let edits = AcceptProposalRequest { content: Some("Ada lives in York, since May".into()), ..Default::default() };
+    let accepted = w.bank.accept_proposal(&w.alice, &proposal.id, edits).await.unwrap();
+    let edited = accepted.memory.unwrap();
+    assert_eq!((edited.id.as_str(), edited.content.as_str()), (memory.id.as_str(), "Ada lives in York, since May"));
+    assert_eq!(edited.confirmed_via, Some(ConfirmedVia::App));
+    assert!(search(&w, &w.alice, "Leeds").await.is_empty());
+    let history = w.bank.revisions(&w.alice, &memory.id).await.unwrap().unwrap();
+    assert_eq!(history[0].content, "Ada lives in Leeds");
+    assert_eq!(list_all(&w, &w.alice).await.len(), 1, "an edit, not a new memory");
+    // Bob cannot propose an edit of Alice's memory: it is not found for him.
+    let refused = w.bank.propose(&w.bob, &w.org, validate_propose(edit("Bob's idea")).unwrap()).await;
+    assert!(matches!(refused, Err(ProposalError::MemoryNotFound)), "{refused:?}");
+}

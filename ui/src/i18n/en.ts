@@ -80,6 +80,7 @@ const en = {
     emptyAgents: "Agents reach Memory Bank once it is installed in them (Account settings → Agents).",
     more: "Showing the newest {{count}}; decide these to see the rest.",
     save: "Proposed memory",
+    edit: "Proposed new wording of a memory",
     delete: "Asks to delete this memory",
     proposedBy: "Proposed by {{client}}",
     proposedByUnknown: "Proposed by an agent",

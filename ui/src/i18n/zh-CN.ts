@@ -82,6 +82,7 @@ const zhCN: Strings = {
     emptyAgents: "在智能体中安装记忆库后（账户设置 → 智能体），它们才能访问记忆库。",
     more: "只显示最新的 {{count}} 条；处理完这些后会显示其余的。",
     save: "提议的记忆",
+    edit: "提议修改一条记忆的说法",
     delete: "请求删除这条记忆",
     proposedBy: "由 {{client}} 提议",
     proposedByUnknown: "由智能体提议",

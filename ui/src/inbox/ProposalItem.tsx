@@ -55,7 +55,9 @@ export function ProposalItem(props: Props) {
         if (event.target === event.currentTarget) props.onFocus();
       }}
     >
-      <p className="proposal-kind">{isDelete ? t("inbox.delete") : t("inbox.save")}</p>
+      <p className="proposal-kind">
+        {isDelete ? t("inbox.delete") : proposal.action === "edit" ? t("inbox.edit") : t("inbox.save")}
+      </p>
       <p id={ids.title} className="row-title">
         {proposal.content}
       </p>
