@@ -14,6 +14,7 @@
 //! the MCP benchmark in `bench/mcp/` (see `local_bank.rs`).
 
 mod corpus;
+mod limiter;
 mod local_bank;
 
 use std::sync::Arc;
@@ -88,6 +89,15 @@ struct Args {
     /// drawn as a `--users 1` run draws them; measures nothing.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["database_url", "mariadb", "keep", "search_kept"])]
     load_local_bank: Option<std::path::PathBuf>,
+    /// Measure what `serve --rate-limit` costs a search over HTTP (BENCHMARKS.md), nothing else.
+    #[arg(long)]
+    limiter_cost: bool,
+    /// Memories in the bank `--limiter-cost` searches.
+    #[arg(long, default_value_t = 10_000)]
+    limiter_memories: usize,
+    /// Seconds per `--limiter-cost` round.
+    #[arg(long, default_value_t = 5)]
+    limiter_seconds: u64,
     /// Memories for `--load-local-bank`.
     #[arg(long, default_value_t = 100_000, requires = "load_local_bank")]
     memories: usize,
@@ -299,6 +309,9 @@ fn ms(d: Duration) -> String {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if args.limiter_cost {
+        return limiter::run(args.limiter_memories, args.limiter_seconds).await;
+    }
     if let Some(url) = &args.search_kept {
         return search_kept(&args, url).await;
     }
