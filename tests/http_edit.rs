@@ -210,3 +210,39 @@ async fn an_agent_proposes_an_edit_and_the_persons_accept_is_the_edit() {
     let (status, _) = s.call(POST, "/v1/proposals", Some(&s.bob.token), Some(&s.acme), Some(json!({"action": "edit", "memoryId": id, "content": "x"}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "another user's memory cannot be the target");
 }
+
+#[tokio::test]
+async fn every_kind_of_secret_is_422_naming_its_kind_and_near_misses_are_saved() {
+    let s = Service::start().await;
+    // Format-valid fakes, one per kind the detector knows.
+    let secrets = [
+        ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345", "Anthropic API key"),
+        ("OPENAI=sk-proj-abc123def456ghi789jkl012", "OpenAI API key"),
+        ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "Stripe key"),
+        ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GitHub token"),
+        ("xoxb-1234567890-abcdefghij", "Slack token"),
+        ("AKIAIOSFODNN7EXAMPLE", "AWS access key"),
+        ("AIzaSyA1234567890abcdefghijklmnopqrstuv", "Google API key"),
+        ("mbk_0123456789abcdefghijklmnop", "Memory Bank token"),
+        ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "JSON Web Token"),
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn", "private key"),
+        ("postgres://admin:hunter22@db.internal:5432/app", "password in a URL"),
+        ("Authorization: Bearer abcdefghijklmnop0123", "bearer token"),
+        ("password=Tr0ub4dor&3", "password or key assignment"),
+    ];
+    for (text, kind) in secrets {
+        let (status, answer) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": text}))).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{text}: {answer}");
+        assert_eq!((answer["error"].as_str(), answer["kind"].as_str()), (Some("looks_like_secret"), Some(kind)), "{text}");
+    }
+    let (_, listed) = s.call(GET, "/v1/memory", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(listed["memories"], json!([]));
+    for text in [
+        "fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "session 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "the logo is iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB.png",
+    ] {
+        let (status, answer) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": text}))).await;
+        assert_eq!(status, StatusCode::CREATED, "{text}: {answer}");
+    }
+}

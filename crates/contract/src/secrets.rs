@@ -267,6 +267,11 @@ mod tests {
             "password=${DB_PASSWORD}",
             "token: xxxxxxxx",
             "我喜欢喝绿茶",
+            // Near misses that look random but are not secrets.
+            "fixed in commit 3f786850e387550fdab836ed7e6dc881de23001b",
+            "session 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+            "the logo is iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB.png",
+            "see aGVsbG8gd29ybGQgdGhpcyBpcyBub3Q=.jpg in the wiki",
         ] {
             assert!(
                 find_secrets(text).is_empty(),
