@@ -15,15 +15,15 @@
 
 use std::ffi::CString;
 use std::future::Future;
-use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use sqlx::{Connection as _, MySqlConnection};
+
+use super::process::{find_program, spawn_tied_to_this_process, sweep_stale_dirs};
 
 /// The wsrep provider of Debian's `galera-4` package.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -69,7 +69,7 @@ impl GaleraCluster {
     /// settings, so they override them (e.g. `--wsrep-sync-wait=1`).
     pub fn start_with(size: usize, extra_args: &[String]) -> Result<Self, String> {
         assert!(size >= 1, "a cluster needs at least one node");
-        sweep_stale_dirs();
+        sweep_stale_dirs(DIR_PREFIX);
         let server =
             find_program(&["mariadbd", "mysqld"]).ok_or_else(|| format!("mariadbd was not found; {GALERA_INSTALL_HINT}"))?;
         let install = find_program(&["mariadb-install-db", "mysql_install_db"])
@@ -386,70 +386,3 @@ fn free_ports(count: usize) -> Result<Vec<u16>, String> {
     listeners.iter().map(|l| l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())).collect()
 }
 
-/// Looks for the first of `names` on PATH and in the sbin folders, which are not on a
-/// non-root user's PATH on Debian.
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    dirs.extend(["/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/usr/bin"].map(PathBuf::from));
-    names.iter().find_map(|name| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()))
-}
-
-/// Removes the folders of clusters whose test process no longer exists.
-fn sweep_stale_dirs() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.strip_prefix(DIR_PREFIX).and_then(|rest| rest.split('-').next()) else { continue };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-type SpawnRequest = (Command, mpsc::Sender<io::Result<Child>>);
-
-/// Spawns `command` so that the kernel kills it when this process dies.
-///
-/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, so every node
-/// is forked by one keeper thread that lives as long as the process. The signal is set
-/// in `pre_exec`, which runs after `Command::uid` has switched the account (a later
-/// change of credentials would clear it).
-fn spawn_tied_to_this_process(mut command: Command) -> io::Result<Child> {
-    static KEEPER: OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
-    let parent = std::process::id();
-    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-    // calls (prctl, getppid).
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect.
-            if libc::getppid() as u32 != parent {
-                return Err(io::Error::other("the test process exited while the node was starting"));
-            }
-            Ok(())
-        });
-    }
-    let keeper = KEEPER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<SpawnRequest>();
-        let spawned = std::thread::Builder::new().name("galera-keeper".into()).spawn(move || {
-            // The sender lives in a static, so this loop (and the thread) never ends.
-            for (mut command, reply) in rx {
-                let _ = reply.send(command.spawn());
-            }
-        });
-        if let Err(e) = spawned {
-            eprintln!("cannot start the Galera keeper thread: {e}");
-        }
-        Mutex::new(tx)
-    });
-    let (reply_tx, reply_rx) = mpsc::channel();
-    keeper
-        .lock()
-        .map_err(|_| io::Error::other("the Galera keeper lock is poisoned"))?
-        .send((command, reply_tx))
-        .map_err(|_| io::Error::other("the Galera keeper thread is gone"))?;
-    reply_rx.recv().map_err(|_| io::Error::other("the Galera keeper thread did not answer"))?
-}

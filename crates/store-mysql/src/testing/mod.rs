@@ -7,6 +7,7 @@
 //! saying what to install: they are never skipped.
 
 mod galera;
+mod process;
 mod server;
 mod tls;
 

@@ -6,14 +6,12 @@
 //! the folder of a server whose test process is gone is swept on the next start,
 //! and the shared server is stopped by an exit hook.
 
-use std::io;
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::process::CommandExt as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+use super::process::{find_program, spawn_tied_to_this_process, sweep_stale_dirs};
 
 /// How long a starting server may take to accept connections (crash recovery after
 /// a kill included) on a loaded machine.
@@ -49,7 +47,7 @@ impl MariaDb {
     /// The benchmark uses this for a production-sized buffer pool
     /// (`--innodb-buffer-pool-size=1G`): the tests' 128 MB would measure disk reads.
     pub fn start_with(extra_args: &[String]) -> Result<Self, String> {
-        sweep_stale_dirs();
+        sweep_stale_dirs(DIR_PREFIX);
         let server = find_program(&["mariadbd", "mysqld"]).ok_or_else(|| format!("mariadbd was not found; {INSTALL_HINT}"))?;
         let install = find_program(&["mariadb-install-db", "mysql_install_db"])
             .ok_or_else(|| format!("mariadb-install-db was not found; {INSTALL_HINT}"))?;
@@ -185,69 +183,3 @@ fn free_port() -> Result<u16, String> {
     listener.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
 }
 
-/// Looks for the first of `names` on PATH and in the sbin folders, which are not on a
-/// non-root user's PATH on Debian.
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    dirs.extend(["/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/usr/bin"].map(PathBuf::from));
-    names.iter().find_map(|name| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()))
-}
-
-/// Removes the folders of throwaway servers whose test process no longer exists.
-fn sweep_stale_dirs() {
-    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name.strip_prefix(DIR_PREFIX).and_then(|rest| rest.split('-').next()) else { continue };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
-type SpawnRequest = (Command, mpsc::Sender<io::Result<Child>>);
-
-/// Spawns `command` so that the kernel kills it when this process dies.
-///
-/// `PR_SET_PDEATHSIG` fires when the *thread* that forked the child exits, and test
-/// threads (and tokio's blocking threads) come and go; so every server is forked by
-/// one keeper thread that lives as long as the process.
-fn spawn_tied_to_this_process(mut command: Command) -> io::Result<Child> {
-    static KEEPER: OnceLock<Mutex<mpsc::Sender<SpawnRequest>>> = OnceLock::new();
-    let parent = std::process::id();
-    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe
-    // calls (prctl, getppid).
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect.
-            if libc::getppid() as u32 != parent {
-                return Err(io::Error::other("the test process exited while the server was starting"));
-            }
-            Ok(())
-        });
-    }
-    let keeper = KEEPER.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<SpawnRequest>();
-        let spawned = std::thread::Builder::new().name("mariadb-keeper".into()).spawn(move || {
-            // The sender lives in a static, so this loop (and the thread) never ends.
-            for (mut command, reply) in rx {
-                let _ = reply.send(command.spawn());
-            }
-        });
-        if let Err(e) = spawned {
-            eprintln!("cannot start the MariaDB keeper thread: {e}");
-        }
-        Mutex::new(tx)
-    });
-    let (reply_tx, reply_rx) = mpsc::channel();
-    keeper
-        .lock()
-        .map_err(|_| io::Error::other("the MariaDB keeper lock is poisoned"))?
-        .send((command, reply_tx))
-        .map_err(|_| io::Error::other("the MariaDB keeper thread is gone"))?;
-    reply_rx.recv().map_err(|_| io::Error::other("the MariaDB keeper thread did not answer"))?
-}
