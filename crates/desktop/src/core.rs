@@ -497,15 +497,7 @@ impl Core {
                 let first = details.first().map(|d| d.message.clone()).unwrap_or_else(|| "nothing to change".into());
                 return Err(DesktopError::invalid(first));
             }
-            Err(EditRefused::LooksLikeSecret(found)) => {
-                return Err(DesktopError::new(
-                    ErrorCode::LooksLikeSecret,
-                    format!(
-                        "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
-                        memory_bank_contract::secrets::describe(&found)
-                    ),
-                ))
-            }
+            Err(EditRefused::LooksLikeSecret(found)) => return Err(secret_error(&found)),
         }
         Ok(self.client().await?.edit(org_id, id, &request).await?)
     }
@@ -528,13 +520,18 @@ pub(crate) fn refuse_secrets(request: &SaveMemoryRequest) -> Result<(), DesktopE
     if findings.is_empty() {
         return Ok(());
     }
-    Err(DesktopError::new(
+    Err(secret_error(&findings))
+}
+
+/// The one message for text that looks like a secret, whatever was being saved.
+fn secret_error(findings: &[memory_bank_contract::secrets::SecretFinding]) -> DesktopError {
+    DesktopError::new(
         ErrorCode::LooksLikeSecret,
         format!(
             "This looks like a secret ({}). Remove it before saving: agents read memories as plain text.",
-            memory_bank_contract::secrets::describe(&findings)
+            memory_bank_contract::secrets::describe(findings)
         ),
-    ))
+    )
 }
 
 /// `/` (or a drive root) and the home folder itself hold far more than sessions: reading

@@ -431,17 +431,14 @@ impl DeleteScheduler {
                     Settled { id: id.to_owned(), org_id, outcome: Outcome::Waiting, message: Some(reason) }
                 }
                 Attempt::Retry(reason) => {
+                    let stopped = inner.stopped;
                     let entry = inner.entries.get_mut(id).expect("checked above");
                     entry.attempts += 1;
                     entry.state = State::Waiting;
                     entry.message = Some(reason.clone());
                     let wait = self.timing.backoff(entry.attempts);
-                    entry.timer = None;
-                    let stopped = inner.stopped;
-                    let entry = inner.entries.get_mut(id).expect("checked above");
-                    if !stopped {
-                        entry.timer = Some(self.fire_after(id, generation, wait));
-                    }
+                    // At exit no timer starts: the journal keeps it for the next start.
+                    entry.timer = (!stopped).then(|| self.fire_after(id, generation, wait));
                     tracing::warn!(
                         memory_id = %id, %reason, attempts = entry.attempts, retry_in_ms = wait.as_millis() as u64,
                         "deferred delete could not reach the server; kept, and retried (also at the next start)"
