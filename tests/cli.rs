@@ -107,6 +107,14 @@ fn memory_commands_save_search_list_and_delete_through_the_service() {
     assert_eq!(saved["memory"]["contexts"][0]["citation"]["conversationId"], "sess-1");
     let human = s.memory_ok(&["save", "第二条记忆：客户迁移计划"]);
     assert!(human.starts_with("saved mem_"), "{human}");
+    // A near-duplicate is saved (never merged), and stderr names the alike memory.
+    let alike = s.memory(&["save", "Ada prefers tea over coffee, mostly"]);
+    assert!(alike.status.success());
+    let (out, hints) = (String::from_utf8_lossy(&alike.stdout), String::from_utf8_lossy(&alike.stderr));
+    assert_eq!(out.lines().count(), 1, "stdout stays the one `saved ID` line: {out}");
+    assert!(hints.contains("you already have:") && hints.contains(&format!("{id}  Ada prefers tea over coffee")), "{hints}");
+    let alike_id = out.trim().trim_start_matches("saved ").to_owned();
+    s.memory_ok(&["delete", &alike_id]);
     let piped = Command::new(BIN).args(["memory", "save", "-"]).env("MEMORY_BANK_URL", &s.url).env("MEMORY_BANK_TOKEN", &s.token)
         .env("MEMORY_BANK_ORG", &s.org).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     use std::io::Write as _;

@@ -406,7 +406,7 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
     let expected: HashSet<String> = [
         "postMemory", "getMemorySearch", "getMemory", "getMemoryById", "deleteMemoryById", "postProposals", "getProposals",
         "getProposalsById", "postProposalsByIdAccept", "postProposalsByIdReject", "getMe", "getHealthz",
-        "patchMemoryById", "getMemoryRevisions", "postMemoryRevisionRestore", "getExport", "postImport",
+        "patchMemoryById", "postMemorySimilar", "getMemoryRevisions", "postMemoryRevisionRestore", "getExport", "postImport",
     ]
     .into_iter()
     .map(String::from)

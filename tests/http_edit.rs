@@ -246,3 +246,55 @@ async fn every_kind_of_secret_is_422_naming_its_kind_and_near_misses_are_saved()
         assert_eq!(status, StatusCode::CREATED, "{text}: {answer}");
     }
 }
+
+/// Duplicate hints over HTTP: saves, `POST /v1/memory/similar`, proposals and accepts
+/// name the caller's alike memories (never another user's); accepting a save as an
+/// edit of one rewrites it; nothing is ever merged on its own.
+#[tokio::test]
+async fn saves_proposals_and_accepts_name_alike_memories() {
+    let s = Service::start().await;
+    let tabs = s.save(&s.alice, json!({"content": "I use tabs for indentation"})).await;
+    s.save(&s.bob, json!({"content": "I use spaces for indentation"})).await;
+    let tabs_id = tabs["id"].as_str().unwrap();
+    let hint = json!([{"id": tabs_id, "content": "I use tabs for indentation"}]);
+
+    let (status, saved) =
+        s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "I use spaces for indentation"}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(saved["similar"], hint, "the save names the alike memory, not bob's: {saved}");
+    let spaces_id = saved["memory"]["id"].as_str().unwrap().to_owned();
+    let (status, unlike) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "Lunch is at noon"}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(unlike.get("similar").is_none(), "absent when there are none: {unlike}");
+
+    let ask = |content: &str, exclude: Option<&str>| json!({"content": content, "excludeId": exclude});
+    let (status, found) = s.call(POST, "/v1/memory/similar", Some(&s.alice.token), Some(&s.acme), Some(ask("I use tabs for indentation", Some(tabs_id)))).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["similar"], json!([{"id": spaces_id, "content": "I use spaces for indentation"}]), "excludeId is left out");
+    let (_, none) = s.call(POST, "/v1/memory/similar", Some(&s.carol.token), Some(&s.acme), Some(ask("I use tabs", None))).await;
+    assert_eq!(none["error"], "organization_not_found", "the org check applies as everywhere: {none}");
+    for bad in [json!({"content": "   "}), json!({"content": "x".repeat(8001)}), json!({}), json!([1])] {
+        let (status, body) = s.call(POST, "/v1/memory/similar", Some(&s.alice.token), Some(&s.acme), Some(bad)).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+    }
+
+    // A proposal carries the hints; accepted as an edit of the tabs memory, it rewrites it.
+    let (status, proposed) = s
+        .call(POST, "/v1/proposals", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "I use tabs for indentation, always"})))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{proposed}");
+    assert_eq!(proposed["proposal"]["similar"][0]["id"], tabs_id, "{proposed}");
+    assert_eq!(proposed["similar"], proposed["proposal"]["similar"]);
+    let (_, listed) = s.call(GET, "/v1/proposals?status=pending", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(listed["proposals"][0]["similar"], proposed["proposal"]["similar"], "the Inbox's list carries them too");
+    let id = proposed["proposal"]["id"].as_str().unwrap();
+    let (status, accepted) = s
+        .call(POST, &format!("/v1/proposals/{id}/accept"), Some(&s.alice.token), Some(&s.acme), Some(json!({"editInstead": tabs_id})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!((accepted["memory"]["id"].as_str(), accepted["memory"]["content"].as_str()), (Some(tabs_id), Some("I use tabs for indentation, always")));
+    assert_eq!(accepted["proposal"]["memoryId"], tabs_id);
+    assert_eq!(accepted["similar"][0]["id"], spaces_id.as_str(), "still alike to the spaces memory: {accepted}");
+    let (_, page) = s.call(GET, "/v1/memory", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(page["memories"].as_array().unwrap().len(), 3, "tabs (reworded), spaces, lunch: nothing added or merged");
+}

@@ -26,15 +26,16 @@ struct Person {
     elicitation: bool,
     answer: ElicitResult,
     shown: Arc<Mutex<Vec<String>>>,
+    forms: Arc<Mutex<Vec<Value>>>,
 }
 
 impl Person {
     fn answering(answer: ElicitResult) -> Person {
-        Person { elicitation: true, answer, shown: Arc::default() }
+        Person { elicitation: true, answer, shown: Arc::default(), forms: Arc::default() }
     }
 
     fn without_elicitation() -> Person {
-        Person { elicitation: false, answer: ElicitResult::new(ElicitationAction::Cancel), shown: Arc::default() }
+        Person { elicitation: false, answer: ElicitResult::new(ElicitationAction::Cancel), shown: Arc::default(), forms: Arc::default() }
     }
 }
 
@@ -54,8 +55,9 @@ impl ClientHandler for Person {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+        if let ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } = &request {
             self.shown.lock().unwrap().push(message.clone());
+            self.forms.lock().unwrap().push(serde_json::to_value(requested_schema).unwrap());
         }
         Ok(self.answer.clone())
     }
@@ -347,5 +349,43 @@ async fn propose_edit_changes_the_memory_once_the_person_accepts_in_the_client()
     let answer = json_of(&call(&client, "propose_edit", json!({"id": id, "content": "Never mind."})).await);
     assert_eq!(answer["status"], "declined");
     assert_eq!(memories(&client).await[0]["content"], "The standup is at 9:45, on Mondays 10:00.");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_form_names_alike_memories_and_can_reword_one_instead() {
+    let bank = Bank::new();
+    let saver = bank.client(Person::answering(ElicitResult::new(ElicitationAction::Accept))).await;
+    let saved = json_of(&call(&saver, "propose_memory", json!({"content": "I use tabs for indentation."})).await);
+    let id = saved["memory"]["id"].as_str().unwrap().to_owned();
+    saver.cancel().await.unwrap();
+
+    let person = Person::answering(
+        ElicitResult::new(ElicitationAction::Accept)
+            .with_content(json!({"content": "I use spaces for indentation.", "saveAs": id})),
+    );
+    let (shown, forms) = (Arc::clone(&person.shown), Arc::clone(&person.forms));
+    let client = bank.client(person).await;
+    let answer = json_of(&call(&client, "propose_memory", json!({"content": "I use spaces for indentation."})).await);
+    assert_eq!(answer["status"], "edited", "{answer}");
+    assert_eq!((answer["memory"]["id"].as_str(), answer["memory"]["content"].as_str()), (Some(id.as_str()), Some("I use spaces for indentation.")));
+    let message = shown.lock().unwrap()[0].clone();
+    assert!(message.contains("You already have:\n• “I use tabs for indentation.”"), "{message}");
+    let choice = forms.lock().unwrap()[0]["properties"]["saveAs"].clone();
+    assert_eq!(choice["default"], "new", "{choice}");
+    let options: Vec<&str> = choice["oneOf"].as_array().unwrap().iter().map(|o| o["const"].as_str().unwrap()).collect();
+    assert_eq!(options, ["new", id.as_str()]);
+    assert_eq!(memories(&client).await.len(), 1, "reworded, not added");
+    client.cancel().await.unwrap();
+
+    // A choice that was not offered (another id) is ignored: the sentence is saved as new.
+    let person = Person::answering(
+        ElicitResult::new(ElicitationAction::Accept).with_content(json!({"saveAs": "mem_01kdddddddddddddddddddddddd"})),
+    );
+    let client = bank.client(person).await;
+    let answer = json_of(&call(&client, "propose_memory", json!({"content": "I use spaces for indentation in Go."})).await);
+    assert_eq!(answer["status"], "saved", "{answer}");
+    assert_eq!(answer["similar"][0]["id"], id.as_str(), "the answer still names the alike memory");
+    assert_eq!(memories(&client).await.len(), 2, "never merged on its own");
     client.cancel().await.unwrap();
 }

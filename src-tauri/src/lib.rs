@@ -4,6 +4,7 @@
 //! exits (window closed, app quit, SIGTERM/SIGINT).
 
 mod commands;
+mod file_dialog;
 pub mod prefs_store;
 
 include!("../app_commands.rs");
@@ -40,6 +41,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
     builder
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(commands::handler())
         .setup(|app| {
             let data_dir = start_core(app.handle())?;
@@ -96,6 +98,12 @@ fn start_core<R: Runtime>(
             }
         },
     ))?;
+    let progress = app.clone();
+    let desktop = desktop.with_files(file_dialog::SystemFileDialog { app: app.clone() }, move |step| {
+        if let Err(err) = progress.emit(memory_bank_desktop::events::TRANSFER_PROGRESS, step) {
+            tracing::warn!(error = %err, "could not report an export's or import's progress");
+        }
+    });
     let data_dir = desktop.data_dir();
     let desktop: DesktopState = Arc::new(desktop);
     app.manage::<DesktopState>(desktop.clone());

@@ -118,6 +118,12 @@ export class Harness {
     return this.memories().map((memory) => memory.content);
   }
 
+  /** How many memories the server holds (one export request, not a page walk). */
+  memoryCount() {
+    const out = execFileSync(cli, ["memory", "export"], { env: this.clientEnv, maxBuffer: 256 * 1024 * 1024 }).toString();
+    return out.split("\n").filter(Boolean).length;
+  }
+
   /** The memories on the server now (the CLI's JSON), newest first. */
   memories() {
     const out = execFileSync(cli, ["memory", "list", "--all", "--json"], { env: this.clientEnv }).toString();

@@ -329,7 +329,29 @@ confirmedVia?: ConfirmedVia | null, };
  * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
  * commands answer those too, plus the ones after it, which never leave the app.
  */
-export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found";
+export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
+
+/**
+ * `export_memories`.
+ */
+export type ExportArgs = { 
+/**
+ * The org the request is made in (every memory of the user is exported).
+ */
+orgId: string, };
+
+/**
+ * What an export did.
+ */
+export type ExportOutcome = { 
+/**
+ * The file written; null when the person cancelled the dialog.
+ */
+path: string | null, 
+/**
+ * Memories in it.
+ */
+memories: number, };
 
 /**
  * Sessions per source and per workspace, most first.
@@ -343,6 +365,91 @@ sources: Array<SourceCount>,
  * `{workspace, count}`.
  */
 workspaces: Array<WorkspaceCount>, };
+
+/**
+ * `find_similar`: a sentence the person is about to save (or an edit of `excludeId`).
+ */
+export type FindSimilarArgs = { 
+/**
+ * The org the person is in.
+ */
+orgId: string, 
+/**
+ * The sentence, up to 8000 characters.
+ */
+content: string, 
+/**
+ * A memory to leave out (the one being edited).
+ */
+excludeId?: string, };
+
+/**
+ * `import_memories`: what to do with a memory the bank already has.
+ */
+export type ImportArgs = { 
+/**
+ * The org the import is made in.
+ */
+orgId: string, 
+/**
+ * `skip` (the default: importing a file twice changes nothing) or `overwrite`.
+ */
+onConflict?: "skip" | "overwrite" | undefined, };
+
+/**
+ * A line that could not be imported, by its number (1-based).
+ */
+export type ImportLineError = { 
+/**
+ * Line number in the file, from 1.
+ */
+line: number, 
+/**
+ * `invalid_request`, `looks_like_secret`, `id_in_use`, `quota_exceeded`.
+ */
+error: string, 
+/**
+ * What is wrong and what to do.
+ */
+message: string, };
+
+/**
+ * What an import did.
+ */
+export type ImportOutcome = { 
+/**
+ * The file read; null when the person cancelled the dialog.
+ */
+path: string | null, 
+/**
+ * The service's reports added up, line numbers counted over the whole file.
+ */
+report: ImportReport, };
+
+/**
+ * Response of `POST /v1/import`.
+ */
+export type ImportReport = { 
+/**
+ * Lines imported as new memories.
+ */
+imported: number, 
+/**
+ * Lines whose id the caller already had, left as they were.
+ */
+skipped: number, 
+/**
+ * Lines whose id the caller already had, replaced.
+ */
+overwritten: number, 
+/**
+ * Lines not imported, each with its reason (at most [`MAX_REPORTED_LINES`]).
+ */
+failed: Array<ImportLineError>, 
+/**
+ * How many lines were not imported in all.
+ */
+failedCount: number, };
 
 /**
  * What changed in the Inbox since the last look.
@@ -715,7 +822,12 @@ expiresAt: string,
 /**
  * When a person accepted or rejected it.
  */
-decidedAt: string | null, };
+decidedAt: string | null, 
+/**
+ * A pending save or edit: the user's memories worded much like it, as they stand
+ * when read (empty otherwise).
+ */
+similar: Array<SimilarMemory>, };
 
 /**
  * What a proposal asks for.
@@ -733,7 +845,12 @@ content?: string,
 /**
  * The tags as the person edited them (`[]` removes them all).
  */
-tags?: Array<string>, };
+tags?: Array<string>, 
+/**
+ * A save only: rewrite this memory (one of the proposal's `similar`) with the
+ * sentence instead of saving a new one.
+ */
+editInstead?: string, };
 
 /**
  * Answer of `GET /v1/proposals`.
@@ -759,7 +876,12 @@ proposal: Proposal,
 /**
  * Accepted saves: the memory saved.
  */
-memory?: Memory | null, };
+memory?: Memory | null, 
+/**
+ * The user's memories worded much like it: for a pending save or edit (as in
+ * `proposal.similar`), or, once accepted, like the memory saved or edited.
+ */
+similar: Array<SimilarMemory>, };
 
 /**
  * Where a proposal stands. `expired` is a pending proposal past its `expiresAt`.
@@ -1192,6 +1314,30 @@ url: string,
 token: string, };
 
 /**
+ * One of the caller's memories whose words overlap strongly with a sentence being
+ * saved, proposed or accepted: a hint that it may already be remembered. Never merged
+ * automatically; the person may edit that memory instead.
+ */
+export type SimilarMemory = { 
+/**
+ * `mem_…`
+ */
+id: string, 
+/**
+ * Its sentence as stored.
+ */
+content: string, };
+
+/**
+ * Answer of `POST /v1/memory/similar`.
+ */
+export type SimilarResponse = { 
+/**
+ * Most alike first; empty when nothing is alike.
+ */
+similar: Array<SimilarMemory>, };
+
+/**
  * The agent tool a session was recorded by.
  */
 export type Source = "claude-code" | "codex" | "opencode" | "gemini";
@@ -1263,6 +1409,28 @@ timestamp: string | null,
  * present only then.
  */
 truncated?: boolean, };
+
+/**
+ * Export or import.
+ */
+export type TransferKind = "export" | "import";
+
+/**
+ * How far an export or import is (the `transfer-progress` event).
+ */
+export type TransferProgress = { 
+/**
+ * Which one.
+ */
+kind: TransferKind, 
+/**
+ * Memories written (export) or lines sent (import) so far.
+ */
+done: number, 
+/**
+ * Lines in the file (import); unknown (null) for an export.
+ */
+total: number | null, };
 
 /**
  * The preferences the UI reads.
@@ -1348,7 +1516,10 @@ export type CommandTypes = {
   session_activity: { args: ActivityArgs; answer: Activity };
   search_messages: { args: SearchArgs; answer: MessageSearchResult };
   save_memory: { args: SaveMemoryArgs; answer: Memory };
+  find_similar: { args: FindSimilarArgs; answer: SimilarResponse };
   edit_memory: { args: EditMemoryArgs; answer: Memory };
+  export_memories: { args: ExportArgs; answer: ExportOutcome };
+  import_memories: { args: ImportArgs; answer: ImportOutcome };
   memory_revisions: { args: MemoryRevisionsArgs; answer: RevisionListResponse };
   restore_revision: { args: RestoreRevisionArgs; answer: Memory };
   set_session_roots: { args: SetSessionRootsArgs; answer: AppState };
@@ -1365,6 +1536,7 @@ export type EventTypes = {
   "memory-delete-settled": Settled;
   "sessions-changed": null;
   "inbox-changed": InboxChange;
+  "transfer-progress": TransferProgress;
 };
 
 /** Every command the window may call (src-tauri/app_commands.rs). */
@@ -1382,6 +1554,9 @@ export const COMMANDS = [
   "flush_deletes",
   "list_pending_deletes",
   "edit_memory",
+  "find_similar",
+  "export_memories",
+  "import_memories",
   "memory_revisions",
   "restore_revision",
   "list_sessions",

@@ -71,7 +71,12 @@ export type {
   SessionInfo,
   SessionList,
   SessionRoot,
+  SimilarMemory,
   Source,
+  ExportOutcome,
+  ImportOutcome,
+  ImportReport,
+  TransferProgress,
   Transcript,
   TranscriptMessage,
   Undone,
@@ -163,6 +168,9 @@ export const listPendingDeletes = () => call("list_pending_deletes");
 
 export const editMemory = (args: ArgsOf<"edit_memory">) => call("edit_memory", args);
 
+/** The person's memories worded much like a sentence: hints, never merged. */
+export const findSimilar = (args: ArgsOf<"find_similar">) => call("find_similar", args);
+
 export const memoryRevisions = (args: ArgsOf<"memory_revisions">) => call("memory_revisions", args);
 
 export const restoreRevision = (args: ArgsOf<"restore_revision">) => call("restore_revision", args);
@@ -216,6 +224,21 @@ export const listProposals = (orgId: string) => call("list_proposals", { orgId }
 export const acceptProposal = (args: ArgsOf<"accept_proposal">) => call("accept_proposal", args);
 
 export const rejectProposal = (args: ArgsOf<"reject_proposal">) => call("reject_proposal", args);
+
+// Settings → Data: Rust opens the system's file dialog (the web view never names a path)
+// and reports progress as `transfer-progress`.
+
+/** Asks where, then writes every memory there; `path` is null when the person cancelled. */
+export const exportMemories = (orgId: string) => call("export_memories", { orgId });
+
+/** Asks which export file, then imports it; `path` is null when the person cancelled. */
+export const importMemories = (args: ArgsOf<"import_memories">) => call("import_memories", args);
+
+export const TRANSFER_PROGRESS_EVENT = "transfer-progress" satisfies keyof EventTypes;
+
+export function onTransferProgress(handler: (event: EventTypes[typeof TRANSFER_PROGRESS_EVENT]) => void): Promise<UnlistenFn> {
+  return on(TRANSFER_PROGRESS_EVENT, handler);
+}
 
 export const INBOX_CHANGED_EVENT = "inbox-changed" satisfies keyof EventTypes;
 

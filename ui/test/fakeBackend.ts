@@ -111,6 +111,12 @@ export function installFakeBackend(options: Options = {}) {
     editError: null as IpcError | null,
     /** When set, save_memory rejects with it. */
     saveError: null as IpcError | null,
+    /** Settings → Data: the file the "dialog" picks (null: cancelled), and a gate that
+     * holds an export or import after its first progress step. */
+    pickedFile: "/home/me/memory-bank-export.jsonl" as string | null,
+    transferGate: null as Promise<void> | null,
+    /** What the picked file holds for import_memories: lines, and which are refused. */
+    importFile: { lines: 0, refused: [] as { line: number; error: string; message: string }[] },
     /** The Inbox and the agents' config files (see fakeInbox.ts). */
     proposals: [...(options.proposals ?? [])],
     agents: options.agents ?? agentsOverview(),
@@ -212,6 +218,39 @@ export function installFakeBackend(options: Options = {}) {
       const next = { ...old, content: edit.content ?? old.content, tags, updatedAt, confirmedVia: "app" as const };
       backend.memories[index] = next;
       return next;
+    },
+    export_memories: async () => {
+      if (backend.pickedFile === null) return { path: null, memories: 0 };
+      await emit("transfer-progress", { kind: "export", done: 1, total: null });
+      if (backend.transferGate) await backend.transferGate;
+      await emit("transfer-progress", { kind: "export", done: backend.memories.length, total: null });
+      return { path: backend.pickedFile, memories: backend.memories.length };
+    },
+    import_memories: async () => {
+      if (backend.pickedFile === null) return { path: null, report: { imported: 0, skipped: 0, overwritten: 0, failed: [], failedCount: 0 } };
+      const { lines, refused } = backend.importFile;
+      await emit("transfer-progress", { kind: "import", done: 0, total: lines });
+      if (backend.transferGate) await backend.transferGate;
+      const good = lines - refused.length;
+      const added = Array.from({ length: good }, (_, i) => memory(1000 + i, { content: `Imported ${i + 1}` }));
+      backend.memories = [...added, ...backend.memories];
+      await emit("transfer-progress", { kind: "import", done: lines, total: lines });
+      return { path: backend.pickedFile, report: { imported: good, skipped: 0, overwritten: 0, failed: refused, failedCount: refused.length } };
+    },
+    // Duplicate hints, roughly as the service finds them: half the words in common.
+    find_similar: (args) => {
+      const words = (text: string) => new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+      const wanted = words(String(args.content));
+      const similar = backend.memories
+        .filter((m) => m.id !== args.excludeId)
+        .filter((m) => {
+          const have = words(m.content);
+          const shared = [...wanted].filter((w) => have.has(w)).length;
+          return shared / new Set([...wanted, ...have]).size >= 0.5;
+        })
+        .slice(0, 3)
+        .map((m) => ({ id: m.id, content: m.content }));
+      return { similar };
     },
     memory_revisions: (args) => ({ revisions: backend.revisions.filter((r) => r.memoryId === args.id) }),
     restore_revision: (args) => {

@@ -34,6 +34,7 @@ export function proposal(n: number, extra: Partial<Proposal> = {}): Proposal {
     createdAt: created,
     expiresAt: new Date(Date.parse(created) + 7 * 86_400_000).toISOString(),
     decidedAt: null,
+    similar: [],
     ...extra,
   };
 }
@@ -118,7 +119,13 @@ export function inboxHandlers(backend: Backend): Record<string, (args: Record<st
       const found = take(args.id);
       const edits = (args.edits ?? {}) as ProposalEdits;
       let memory: Memory | undefined;
-      if (found.action === "save") {
+      if (found.action === "save" && edits.editInstead) {
+        // Accepted as a new wording of a memory the person already has.
+        const index = backend.memories.findIndex((m) => m.id === edits.editInstead);
+        if (index < 0) throw { code: "memory_not_found", message: "memory not found" };
+        memory = { ...backend.memories[index], content: edits.content ?? found.content, updatedAt: "2026-01-03T00:00:00Z" };
+        backend.memories[index] = memory;
+      } else if (found.action === "save") {
         const content = edits.content ?? found.content;
         const tags = edits.tags ?? found.tags;
         const secrets = [content, ...(tags ?? [])].flatMap((text) => findSecrets(text));

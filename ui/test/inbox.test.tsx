@@ -117,6 +117,28 @@ describe("Inbox", () => {
     expect(row.textContent).toContain("Confirmed in Memory Bank · proposed by Claude Code");
   });
 
+  it("names memories worded alike and can change one of them instead of saving a second", async () => {
+    const alike = memory(7, { content: "Ada prefers black tea" });
+    const withHint = { ...tea, similar: [{ id: alike.id, content: alike.content }] };
+    const { app, backend } = await openInbox({ proposals: [withHint], memories: [alike] });
+    const first = item("Ada prefers green tea");
+    const hint = within(first).getByRole("region", { name: "You already have:" });
+    expect(hint.textContent).toContain("Ada prefers black tea");
+    expect(within(hint).queryByRole("button")).toBeNull(); // closed: a hint only
+    await app.user.click(within(first).getByRole("button", { name: "Check and accept this proposal" }));
+    const offer = within(first).getByRole("button", {
+      name: "Change “Ada prefers black tea” to the new sentence instead of saving a second memory",
+    });
+    expect(backend.callsOf("accept_proposal")).toEqual([]);
+    await app.user.click(offer);
+    await settle();
+    expect(backend.callsOf("accept_proposal")).toEqual([{ orgId: "org_a", id: tea.id, edits: { editInstead: alike.id } }]);
+    await app.user.click(within(nav()).getByRole("button", { name: "Memories" }));
+    await settle();
+    expect(screen.getByText("Ada prefers green tea", { selector: ".row-title" })).not.toBeNull();
+    expect(screen.queryByText("Ada prefers black tea", { selector: ".row-title" })).toBeNull();
+  });
+
   it("an unedited Accept sends no edits; clearing the tags sends an empty list", async () => {
     const { app, backend } = await openInbox({ proposals: [tea, unknownClient] });
     await app.user.click(within(item("Deploys happen on Tuesdays")).getByRole("button", { name: "Check and accept this proposal" }));

@@ -73,6 +73,34 @@ describe("Remember dialog", () => {
     expect(screen.getByText("Deploys happen on Tuesdays", { selector: ".row-title" })).not.toBeNull();
   });
 
+  it("names memories worded alike once typing pauses, and can change one instead of saving a second", async () => {
+    const { app, backend, dialog, field } = await openDialogOn("We deploy on Tuesdays.");
+    backend.memories = [
+      { ...backend.memories[0], id: "mem_old", content: "We deploy on Fridays.", createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z", tags: null, contexts: [], source: "chat", scope: "user", orgId: "org_a" },
+    ];
+    await app.user.clear(field("Memory"));
+    await app.user.type(field("Memory"), "We deploy on Fridays and Tuesdays.");
+    await tick(450);
+    await settle();
+    const hint = within(dialog).getByRole("region", { name: "You already have:" });
+    expect(hint.textContent).toContain("We deploy on Fridays.");
+    expect(backend.callsOf("find_similar").at(-1)).toEqual({ orgId: "org_a", content: "We deploy on Fridays and Tuesdays." });
+    await app.user.click(within(hint).getByRole("button", { name: /^Change “We deploy on Fridays\.” to the new sentence/ }));
+    await settle();
+    expect(backend.callsOf("save_memory")).toEqual([]);
+    expect(backend.callsOf("edit_memory")).toEqual([{ orgId: "org_a", id: "mem_old", edit: { content: "We deploy on Fridays and Tuesdays." } }]);
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(screen.getByText("Memory changed")).not.toBeNull();
+  });
+
+  it("shows no hint when nothing is alike", async () => {
+    const { backend, dialog } = await openDialogOn("We deploy on Tuesdays.");
+    await tick(450);
+    await settle();
+    expect(backend.callsOf("find_similar").length).toBeGreaterThan(0);
+    expect(within(dialog).queryByRole("region", { name: "You already have:" })).toBeNull();
+  });
+
   it("caps content at 8000 and the snippet at 4000 characters", async () => {
     const { field } = await openDialogOn("x".repeat(9000));
     expect(field("Memory").value).toHaveLength(8000);

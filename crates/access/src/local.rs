@@ -164,7 +164,7 @@ impl MemoryAccess for LocalAccess {
     async fn accept(&self, id: &str, edits: AcceptProposalRequest) -> Result<ProposalResponse, AccessError> {
         self.require_person()?;
         let accepted = self.bank.accept_proposal(&self.user_id, id, edits).await.map_err(proposal_error)?;
-        Ok(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory })
+        Ok(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory, similar: accepted.similar })
     }
 
     async fn reject(&self, id: &str) -> Result<Proposal, AccessError> {

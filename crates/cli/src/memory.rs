@@ -163,6 +163,7 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 return print_json(&saved);
             }
             println!("saved {}", saved.memory.id);
+            print_similar(&saved.similar, &saved.memory.id);
         }
         MemoryCommand::Search { query, limit } => {
             let found = client.search(org()?, &query, limit).await?;
@@ -301,6 +302,18 @@ fn read_stdin() -> anyhow::Result<String> {
     let mut text = String::new();
     std::io::stdin().read_to_string(&mut text).context("cannot read the memory from stdin")?;
     Ok(text)
+}
+
+/// The duplicate hints of a save, on stderr so `saved ID` stays the one stdout line.
+fn print_similar(similar: &[memory_bank_contract::wire::SimilarMemory], saved_id: &str) {
+    if similar.is_empty() {
+        return;
+    }
+    eprintln!("you already have:");
+    for alike in similar {
+        eprintln!("  {}  {}", alike.id, alike.content.replace('\n', " "));
+    }
+    eprintln!("nothing was merged; to keep one memory: memory-bank memory delete {saved_id}, then memory-bank memory edit ID --content \"…\"");
 }
 
 fn print_json(value: &impl serde::Serialize) -> anyhow::Result<()> {

@@ -9,7 +9,7 @@ use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::transfer::{ImportReport, OnConflict};
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, MeResponse, Memory, ProposalListResponse, ProposalResponse, ProposalStatus, ProposeRequest,
-    SaveMemoryRequest, SaveMemoryResponse, SearchResponse,
+    SaveMemoryRequest, SaveMemoryResponse, SearchResponse, FindSimilarRequest, SimilarResponse,
 };
 use memory_bank_contract::{ErrorBody, ErrorCode};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -233,6 +233,11 @@ impl Client {
     /// `POST /v1/memory` in `org`.
     pub async fn save(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveMemoryResponse, ClientError> {
         self.json(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await
+    }
+
+    /// `POST /v1/memory/similar` in `org`: the caller's memories worded like `request.content`.
+    pub async fn similar(&self, org: &str, request: &FindSimilarRequest) -> Result<SimilarResponse, ClientError> {
+        self.json(self.request(Method::POST, "v1/memory/similar", Some(org))?.json(request)).await
     }
 
     /// `GET /v1/memory/search` in `org`.

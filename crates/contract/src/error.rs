@@ -74,6 +74,8 @@ pub enum ErrorCode {
     AgentConfigChanged,
     /// The `memory-bank` binary that agents should run cannot be found.
     CliNotFound,
+    /// The file the person chose to export to or import from cannot be written or read.
+    File,
 }
 
 impl ErrorCode {
@@ -109,6 +111,7 @@ impl ErrorCode {
             ErrorCode::AgentConfig => "agent_config",
             ErrorCode::AgentConfigChanged => "agent_config_changed",
             ErrorCode::CliNotFound => "cli_not_found",
+            ErrorCode::File => "file",
         }
     }
 }

@@ -90,6 +90,7 @@ impl OnConflict {
 
 /// A line that could not be imported, by its number (1-based).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ImportLineError {
     /// Line number in the file, from 1.
@@ -102,6 +103,7 @@ pub struct ImportLineError {
 
 /// Response of `POST /v1/import`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ImportReport {
     /// Lines imported as new memories.

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use crate::ids::{self, MEMORY_PREFIX};
 use crate::limits::*;
 use crate::wire::{
-    AcceptProposalRequest, Citation, ConfirmedVia, ContextInput, Origin, ProposalAction, ProposeRequest, SaveMemoryRequest,
+    AcceptProposalRequest, Citation, FindSimilarRequest, ConfirmedVia, ContextInput, Origin, ProposalAction, ProposeRequest, SaveMemoryRequest,
 };
 use crate::FieldError;
 
@@ -235,6 +235,18 @@ fn json_error(err: &serde_path_to_error::Error<serde_json::Error>) -> FieldError
         path = "body".to_owned();
     }
     FieldError::new(path, text)
+}
+
+/// The body of `POST /v1/memory/similar`: a sentence within the save limits, trimmed.
+pub fn parse_similar_body(body: &[u8]) -> Result<FindSimilarRequest, Vec<FieldError>> {
+    let request: FindSimilarRequest = parse_object(body)?;
+    let mut errors = Vec::new();
+    let content = check_text(&mut errors, "content", &request.content, MAX_CONTENT_CHARS);
+    if errors.is_empty() {
+        Ok(FindSimilarRequest { content, exclude_id: request.exclude_id.map(|id| id.trim().to_owned()) })
+    } else {
+        Err(errors)
+    }
 }
 
 /// Validates an already-deserialized save request.

@@ -200,6 +200,43 @@ pub struct SaveMemoryRequest {
 pub struct SaveMemoryResponse {
     /// The stored memory, byte-for-byte what a later list returns.
     pub memory: Memory,
+    /// After a save or an edit: the caller's other memories worded much like it (see
+    /// [`SimilarMemory`]); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub similar: Vec<SimilarMemory>,
+}
+
+/// One of the caller's memories whose words overlap strongly with a sentence being
+/// saved, proposed or accepted: a hint that it may already be remembered. Never merged
+/// automatically; the person may edit that memory instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SimilarMemory {
+    /// `mem_…`
+    pub id: String,
+    /// Its sentence as stored.
+    pub content: String,
+}
+
+/// Body of `POST /v1/memory/similar`: a sentence not saved yet.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FindSimilarRequest {
+    /// The sentence, up to 8000 characters.
+    pub content: String,
+    /// A memory to leave out (the one being edited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub exclude_id: Option<String>,
+}
+
+/// Answer of `POST /v1/memory/similar`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SimilarResponse {
+    /// Most alike first; empty when nothing is alike.
+    pub similar: Vec<SimilarMemory>,
 }
 
 /// One search hit.
@@ -379,6 +416,10 @@ pub struct Proposal {
     /// When a person accepted or rejected it.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub decided_at: Option<Timestamp>,
+    /// A pending save or edit: the user's memories worded much like it, as they stand
+    /// when read (empty otherwise).
+    #[serde(default)]
+    pub similar: Vec<SimilarMemory>,
 }
 
 /// Body of `POST /v1/proposals`: `{"action":"save", content, tags?, contexts?}` (the
@@ -423,6 +464,10 @@ pub struct AcceptProposalRequest {
     /// Where the person accepted it (`app` unless said otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed_via: Option<ConfirmedVia>,
+    /// A save only: write the sentence as a new version of this memory of the person's
+    /// (one of the proposal's `similar`) instead of saving a new memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit_instead: Option<String>,
 }
 
 /// Answer of the proposal routes.
@@ -434,6 +479,10 @@ pub struct ProposalResponse {
     /// Accepted saves: the memory saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
+    /// The user's memories worded much like it: for a pending save or edit (as in
+    /// `proposal.similar`), or, once accepted, like the memory saved or edited.
+    #[serde(default)]
+    pub similar: Vec<SimilarMemory>,
 }
 
 /// Answer of `GET /v1/proposals`.

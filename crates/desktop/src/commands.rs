@@ -7,9 +7,10 @@ use std::future::Future;
 
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
-    ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse,
+    FindSimilarRequest, ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
 };
 use memory_bank_sessions as sessions;
+use crate::transfer::{ExportOutcome, ImportArgs, ImportOutcome};
 use memory_bank_sessions::{ActivityArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -150,6 +151,18 @@ pub struct SaveMemoryArgs {
     pub memory: SaveMemoryRequest,
 }
 
+/// `find_similar`: a sentence the person is about to save (or an edit of `excludeId`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FindSimilarArgs {
+    /// The org the person is in.
+    pub org_id: String,
+    /// The sentence, and the memory to leave out.
+    #[serde(flatten)]
+    pub request: FindSimilarRequest,
+}
+
 /// `edit_memory`: the org active when the person pressed Enter, the memory, and what
 /// changes.
 #[derive(Debug, Clone, Deserialize)]
@@ -202,6 +215,15 @@ pub struct SetSessionRootsArgs {
 #[serde(rename_all = "camelCase")]
 pub struct ListProposalsArgs {
     /// The org the request is made in (proposals of every org of the user are listed).
+    pub org_id: String,
+}
+
+/// `export_memories`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ExportArgs {
+    /// The org the request is made in (every memory of the user is exported).
     pub org_id: String,
 }
 
@@ -357,9 +379,21 @@ commands! {
     SaveMemory = "save_memory" (desktop, args: SaveMemoryArgs) -> Memory {
         desktop.core().save(&args.org_id, args.memory).await
     }
+    /// The person's memories worded much like a sentence (hints; never merged).
+    FindSimilar = "find_similar" (desktop, args: FindSimilarArgs) -> SimilarResponse {
+        desktop.core().find_similar(&args.org_id, args.request).await
+    }
     /// Edits a memory in place (the old version is kept as a revision).
     EditMemory = "edit_memory" (desktop, args: EditMemoryArgs) -> Memory {
         desktop.core().edit_memory(&args.org_id, &args.id, args.edit).await
+    }
+    /// Asks where (the system's file dialog), then writes every memory there as NDJSON.
+    ExportMemories = "export_memories" (desktop, args: ExportArgs) -> ExportOutcome {
+        desktop.export_memories(&args.org_id).await
+    }
+    /// Asks which export file (the system's file dialog), then imports it.
+    ImportMemories = "import_memories" (desktop, args: ImportArgs) -> ImportOutcome {
+        desktop.import_memories(args).await
     }
     /// A memory's earlier versions, most recently replaced first.
     MemoryRevisions = "memory_revisions" (desktop, args: MemoryRevisionsArgs) -> RevisionListResponse {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::deletes::Settled;
+use crate::transfer::{ExportOutcome, FilePicker, ImportOutcome, TransferProgress};
 use crate::history::History;
 use crate::prefs::{PrefsStore, SessionRoot};
 use crate::secrets::SecretStore;
@@ -16,6 +17,20 @@ use crate::{AppState, Core, CoreConfig, DesktopError};
 pub struct Desktop {
     core: Arc<Core>,
     history: History,
+    files: Arc<dyn FilePicker>,
+    on_transfer_progress: Arc<dyn Fn(TransferProgress) + Send + Sync>,
+}
+
+/// Without a window there is no file dialog: exports and imports are cancelled.
+struct NoFileDialog;
+
+impl FilePicker for NoFileDialog {
+    fn export_path(&self, _suggested_name: &str) -> Option<PathBuf> {
+        None
+    }
+    fn import_path(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 impl Desktop {
@@ -32,7 +47,44 @@ impl Desktop {
         let data_dir = config.data_dir.clone();
         let core = Core::start(config, prefs_store, secrets, on_settled).await;
         let history = History::start(&data_dir, &core.session_roots(), on_sessions_changed)?;
-        Ok(Desktop { core: Arc::new(core), history })
+        Ok(Desktop { core: Arc::new(core), history, files: Arc::new(NoFileDialog), on_transfer_progress: Arc::new(|_| {}) })
+    }
+
+    /// This desktop with the system's file dialog for Settings → Data, and where their
+    /// progress goes (the `transfer-progress` event).
+    pub fn with_files(
+        mut self,
+        picker: impl FilePicker,
+        on_progress: impl Fn(TransferProgress) + Send + Sync + 'static,
+    ) -> Self {
+        self.files = Arc::new(picker);
+        self.on_transfer_progress = Arc::new(on_progress);
+        self
+    }
+
+    /// Asks where to export, then writes every memory there (see [`crate::transfer`]).
+    pub async fn export_memories(&self, org_id: &str) -> Result<ExportOutcome, DesktopError> {
+        let picker = self.files.clone();
+        let day = &memory_bank_contract::Timestamp::now().to_string()[..10];
+        let name = format!("memory-bank-export-{day}.jsonl");
+        let chosen = tokio::task::spawn_blocking(move || picker.export_path(&name)).await;
+        let Some(path) = chosen.map_err(|e| DesktopError::internal(e.to_string()))? else {
+            return Ok(ExportOutcome { path: None, memories: 0 });
+        };
+        let memories = self.core.export_to_file(org_id, &path, self.on_transfer_progress.as_ref()).await?;
+        Ok(ExportOutcome { path: Some(path.display().to_string()), memories })
+    }
+
+    /// Asks which export to import, then imports it (see [`crate::transfer`]).
+    pub async fn import_memories(&self, args: crate::transfer::ImportArgs) -> Result<ImportOutcome, DesktopError> {
+        let picker = self.files.clone();
+        let chosen = tokio::task::spawn_blocking(move || picker.import_path()).await;
+        let Some(path) = chosen.map_err(|e| DesktopError::internal(e.to_string()))? else {
+            return Ok(ImportOutcome { path: None, report: Default::default() });
+        };
+        let on_conflict = args.on_conflict.unwrap_or_default();
+        let report = self.core.import_from_file(&args.org_id, &path, on_conflict, self.on_transfer_progress.as_ref()).await?;
+        Ok(ImportOutcome { path: Some(path.display().to_string()), report })
     }
 
     /// Memories, accounts, preferences, deletes, the Inbox and Settings → Agents.

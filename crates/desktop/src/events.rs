@@ -10,6 +10,9 @@ pub const SESSIONS_CHANGED: &str = "sessions-changed";
 /// The pending proposals changed; payload [`crate::inbox::InboxChange`].
 pub const INBOX_CHANGED: &str = "inbox-changed";
 
+/// An export or import moved on; payload [`crate::transfer::TransferProgress`].
+pub const TRANSFER_PROGRESS: &str = "transfer-progress";
+
 /// Every event's TypeScript signature.
 #[cfg(feature = "ts")]
 pub(crate) fn signatures() -> Vec<crate::bindings::EventSignature> {
@@ -18,5 +21,6 @@ pub(crate) fn signatures() -> Vec<crate::bindings::EventSignature> {
         EventSignature::of::<crate::deletes::Settled>(DELETE_SETTLED),
         EventSignature::of::<()>(SESSIONS_CHANGED),
         EventSignature::of::<crate::inbox::InboxChange>(INBOX_CHANGED),
+        EventSignature::of::<crate::transfer::TransferProgress>(TRANSFER_PROGRESS),
     ]
 }

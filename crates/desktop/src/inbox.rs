@@ -40,6 +40,10 @@ pub struct ProposalEdits {
     /// The tags as the person edited them (`[]` removes them all).
     #[serde(default)]
     pub tags: Option<Vec<String>>,
+    /// A save only: rewrite this memory (one of the proposal's `similar`) with the
+    /// sentence instead of saving a new one.
+    #[serde(default)]
+    pub edit_instead: Option<String>,
 }
 
 impl Core {
@@ -69,6 +73,7 @@ impl Core {
             crate::core::refuse_secrets(&merged)?;
             request.content = edits.content;
             request.tags = edits.tags;
+            request.edit_instead = edits.edit_instead;
         }
         Ok(client.accept_proposal(org_id, id, &request).await?)
     }

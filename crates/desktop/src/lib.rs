@@ -23,6 +23,7 @@ pub mod panic_guard;
 pub mod prefs;
 pub use memory_bank_access::private_files;
 pub mod secrets;
+pub mod transfer;
 
 pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};
 pub use desktop::Desktop;

@@ -315,3 +315,105 @@ async fn production_delay_undo_at_4_9_s_and_commit_at_6_s() {
     assert_eq!(team.contents().await, ["undone"]);
     assert_eq!(log.lock().unwrap().len(), 1);
 }
+
+/// An export line of memory `n`, as `GET /v1/export` writes it.
+fn export_line(n: i64) -> String {
+    let at = memory_bank_contract::Timestamp::from_unix_ms(1_760_000_000_000 + n * 1000);
+    let memory = memory_bank_contract::transfer::ExportedMemory {
+        id: memory_bank_contract::ids::new_id_at(memory_bank_contract::ids::MEMORY_PREFIX, at.unix_ms()),
+        content: format!("Imported memory number {n}"),
+        tags: (n % 3 == 0).then(|| vec!["third".to_owned()]),
+        created_at: at,
+        updated_at: at,
+        contexts: Vec::new(),
+        revisions: Vec::new(),
+        confirmed_via: None,
+        proposed_by: None,
+    };
+    serde_json::to_string(&memory).unwrap()
+}
+
+type Steps = Arc<Mutex<Vec<(memory_bank_desktop::transfer::TransferKind, u64, Option<u64>)>>>;
+
+fn recorder() -> (Steps, impl Fn(memory_bank_desktop::transfer::TransferProgress) + Send + Sync) {
+    let steps: Steps = Arc::default();
+    let sink = steps.clone();
+    (steps, move |p: memory_bank_desktop::transfer::TransferProgress| sink.lock().unwrap().push((p.kind, p.done, p.total)))
+}
+
+/// Settings → Data through the local account: an import file of 4 501 lines goes in
+/// slices with progress, a bad line is reported by its number in the whole file, the
+/// export written to the chosen file is the service's export byte for byte, and it
+/// imports into a fresh bank that then exports exactly the same.
+#[tokio::test(flavor = "multi_thread")]
+async fn export_and_import_files_round_trip_with_progress_and_whole_file_line_numbers() {
+    use memory_bank_contract::transfer::OnConflict;
+    use memory_bank_desktop::transfer::{TransferKind, IMPORT_SLICE_LINES};
+    let dir = tempfile::tempdir().unwrap();
+    let (core, _) = core_with(config(&dir.path().join("a"), Duration::from_millis(50)), SharedPrefs::default(), mock_keyring()).await;
+    let org = core.state().await.active_org_id.unwrap();
+    let mut lines: Vec<String> = (1..=4500).map(export_line).collect();
+    // Line 2 501: a secret, refused by the service's check and reported as line 2501.
+    lines.insert(2500, export_line(9999).replace("Imported memory number 9999", "key ghp_0123456789abcdefghijABCDEFGHIJ0123"));
+    let file = dir.path().join("in.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+
+    let (steps, progress) = recorder();
+    let report = core.import_from_file(&org, &file, OnConflict::Skip, &progress).await.unwrap();
+    assert_eq!((report.imported, report.failed_count), (4500, 1), "{report:?}");
+    assert_eq!((report.failed[0].line, report.failed[0].error.as_str()), (2501, "looks_like_secret"));
+    let done: Vec<u64> = steps.lock().unwrap().iter().map(|s| s.1).collect();
+    assert_eq!(done, [0, IMPORT_SLICE_LINES as u64, 2 * IMPORT_SLICE_LINES as u64, 4501], "one step per slice");
+    assert!(steps.lock().unwrap().iter().all(|s| s.0 == TransferKind::Import && s.2 == Some(4501)));
+    let again = core.import_from_file(&org, &file, OnConflict::Skip, &|_| {}).await.unwrap();
+    assert_eq!((again.imported, again.skipped), (0, 4500), "importing the same file twice changes nothing");
+
+    let exported = dir.path().join("out").join("memories.jsonl");
+    std::fs::create_dir(exported.parent().unwrap()).unwrap();
+    let (steps, progress) = recorder();
+    assert_eq!(core.export_to_file(&org, &exported, &progress).await.unwrap(), 4500);
+    assert_eq!(steps.lock().unwrap().last().map(|s| (s.0, s.1)), Some((TransferKind::Export, 4500)));
+    let written = std::fs::read(&exported).unwrap();
+    let mut ids: Vec<String> = String::from_utf8(written.clone()).unwrap().lines()
+        .map(|line| serde_json::from_str::<memory_bank_contract::transfer::ExportedMemory>(line).unwrap().id)
+        .collect();
+    let mut wanted: Vec<String> = lines.iter().filter(|l| !l.contains("ghp_"))
+        .map(|line| serde_json::from_str::<memory_bank_contract::transfer::ExportedMemory>(line).unwrap().id)
+        .collect();
+    ids.sort();
+    wanted.sort();
+    assert_eq!(ids, wanted, "every imported memory, once, as export lines");
+    let leftovers: Vec<_> = std::fs::read_dir(exported.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers, [std::ffi::OsString::from("memories.jsonl")], "no temporary file left");
+
+    let (fresh, _) = core_with(config(&dir.path().join("b"), Duration::from_millis(50)), SharedPrefs::default(), mock_keyring()).await;
+    let fresh_org = fresh.state().await.active_org_id.unwrap();
+    assert_eq!(fresh.import_from_file(&fresh_org, &exported, OnConflict::Skip, &|_| {}).await.unwrap().imported, 4500);
+    let round_trip = dir.path().join("b.jsonl");
+    fresh.export_to_file(&fresh_org, &round_trip, &|_| {}).await.unwrap();
+    assert_eq!(std::fs::read(&round_trip).unwrap(), written, "an export imported into an empty bank exports the same");
+    fresh.shutdown().await;
+    core.shutdown().await;
+}
+
+/// Files the person cannot use are clear errors that change nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn unwritable_unreadable_and_oversized_files_are_clear_errors() {
+    use memory_bank_contract::transfer::OnConflict;
+    let dir = tempfile::tempdir().unwrap();
+    let (core, _) = core_with(config(dir.path(), Duration::from_millis(50)), SharedPrefs::default(), mock_keyring()).await;
+    let org = core.state().await.active_org_id.unwrap();
+    let nowhere = dir.path().join("no-such-folder").join("out.jsonl");
+    let refused = core.export_to_file(&org, &nowhere, &|_| {}).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::File);
+    assert!(refused.message.contains("no-such-folder"), "{}", refused.message);
+    let missing = core.import_from_file(&org, &nowhere, OnConflict::Skip, &|_| {}).await.unwrap_err();
+    assert_eq!(missing.code, ErrorCode::File);
+    let huge = dir.path().join("huge.jsonl");
+    std::fs::File::create(&huge).unwrap().set_len(65 * 1024 * 1024).unwrap();
+    let too_big = core.import_from_file(&org, &huge, OnConflict::Skip, &|_| {}).await.unwrap_err();
+    assert_eq!(too_big.code, ErrorCode::PayloadTooLarge);
+    assert!(too_big.message.contains("split it"), "{}", too_big.message);
+    assert!(core.list(&org, None, None).await.unwrap().memories.is_empty());
+    core.shutdown().await;
+}

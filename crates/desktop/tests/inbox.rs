@@ -131,7 +131,7 @@ async fn an_accepted_proposal_becomes_the_memory_the_person_edited() {
     assert_eq!(proposal.proposed_by.as_deref(), Some("claude-code"));
     assert!(team.contents().await.is_empty(), "a proposal is not a memory");
 
-    let edits = ProposalEdits { content: Some("Ada prefers green tea".into()), tags: Some(vec!["drinks".into(), "ada".into()]) };
+    let edits = ProposalEdits { content: Some("Ada prefers green tea".into()), tags: Some(vec!["drinks".into(), "ada".into()]), ..Default::default() };
     let accepted = core.accept_proposal(&team.org, &id, edits).await.unwrap();
     assert_eq!(accepted.proposal.status, ProposalStatus::Accepted);
     let memory = accepted.memory.unwrap();
@@ -159,8 +159,8 @@ async fn accepting_text_that_looks_secret_stores_nothing() {
     let id = team.propose(draft("The deploy key is kept in the vault")).await;
     let secret = "ghp_0123456789abcdefghijABCDEFGHIJ0123";
     for edits in [
-        ProposalEdits { content: Some(format!("The deploy key is {secret}")), tags: None },
-        ProposalEdits { content: None, tags: Some(vec![secret.into()]) },
+        ProposalEdits { content: Some(format!("The deploy key is {secret}")), ..Default::default() },
+        ProposalEdits { tags: Some(vec![secret.into()]), ..Default::default() },
     ] {
         let refused = core.accept_proposal(&team.org, &id, edits).await.unwrap_err();
         assert_eq!(refused.code, ErrorCode::LooksLikeSecret);
@@ -199,7 +199,7 @@ async fn rejecting_saves_nothing_and_a_delete_proposal_deletes_only_when_accepte
         "the memory that would go"
     );
     // Edits mean nothing to a delete; it is not checked as text either.
-    let edits = ProposalEdits { content: Some("ignored".into()), tags: None };
+    let edits = ProposalEdits { content: Some("ignored".into()), ..Default::default() };
     core.accept_proposal(&team.org, &delete, edits).await.unwrap();
     assert!(team.contents().await.is_empty(), "deleted once the person accepted");
 }
@@ -227,4 +227,27 @@ async fn the_watch_reports_new_proposals_once_and_not_those_waiting_at_start() {
 
     core.shutdown().await;
     assert_eq!(watch.check(&core).await, None, "signed out: nothing to look at");
+}
+
+/// Duplicate hints through the desktop core: `find_similar` names the alike memory, a
+/// pending proposal carries it, and accepting with `editInstead` rewrites that memory
+/// instead of saving a second one.
+#[tokio::test(flavor = "multi_thread")]
+async fn alike_memories_are_named_and_a_save_can_change_one_instead() {
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let kept = team.propose(draft("Ada prefers black tea")).await;
+    let old = core.accept_proposal(&team.org, &kept, ProposalEdits::default()).await.unwrap().memory.unwrap();
+
+    let request = memory_bank_contract::wire::FindSimilarRequest { content: "Ada prefers green tea".into(), exclude_id: None };
+    let found = core.find_similar(&team.org, request).await.unwrap().similar;
+    assert_eq!(found.iter().map(|s| (s.id.as_str(), s.content.as_str())).collect::<Vec<_>>(), [(old.id.as_str(), "Ada prefers black tea")]);
+
+    let id = team.propose(draft("Ada prefers green tea")).await;
+    let pending = core.list_proposals(&team.org).await.unwrap().proposals;
+    assert_eq!(pending[0].similar, found, "the Inbox shows the same hint");
+    let edits = ProposalEdits { edit_instead: Some(old.id.clone()), ..Default::default() };
+    let answer = core.accept_proposal(&team.org, &id, edits).await.unwrap();
+    assert_eq!(answer.memory.map(|m| (m.id, m.content)), Some((old.id.clone(), "Ada prefers green tea".to_owned())));
+    assert_eq!(team.contents().await, ["Ada prefers green tea"], "changed, not added");
 }

@@ -20,6 +20,7 @@ use memory_bank_contract::wire::{AcceptProposalRequest, ConfirmedVia, Proposal, 
 use memory_bank_contract::ErrorCode;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    EnumSchema, EnumSchemaBuilder,
     InputRequest, InputRequests, InputRequiredResult, InputResponses, PrimitiveSchemaDefinition, StringSchema,
 };
 use rmcp::service::{ElicitationMode, RequestContext};
@@ -78,10 +79,13 @@ impl MemoryBankMcp {
             Ok(proposal) => proposal,
             Err(e) => return failure(&e, "propose_memory").into(),
         };
-        let form = ElicitationSchema::builder()
+        let mut form = ElicitationSchema::builder()
             .required_property("content", PrimitiveSchemaDefinition::String(sentence(&proposal.content)))
-            .property("tags", PrimitiveSchemaDefinition::String(tag_list(proposal.tags.as_deref())))
-            .build();
+            .property("tags", PrimitiveSchemaDefinition::String(tag_list(proposal.tags.as_deref())));
+        if let Some(choice) = save_as(&proposal) {
+            form = form.required_property(SAVE_AS, PrimitiveSchemaDefinition::Enum(choice));
+        }
+        let form = form.build();
         match form {
             Ok(form) => self.ask(context, access.as_ref(), &proposal, save_question(&proposal), form).await,
             Err(_) => pending(&proposal).into(),
@@ -219,10 +223,22 @@ async fn answer_to_save(access: &dyn MemoryAccess, proposal: &Proposal, answer: 
         ElicitationAction::Accept => {
             let content = answer.content.as_ref().and_then(|c| c["content"].as_str()).map(str::to_owned);
             let tags = answer.content.as_ref().and_then(|c| c["tags"].as_str()).map(parse_tags);
-            let edits = AcceptProposalRequest { content, tags, contexts: None, confirmed_via: Some(ConfirmedVia::Elicitation) };
+            // "Save as new", or the id of an alike memory the person chose to reword instead.
+            let edit_instead = answer.content.as_ref().and_then(|c| c[SAVE_AS].as_str()).filter(|choice| *choice != SAVE_AS_NEW);
+            let edit_instead = edit_instead.filter(|id| proposal.similar.iter().any(|s| s.id == *id)).map(str::to_owned);
+            let status = if edit_instead.is_some() { "edited" } else { "saved" };
+            let edits = AcceptProposalRequest {
+                content,
+                tags,
+                contexts: None,
+                confirmed_via: Some(ConfirmedVia::Elicitation),
+                edit_instead,
+            };
             match access.accept(&proposal.id, edits).await {
                 Ok(accepted) => match accepted.memory {
-                    Some(memory) => bounded::answer(&json!({"status": "saved", "memory": shaped(&[memory])[0]})),
+                    Some(memory) => {
+                        bounded::answer(&json!({"status": status, "memory": shaped(&[memory])[0], "similar": accepted.similar}))
+                    }
                     None => pending(proposal),
                 },
                 // This token may not confirm: the person decides in the Inbox instead.
@@ -297,12 +313,39 @@ fn parse_tags(text: &str) -> Vec<String> {
     text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect()
 }
 
+/// The form field offering to reword an alike memory instead of saving a new one.
+const SAVE_AS: &str = "saveAs";
+const SAVE_AS_NEW: &str = "new";
+
+/// "Save as a new memory" or "Change “…” instead", when the person has alike memories.
+fn save_as(proposal: &Proposal) -> Option<EnumSchema> {
+    if proposal.action != ProposalAction::Save || proposal.similar.is_empty() {
+        return None;
+    }
+    let mut values = vec![SAVE_AS_NEW.to_owned()];
+    let mut titles = vec!["Save as a new memory".to_owned()];
+    for alike in &proposal.similar {
+        let (shown, _) = prefix(&alike.content, 120);
+        values.push(alike.id.clone());
+        titles.push(format!("Change “{shown}” to this instead"));
+    }
+    let builder = EnumSchemaBuilder::new(values).title("Save as").enum_titles(titles).ok()?;
+    Some(builder.with_default(SAVE_AS_NEW).ok()?.build())
+}
+
 fn save_question(proposal: &Proposal) -> String {
     let mut message = if proposal.action == ProposalAction::Edit {
         format!("{} wants to change one of your memories to this. Save the change?", who(proposal))
     } else {
         format!("{} wants Memory Bank to remember this. Save it?", who(proposal))
     };
+    if !proposal.similar.is_empty() {
+        message.push_str("\n\nYou already have:");
+        for alike in &proposal.similar {
+            let (shown, _) = prefix(&alike.content, 300);
+            message.push_str(&format!("\n• “{shown}”"));
+        }
+    }
     for context in &proposal.contexts {
         let (snippet, _) = prefix(&context.snippet, 300);
         message.push_str(&format!("\n\nIt cites: “{snippet}”"));
@@ -324,6 +367,7 @@ fn pending(proposal: &Proposal) -> CallToolResult {
     bounded::answer(&json!({
         "status": "pending",
         "proposalId": proposal.id,
+        "similar": proposal.similar,
         "message": format!(
             "Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
              tell them it is waiting, and check later with proposal_status."

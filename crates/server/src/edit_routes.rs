@@ -44,7 +44,8 @@ pub async fn patch_memory(
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
     let edit = parse_edit_body(&body_bytes(body)?).map_err(refused)?;
     let memory = state.bank.edit(&caller.user.id, &id, edit).await?.ok_or(ApiError::MemoryNotFound)?;
-    Ok(Json(SaveMemoryResponse { memory }))
+    let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
+    Ok(Json(SaveMemoryResponse { memory, similar }))
 }
 
 /// A memory's earlier versions.
@@ -101,7 +102,7 @@ pub async fn restore_revision(
         .restore_revision(&caller.user.id, &id, &revision_id, Some(ConfirmedVia::App))
         .await?
         .ok_or(ApiError::MemoryNotFound)?;
-    Ok(Json(SaveMemoryResponse { memory }))
+    Ok(Json(SaveMemoryResponse { memory, similar: Vec::new() }))
 }
 
 fn refused(refusal: EditRefused) -> ApiError {

@@ -41,7 +41,8 @@ pub async fn post_proposal(
         return Err(ApiError::LooksLikeSecret(found));
     }
     let proposal = state.bank.propose(&caller.user.id, &caller.org_id, input).await?;
-    Ok((StatusCode::CREATED, Json(ProposalResponse { proposal, memory: None })))
+    let similar = proposal.similar.clone();
+    Ok((StatusCode::CREATED, Json(ProposalResponse { proposal, memory: None, similar })))
 }
 
 /// List proposals.
@@ -124,7 +125,8 @@ pub async fn get_proposal(
 ) -> Result<Json<ProposalResponse>, ApiError> {
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
     let proposal = state.bank.proposal(&caller.user.id, &id).await?;
-    Ok(Json(ProposalResponse { proposal, memory: None }))
+    let similar = proposal.similar.clone();
+    Ok(Json(ProposalResponse { proposal, memory: None, similar }))
 }
 
 /// Accept a proposal.
@@ -155,7 +157,7 @@ pub async fn accept_proposal(
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
     let edits = validate::parse_accept_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
     let accepted = state.bank.accept_proposal(&caller.user.id, &id, edits).await?;
-    Ok(Json(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory }))
+    Ok(Json(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory, similar: accepted.similar }))
 }
 
 /// Reject a proposal.
@@ -182,5 +184,5 @@ pub async fn reject_proposal(
     caller.require_person()?;
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
     let proposal = state.bank.reject_proposal(&caller.user.id, &id).await?;
-    Ok(Json(ProposalResponse { proposal, memory: None }))
+    Ok(Json(ProposalResponse { proposal, memory: None, similar: Vec::new() }))
 }

@@ -61,7 +61,32 @@ pub async fn save_memory(
         return Err(ApiError::LooksLikeSecret(found));
     }
     let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
-    Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory })))
+    let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
+    Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })))
+}
+
+/// Memories worded like a sentence.
+#[utoipa::path(
+    post, path = "/v1/memory/similar", operation_id = "postMemorySimilar", tag = "Memory",
+    summary = "The caller's memories worded much like a sentence not saved yet: {content, excludeId?}. Hints only (at most 3, most alike first); [] when none. Ask before saving a near-duplicate; edit the old memory instead if the person prefers.",
+    params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
+    request_body = memory_bank_contract::wire::FindSimilarRequest,
+    responses(
+        (status = 200, description = "Alike memories", body = memory_bank_contract::wire::SimilarResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn similar_memory(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<memory_bank_contract::wire::SimilarResponse>, ApiError> {
+    let request = validate::parse_similar_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
+    let similar = state.bank.similar(&caller.user.id, &request.content, request.exclude_id.as_deref()).await?;
+    Ok(Json(memory_bank_contract::wire::SimilarResponse { similar }))
 }
 
 /// Search memories.
@@ -135,7 +160,7 @@ pub async fn get_memory(
 ) -> Result<Json<SaveMemoryResponse>, ApiError> {
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
     let memory = state.bank.memory(&caller.user.id, &id).await?.ok_or(ApiError::MemoryNotFound)?;
-    Ok(Json(SaveMemoryResponse { memory }))
+    Ok(Json(SaveMemoryResponse { memory, similar: Vec::new() }))
 }
 
 /// Delete a memory.

@@ -156,5 +156,6 @@ fn from_row(row: &MySqlRow) -> Result<Proposal, StoreError> {
         created_at: timestamp(row, "created_at")?,
         expires_at: timestamp(row, "expires_at")?,
         decided_at: decided.map(Timestamp::from_datetime),
+        similar: Vec::new(),
     })
 }

@@ -440,7 +440,9 @@ impl MemoryStore for MySqlStore {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
         let memory_id = match decision {
             Decision::Save(memory) => Some(memory.id.as_str()),
-            Decision::Delete(_) | Decision::Edit(..) => None,
+            // A save accepted as an edit records the memory it rewrote.
+            Decision::Edit(memory_id, _) => Some(memory_id),
+            Decision::Delete(_) => None,
         };
         if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;

@@ -141,5 +141,6 @@ fn from_row(row: &SqliteRow) -> Result<Proposal, StoreError> {
         created_at: Timestamp::from_unix_ms(column(row, "created_at")?),
         expires_at: Timestamp::from_unix_ms(column(row, "expires_at")?),
         decided_at: column::<Option<i64>>(row, "decided_at")?.map(Timestamp::from_unix_ms),
+        similar: Vec::new(),
     })
 }

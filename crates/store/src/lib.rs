@@ -10,6 +10,7 @@ mod edits;
 mod error;
 mod proposals;
 pub mod rank;
+pub mod similar;
 mod store;
 pub mod stored;
 pub mod terms;
@@ -25,6 +26,8 @@ mod suite_edits;
 mod suite_offboarding;
 #[cfg(feature = "test-suite")]
 mod suite_proposals;
+#[cfg(feature = "test-suite")]
+mod suite_similar;
 #[cfg(feature = "test-suite")]
 mod suite_transfer;
 

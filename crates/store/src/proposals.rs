@@ -8,7 +8,7 @@ use memory_bank_contract::limits::{DEFAULT_LIST_LIMIT, PROPOSAL_TTL_DAYS};
 use memory_bank_contract::validate::{self, Cursor, ValidProposal};
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ContextInput, Memory, Proposal, ProposalAction, ProposalListResponse, ProposalStatus,
-    ProposedContext, SaveMemoryRequest,
+    ProposedContext, SaveMemoryRequest, SimilarMemory,
 };
 use memory_bank_contract::{FieldError, Timestamp};
 
@@ -41,8 +41,10 @@ pub enum ProposalError {
 pub struct Accepted {
     /// The proposal, now `accepted`.
     pub proposal: Proposal,
-    /// The memory saved (saves only).
+    /// The memory saved or edited (saves and edits).
     pub memory: Option<Memory>,
+    /// The user's other memories worded much like it.
+    pub similar: Vec<SimilarMemory>,
 }
 
 /// The status a reader sees at `now`: a pending proposal past its expiry is `expired`.
@@ -71,6 +73,7 @@ impl Bank {
             created_at: now,
             expires_at: Timestamp::from_unix_ms(now.unix_ms() + PROPOSAL_TTL_DAYS * 24 * 3600 * 1000),
             decided_at: None,
+            similar: Vec::new(),
         };
         let proposal = match input {
             ValidProposal::Save { save, proposed_by } => Proposal {
@@ -106,6 +109,14 @@ impl Bank {
         };
         self.store().insert_proposal(user_id, &proposal).await?;
         tracing::info!(user_id, proposal_id = %proposal.id, action = proposal.action.as_str(), "proposal.create");
+        self.with_similar(user_id, proposal).await
+    }
+
+    /// A pending save or edit with the memories worded like it, as they stand now.
+    async fn with_similar(&self, user_id: &str, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
+        if proposal.status == ProposalStatus::Pending && proposal.action != ProposalAction::Delete {
+            proposal.similar = self.similar(user_id, &proposal.content, proposal.memory_id.as_deref()).await?;
+        }
         Ok(proposal)
     }
 
@@ -115,7 +126,7 @@ impl Bank {
             return Err(ProposalError::NotFound);
         }
         let found = self.store().proposal(user_id, id).await?.ok_or(ProposalError::NotFound)?;
-        Ok(as_seen(found, self.now()))
+        self.with_similar(user_id, as_seen(found, self.now())).await
     }
 
     /// The user's proposals with `status` (all when `None`), newest first, paged.
@@ -135,8 +146,15 @@ impl Bank {
             .then(|| proposals.last())
             .flatten()
             .map(|p| Cursor { created_at_ms: p.created_at.unix_ms(), id: p.id.clone() }.encode());
-        let proposals = proposals.into_iter().map(|p| as_seen(p, now)).collect();
-        Ok(ProposalListResponse { proposals, next_cursor })
+        let mut seen = Vec::with_capacity(proposals.len());
+        for proposal in proposals {
+            match self.with_similar(user_id, as_seen(proposal, now)).await {
+                Ok(proposal) => seen.push(proposal),
+                Err(ProposalError::Store(e)) => return Err(e),
+                Err(other) => return Err(StoreError::Database(other.to_string())),
+            }
+        }
+        Ok(ProposalListResponse { proposals: seen, next_cursor })
     }
 
     /// The person accepts: a save stores the draft with their edits (checked against the
@@ -148,7 +166,22 @@ impl Bank {
             return Err(ProposalError::NotPending(proposal.status));
         }
         let now = self.now();
+        let edit_instead = edits.edit_instead.as_deref().map(str::trim).map(str::to_owned);
         let (accepted, memory) = match proposal.action {
+            // The person chose to reword one of their memories instead of adding one.
+            ProposalAction::Save if edit_instead.is_some() => {
+                let target = edit_instead.unwrap_or_default();
+                let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
+                let change = memory_bank_contract::edit::EditMemoryRequest {
+                    content: Some(edits.content.unwrap_or_else(|| proposal.content.clone())),
+                    tags: edits.tags.or_else(|| proposal.tags.clone()).or_else(|| current.tags.clone()),
+                    confirmed_via: Some(edits.confirmed_via.unwrap_or(memory_bank_contract::wire::ConfirmedVia::App)),
+                };
+                let change = memory_bank_contract::edit::check_edit_limits(change).map_err(ProposalError::Invalid)?;
+                let update = crate::edits::version_after(user_id, &current, change, now);
+                let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
+                (accepted, self.memory(user_id, &target).await?)
+            }
             ProposalAction::Save => {
                 let draft = SaveMemoryRequest {
                     content: proposal.content.clone(),
@@ -186,7 +219,11 @@ impl Bank {
             return Err(ProposalError::NotPending(proposal.status));
         }
         tracing::info!(user_id, proposal_id = id, action = proposal.action.as_str(), "proposal.accept");
-        Ok(Accepted { proposal, memory })
+        let similar = match &memory {
+            Some(memory) => self.similar(user_id, &memory.content, Some(&memory.id)).await?,
+            None => Vec::new(),
+        };
+        Ok(Accepted { proposal, memory, similar })
     }
 
     /// The person rejects: nothing is saved or deleted.

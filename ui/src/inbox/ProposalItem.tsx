@@ -6,6 +6,7 @@ import { useEffect, useId, useRef, useState, type KeyboardEvent, type Ref } from
 import { useTranslation } from "react-i18next";
 import type { Proposal, ProposalEdits } from "../ipc";
 import { Provenance } from "../memory/Provenance";
+import { SimilarHint } from "../memory/SimilarHint";
 import { SecretWarning } from "../sessions/SecretWarning";
 import { findSecrets } from "../sessions/secrets";
 import { clientName } from "./clientName";
@@ -77,6 +78,7 @@ export function ProposalItem(props: Props) {
           {props.otherOrg && ` · ${t("inbox.inOrg", { org: props.otherOrg })}`}
         </span>
       </div>
+      {!props.open && <SimilarHint similar={proposal.similar} />}
       {props.open ? (
         isDelete ? (
           <DeleteCheck {...props} />
@@ -145,12 +147,14 @@ function SaveCheck({ proposal, busy, onAccept, onCancel }: Props) {
   const empty = content.trim() === "";
   const canSave = !secret && !empty && !busy;
 
-  const accept = () => {
+  const accept = (editInstead?: string) => {
     if (!canSave) return;
     const edits: ProposalEdits = {};
     if (content.trim() !== proposal.content) edits.content = content.trim();
     const tagList = parseTags(tags);
     if (tagList.join("\u0000") !== (proposal.tags ?? []).join("\u0000")) edits.tags = tagList;
+    // A save the person turns into a new wording of a memory they already have.
+    if (editInstead) edits.editInstead = editInstead;
     onAccept(Object.keys(edits).length > 0 ? edits : undefined);
   };
   const keys = (event: KeyboardEvent) => {
@@ -200,9 +204,14 @@ function SaveCheck({ proposal, busy, onAccept, onCancel }: Props) {
           { label: t("inbox.tags"), text: tags, matches: tagSecrets },
         ]}
       />
+      <SimilarHint
+        similar={proposal.similar}
+        onEditInstead={proposal.action === "save" ? (memory) => accept(memory.id) : undefined}
+        busy={!canSave}
+      />
       {empty && <p className="hint">{t("inbox.emptyContent")}</p>}
       <div className="form-actions">
-        <button type="button" className="button button-primary" disabled={!canSave} onClick={accept}>
+        <button type="button" className="button button-primary" disabled={!canSave} onClick={() => accept()}>
           {busy ? t("inbox.working") : t("inbox.saveMemory")}
         </button>
         <button type="button" className="button" onClick={onCancel}>

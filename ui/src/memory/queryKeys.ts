@@ -9,3 +9,6 @@ export const searchKeyPrefix = (orgId: string) => ["memory-search", orgId] as co
 export const searchKey = (orgId: string, query: string) => ["memory-search", orgId, query] as const;
 
 export const appStateKey = ["app-state"] as const;
+
+/** Duplicate hints for a sentence in an org (see SimilarHint). */
+export const similarKey = (orgId: string, content: string) => ["similar", orgId, content] as const;

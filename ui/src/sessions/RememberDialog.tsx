@@ -5,7 +5,8 @@ import * as Ariakit from "@ariakit/react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { errorMessage, saveMemory, type AppState, type TranscriptMessage } from "../ipc";
+import { editMemory, errorMessage, saveMemory, type AppState, type SimilarMemory, type TranscriptMessage } from "../ipc";
+import { SimilarHint, useSimilar } from "../memory/SimilarHint";
 import { appStateKey, listKey, searchKeyPrefix } from "../memory/queryKeys";
 import { useToasts } from "../toasts/Toasts";
 import { shorten } from "./format";
@@ -86,12 +87,30 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
     },
   });
 
+  // The person may change an alike memory to this sentence instead of adding a second.
+  const editInstead = useMutation({
+    mutationFn: editMemory,
+    onSuccess: (_memory, args) => {
+      void client.invalidateQueries({ queryKey: listKey(args.orgId) });
+      void client.invalidateQueries({ queryKey: searchKeyPrefix(args.orgId) });
+      toasts.show({ id: "memory-saved", kind: "success", title: t("similar.changed") });
+      onClose();
+    },
+  });
+  const similar = useSimilar(state.account === null ? null : state.activeOrgId, content);
+
   const contentSecrets = findSecrets(content);
   const snippetSecrets = findSecrets(snippet);
   const kinds = secretKinds([...contentSecrets, ...snippetSecrets]);
   const noOrg = state.account === null || state.activeOrgId === null;
   const empty = content.trim() === "";
-  const canSave = !noOrg && !empty && kinds.length === 0 && !save.isPending;
+  const canSave = !noOrg && !empty && kinds.length === 0 && !save.isPending && !editInstead.isPending;
+
+  const onEditInstead = (memory: SimilarMemory) => {
+    const current = client.getQueryData<AppState>(appStateKey) ?? state;
+    if (!canSave || current.account === null || current.activeOrgId === null) return;
+    editInstead.mutate({ orgId: current.activeOrgId, id: memory.id, edit: { content: content.trim() } });
+  };
 
   const onSave = () => {
     // The org active now, when Save is pressed, not when the dialog opened.
@@ -133,6 +152,7 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
           aria-describedby={`${ids.help}${kinds.length > 0 ? ` ${ids.warn}` : ""}`}
           onChange={(event) => setContent(event.currentTarget.value)}
         />
+        <SimilarHint similar={similar} onEditInstead={onEditInstead} busy={!canSave} />
         <label htmlFor={ids.snippet}>{t("remember.snippet")}</label>
         <span className="hint">{t("remember.snippetHelp")}</span>
         <textarea
@@ -170,9 +190,9 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
         </dl>
       </section>
       {empty && <p className="hint">{t("remember.emptyContent")}</p>}
-      {save.isError && (
+      {(save.isError || editInstead.isError) && (
         <p className="form-error" role="alert">
-          {t("remember.failed", { message: errorMessage(save.error) })}
+          {t("remember.failed", { message: errorMessage(save.error ?? editInstead.error) })}
         </p>
       )}
       <div className="dialog-actions">

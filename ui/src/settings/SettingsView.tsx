@@ -1,6 +1,7 @@
 import type { AppState } from "../ipc";
 import { AccountSection } from "./AccountSection";
 import { AgentsSection } from "./AgentsSection";
+import { DataSection } from "./DataSection";
 import { PreferencesSection } from "./PreferencesSection";
 import { SessionFoldersSection } from "./SessionFoldersSection";
 
@@ -12,6 +13,7 @@ export function SettingsView({ state, focusAgents = false }: { state: AppState; 
       <AgentsSection autoFocus={focusAgents} />
       <PreferencesSection state={state} />
       <SessionFoldersSection state={state} />
+      <DataSection state={state} />
     </div>
   );
 }
