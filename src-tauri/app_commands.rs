@@ -16,6 +16,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "list_pending_deletes",
     "edit_memory",
     "find_similar",
+    "memories_citing",
     "export_memories",
     "import_memories",
     "memory_revisions",

@@ -406,7 +406,7 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
     let expected: HashSet<String> = [
         "postMemory", "getMemorySearch", "getMemory", "getMemoryById", "deleteMemoryById", "postProposals", "getProposals",
         "getProposalsById", "postProposalsByIdAccept", "postProposalsByIdReject", "getMe", "getHealthz",
-        "patchMemoryById", "postMemorySimilar", "getMemoryRevisions", "postMemoryRevisionRestore", "getExport", "postImport",
+        "patchMemoryById", "postMemorySimilar", "getMemoryCiting", "getMemoryRevisions", "postMemoryRevisionRestore", "getExport", "postImport",
     ]
     .into_iter()
     .map(String::from)
@@ -416,4 +416,25 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
     assert!(doc["components"]["schemas"]["Memory"].is_object());
     assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
     assert!(!doc.to_string().contains("memory_save") && !doc.to_string().contains("memory_search"));
+}
+
+#[tokio::test]
+async fn memories_citing_a_session_are_the_callers_newest_first() {
+    let s = Service::start().await;
+    let cite = |content: &str, message: &str| json!({"content": content, "contexts": [{"snippet": "it was said", "conversationId": "ses-7", "messageId": message}]});
+    let first = s.save(&s.alice, cite("First from ses-7", "m1")).await;
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let second = s.save(&s.alice, cite("Second from ses-7", "m4")).await;
+    s.save(&s.bob, cite("Bob's from ses-7", "m1")).await;
+    let (status, body) = s.call(GET, "/v1/memory/citing?conversationId=ses-7", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let ids: Vec<&Value> = body["memories"].as_array().unwrap().iter().map(|m| &m["id"]).collect();
+    assert_eq!(ids, [&second["id"], &first["id"]], "alice's, newest first");
+    assert_eq!(body["memories"][0]["contexts"][0]["citation"]["messageId"], "m4");
+    let (_, none) = s.call(GET, "/v1/memory/citing?conversationId=ses-8", Some(&s.alice.token), Some(&s.acme), None).await;
+    assert_eq!(none["memories"], json!([]));
+    for bad in ["/v1/memory/citing", "/v1/memory/citing?conversationId=", "/v1/memory/citing?conversationId=ses-7&limit=0"] {
+        let (status, body) = s.call(GET, bad, Some(&s.alice.token), Some(&s.acme), None).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{bad}: {body}");
+    }
 }

@@ -54,6 +54,7 @@ app_commands! {
     list_pending_deletes => ListPendingDeletes,
     edit_memory => EditMemory,
     find_similar => FindSimilar,
+    memories_citing => MemoriesCiting,
     export_memories => ExportMemories,
     import_memories => ImportMemories,
     memory_revisions => MemoryRevisions,

@@ -235,6 +235,28 @@ conversationId?: string | null,
 messageId?: string | null, };
 
 /**
+ * `memories_citing`: which memories cite a session (the Sessions view's markers).
+ */
+export type CitingArgs = { 
+/**
+ * The org the request is made in (every memory of the user is looked at).
+ */
+orgId: string, 
+/**
+ * The session.
+ */
+sessionId: string, };
+
+/**
+ * Response of `GET /v1/memory/citing`: the memories that cite one session.
+ */
+export type CitingResponse = { 
+/**
+ * Newest first, with their contexts (which say the cited messages).
+ */
+memories: Array<Memory>, };
+
+/**
  * Where the `memory-bank` binary is, as the agents will run it.
  */
 export type CliBinary = { 
@@ -1518,6 +1540,7 @@ export type CommandTypes = {
   save_memory: { args: SaveMemoryArgs; answer: Memory };
   find_similar: { args: FindSimilarArgs; answer: SimilarResponse };
   edit_memory: { args: EditMemoryArgs; answer: Memory };
+  memories_citing: { args: CitingArgs; answer: CitingResponse };
   export_memories: { args: ExportArgs; answer: ExportOutcome };
   import_memories: { args: ImportArgs; answer: ImportOutcome };
   memory_revisions: { args: MemoryRevisionsArgs; answer: RevisionListResponse };
@@ -1555,6 +1578,7 @@ export const COMMANDS = [
   "list_pending_deletes",
   "edit_memory",
   "find_similar",
+  "memories_citing",
   "export_memories",
   "import_memories",
   "memory_revisions",

@@ -9,7 +9,7 @@ use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::transfer::{ImportReport, OnConflict};
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, MeResponse, Memory, ProposalListResponse, ProposalResponse, ProposalStatus, ProposeRequest,
-    SaveMemoryRequest, SaveMemoryResponse, SearchResponse, FindSimilarRequest, SimilarResponse,
+    SaveMemoryRequest, SaveMemoryResponse, SearchResponse, FindSimilarRequest, SimilarResponse, CitingResponse,
 };
 use memory_bank_contract::{ErrorBody, ErrorCode};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -238,6 +238,12 @@ impl Client {
     /// `POST /v1/memory/similar` in `org`: the caller's memories worded like `request.content`.
     pub async fn similar(&self, org: &str, request: &FindSimilarRequest) -> Result<SimilarResponse, ClientError> {
         self.json(self.request(Method::POST, "v1/memory/similar", Some(org))?.json(request)).await
+    }
+
+    /// `GET /v1/memory/citing` in `org`: the caller's memories that cite a session.
+    pub async fn citing(&self, org: &str, conversation_id: &str) -> Result<CitingResponse, ClientError> {
+        let params = [("conversationId", conversation_id)];
+        self.json(self.request(Method::GET, "v1/memory/citing", Some(org))?.query(&params)).await
     }
 
     /// `GET /v1/memory/search` in `org`.

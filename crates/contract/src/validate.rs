@@ -359,6 +359,19 @@ pub fn parse_list(limit: Option<&str>, cursor: Option<&str>) -> Result<ValidList
     }
 }
 
+/// `GET /v1/memory/citing?conversationId=&limit=`: a session id (1–128 characters) and
+/// at most [`MAX_LIST_LIMIT`] memories (that many by default).
+pub fn parse_citing(conversation_id: Option<&str>, limit: Option<&str>) -> Result<(String, u32), Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let limit = parse_limit(&mut errors, limit, MAX_LIST_LIMIT, MAX_LIST_LIMIT);
+    let id = check_text(&mut errors, "conversationId", conversation_id.unwrap_or(""), MAX_CITATION_ID_CHARS);
+    if errors.is_empty() {
+        Ok((id, limit))
+    } else {
+        Err(errors)
+    }
+}
+
 fn parse_limit(errors: &mut Vec<FieldError>, raw: Option<&str>, default: u32, max: u32) -> u32 {
     let Some(raw) = raw else { return default };
     let value = raw.trim();

@@ -259,6 +259,14 @@ pub struct SearchResponse {
     pub results: Vec<SearchResult>,
 }
 
+/// Response of `GET /v1/memory/citing`: the memories that cite one session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct CitingResponse {
+    /// Newest first, with their contexts (which say the cited messages).
+    pub memories: Vec<Memory>,
+}
+
 /// Response of `GET /v1/memory`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -7,7 +7,7 @@ use std::future::Future;
 
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
-    FindSimilarRequest, ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
+    CitingResponse, FindSimilarRequest, ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
 };
 use memory_bank_sessions as sessions;
 use crate::transfer::{ExportOutcome, ImportArgs, ImportOutcome};
@@ -218,6 +218,17 @@ pub struct ListProposalsArgs {
     pub org_id: String,
 }
 
+/// `memories_citing`: which memories cite a session (the Sessions view's markers).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CitingArgs {
+    /// The org the request is made in (every memory of the user is looked at).
+    pub org_id: String,
+    /// The session.
+    pub session_id: String,
+}
+
 /// `export_memories`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -386,6 +397,10 @@ commands! {
     /// Edits a memory in place (the old version is kept as a revision).
     EditMemory = "edit_memory" (desktop, args: EditMemoryArgs) -> Memory {
         desktop.core().edit_memory(&args.org_id, &args.id, args.edit).await
+    }
+    /// The person's memories that cite a session, newest first.
+    MemoriesCiting = "memories_citing" (desktop, args: CitingArgs) -> CitingResponse {
+        desktop.core().memories_citing(&args.org_id, &args.session_id).await
     }
     /// Asks where (the system's file dialog), then writes every memory there as NDJSON.
     ExportMemories = "export_memories" (desktop, args: ExportArgs) -> ExportOutcome {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
 use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, EditRefused, RevisionListResponse};
-use memory_bank_contract::wire::{FindSimilarRequest, ListResponse, Memory, SaveMemoryRequest, SearchResponse, SimilarResponse};
+use memory_bank_contract::wire::{CitingResponse, FindSimilarRequest, ListResponse, Memory, SaveMemoryRequest, SearchResponse, SimilarResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
 
@@ -487,14 +487,20 @@ fn account_key(account: &Account) -> AccountKey {
 }
 
 impl Core {
-    /// Edits a memory in `org_id` as confirmed in the app, after the same checks the
-    /// service makes (limits, secrets), so nothing that would be refused leaves the app.
     /// The person's memories worded much like `request.content` (see the service's
     /// `POST /v1/memory/similar`): the Remember dialog shows them before a save.
     pub async fn find_similar(&self, org_id: &str, request: FindSimilarRequest) -> Result<SimilarResponse, DesktopError> {
         Ok(self.client().await?.similar(org_id, &request).await?)
     }
 
+    /// The person's memories that cite the session `session_id` (at most 100, newest
+    /// first): the Sessions view marks them on the session and on the messages they cite.
+    pub async fn memories_citing(&self, org_id: &str, session_id: &str) -> Result<CitingResponse, DesktopError> {
+        Ok(self.client().await?.citing(org_id, session_id).await?)
+    }
+
+    /// Edits a memory in `org_id` as confirmed in the app, after the same checks the
+    /// service makes (limits, secrets), so nothing that would be refused leaves the app.
     pub async fn edit_memory(&self, org_id: &str, id: &str, mut request: EditMemoryRequest) -> Result<Memory, DesktopError> {
         request.confirmed_via = Some(memory_bank_contract::wire::ConfirmedVia::App);
         match validate_edit(request.clone()) {

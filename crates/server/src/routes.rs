@@ -89,6 +89,36 @@ pub async fn similar_memory(
     Ok(Json(memory_bank_contract::wire::SimilarResponse { similar }))
 }
 
+/// Memories that cite a session.
+#[utoipa::path(
+    get, path = "/v1/memory/citing", operation_id = "getMemoryCiting", tag = "Memory",
+    summary = "The caller's memories that cite a session (a context whose citation names conversationId), newest first. No match is 200 with [].",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("conversationId" = String, Query, description = "The session id, 1-128 characters"),
+        ("limit" = Option<u32>, Query, description = "1-100, default 100"),
+    ),
+    responses(
+        (status = 200, description = "Memories", body = memory_bank_contract::wire::CitingResponse),
+        (status = 400, description = "Invalid request", body = ErrorBody),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn citing_memory(
+    State(state): State<AppState>,
+    caller: OrgCaller,
+    query: Params,
+) -> Result<Json<memory_bank_contract::wire::CitingResponse>, ApiError> {
+    let query = params(query)?;
+    let (conversation_id, limit) =
+        validate::parse_citing(query.get("conversationId").map(String::as_str), query.get("limit").map(String::as_str))
+            .map_err(ApiError::InvalidRequest)?;
+    let memories = state.bank.citing(&caller.user.id, &conversation_id, limit).await?;
+    Ok(Json(memory_bank_contract::wire::CitingResponse { memories }))
+}
+
 /// Search memories.
 #[utoipa::path(
     get, path = "/v1/memory/search", operation_id = "getMemorySearch", tag = "Memory",

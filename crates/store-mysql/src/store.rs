@@ -336,6 +336,22 @@ impl MemoryStore for MySqlStore {
         search::candidates(&mut conn, user_id, scoped_terms, cap).await
     }
 
+    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        // The contexts by the virtual column's index first, then each memory by its id.
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT STRAIGHT_JOIN m.id FROM memory_context AS c JOIN memory AS m ON m.id = c.memory_id
+             WHERE c.conversation_id = ? AND m.user_id = ? AND m.scope = 'user'
+             GROUP BY m.id, m.created_at ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
+        )
+        .bind(conversation_id)
+        .bind(user_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());

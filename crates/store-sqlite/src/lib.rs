@@ -542,6 +542,23 @@ impl MemoryStore for SqliteStore {
             .collect())
     }
 
+    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+        // The contexts by the expression index first, then each memory by its key; the
+        // owner check on the memory row keeps it to the caller's.
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT m.id FROM memory_context AS c CROSS JOIN memory AS m ON m.id = c.memory_id
+             WHERE json_extract(c.citation, '$.conversationId') = ?2 AND +m.user_id = ?1 AND +m.scope = 'user'
+             GROUP BY m.id ORDER BY max(m.created_at) DESC, m.id DESC LIMIT ?3",
+        )
+        .bind(user_id)
+        .bind(conversation_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());

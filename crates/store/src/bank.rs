@@ -140,6 +140,15 @@ impl Bank {
         Ok(ListResponse { memories, next_cursor })
     }
 
+    /// The user's memories that cite the session `conversation_id`, newest first, at
+    /// most `limit` (the Sessions view marks them on the session and its messages).
+    pub async fn citing(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        let ids = self.store.citing_memory_ids(user_id, conversation_id, limit).await?;
+        let mut memories = self.store.memories_by_ids(user_id, &ids).await?;
+        memories.sort_by_key(|m| ids.iter().position(|id| *id == m.id));
+        Ok(memories)
+    }
+
     /// Deletes one of the user's memories. False (never an error) when the id is
     /// malformed, absent, someone else's or org-scoped: callers cannot tell which.
     pub async fn delete(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {

@@ -21,6 +21,8 @@ pub mod offboarding;
 #[cfg(feature = "test-suite")]
 pub mod suite;
 #[cfg(feature = "test-suite")]
+mod suite_citing;
+#[cfg(feature = "test-suite")]
 mod suite_edits;
 #[cfg(feature = "test-suite")]
 mod suite_offboarding;

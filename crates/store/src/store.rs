@@ -294,6 +294,10 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
+    /// Ids of the user's `scope = 'user'` memories with a context citing the session
+    /// `conversation_id`, newest first (`created_at`, then id), at most `limit`.
+    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError>;
+
     /// The user's `scope = 'user'` memories with these ids, with contexts, any order.
     async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
 

@@ -61,7 +61,8 @@ macro_rules! store_suite {
             an_export_imported_back_exports_the_same, importing_twice_changes_nothing_and_overwrite_replaces,
             an_id_another_user_has_is_refused_and_changes_nothing, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
             offboarding_an_org_removes_its_rows_and_memberships, offboarding_stopped_by_a_failure_leaves_no_half_memory_and_resumes,
-            similar_memories_are_hinted_never_merged, a_save_accepted_as_an_edit_rewrites_the_alike_memory);
+            similar_memories_are_hinted_never_merged, a_save_accepted_as_an_edit_rewrites_the_alike_memory,
+            memories_citing_a_session_are_found_newest_first);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -94,6 +95,7 @@ impl Clock for FixedClock {
     }
 }
 
+pub use crate::suite_citing::*;
 pub use crate::suite_edits::*;
 pub use crate::suite_offboarding::*;
 pub use crate::suite_proposals::*;
