@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+mod events;
 pub mod index;
 pub mod jsonl;
 pub mod library;
@@ -20,6 +21,7 @@ pub mod source;
 pub mod sources;
 pub mod text;
 
+pub use events::*;
 pub use model::*;
 pub use index::{Facets, Index, IndexError, RefreshReport};
 pub use library::{ActivityArgs, ActionError, ErrorCode, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs};
