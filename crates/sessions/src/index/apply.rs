@@ -1,5 +1,7 @@
-//! Writes the events of one pass over a unit into the index, with the merge rules of
-//! [`crate::replay::ParsedSession`] (the tests check that both agree).
+//! Writes the events of one pass over a unit into the index, folding them by the same
+//! rules as a read without an index (`replay.rs`): messages by
+//! [`MessageEvent::merge_into`](crate::events::MessageEvent::merge_into), the rest here and
+//! there alike (the tests check that both agree).
 
 use std::collections::HashMap;
 
