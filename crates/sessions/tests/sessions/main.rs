@@ -13,3 +13,4 @@ mod paging;
 mod search_index;
 mod search_props;
 mod tail_props;
+mod suite;
