@@ -3,8 +3,7 @@
 //! picks up a new session and emits `sessions-changed`; and "Remember…" saves a memory
 //! with its citation, refusing secrets.
 
-#[path = "support/session_home.rs"]
-mod session_home;
+use memory_bank_sessions::testing as session_home;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -58,7 +57,7 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
-    session_home::populate(&home);
+    session_home::populate_home(&home);
     // SAFETY: set before any thread of this test binary reads the environment.
     unsafe {
         std::env::set_var("HOME", &home);

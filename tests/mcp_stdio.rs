@@ -4,8 +4,7 @@
 //! 1 MB message, pages of long titles); pages that add up; garbage on stdin; and
 //! `mcp install` against a fixture home.
 
-#[path = "support/session_home.rs"]
-mod session_home;
+use memory_bank_sessions::testing as session_home;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -48,7 +47,7 @@ impl Home {
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
-        session_home::populate(&home);
+        session_home::populate_home(&home);
         // 520 messages of about 1 500 characters; every tenth mentions a marmot.
         let long: Vec<String> = (0..520)
             .map(|i| {

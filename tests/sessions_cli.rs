@@ -1,8 +1,7 @@
 //! `memory-bank sessions …` end to end: the real binary over a home holding sessions of
 //! all four tools, answering with the lookup actions' exact JSON shapes.
 
-#[path = "support/session_home.rs"]
-mod session_home;
+use memory_bank_sessions::testing as session_home;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +18,7 @@ impl Home {
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
-        session_home::populate(&home);
+        session_home::populate_home(&home);
         Home { _dir: dir, home }
     }
 

@@ -125,6 +125,7 @@ const READ_BLOCK: usize = 1 << 20;
 /// 64 MiB keeps those.
 pub const MAX_LINE_BYTES: usize = 64 << 20;
 
+#[cfg(any(test, feature = "testing"))] // the index reads in parts: `read_complete_lines_upto`
 /// Reads the complete lines of `file` from byte `start`: lines that end in `\n`, plus a
 /// final unterminated line only when it is already a whole JSON value (a writer that
 /// has not flushed yet leaves a fragment, which is skipped and read again next time).

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::fs::File;
 
 use crate::jsonl::read_complete_lines;
-use crate::model::{Event, Merge, MetaEvent, Role, TitleRank};
+use crate::events::{Event, MetaEvent, TitleRank};
+use crate::model::Role;
 use crate::source::{LinePos, SourceReader, Unit, UnitKind};
 
 /// A message after merging.
@@ -98,17 +99,7 @@ impl ParsedSession {
             Event::Message(m) => {
                 self.fold_time(m.timestamp, m.timestamp);
                 if let Some(existing) = self.positions.get(&m.key).map(|&at| &mut self.messages[at]) {
-                    match m.merge {
-                        Merge::Append => {
-                            existing.text.push_str("\n\n");
-                            existing.text.push_str(&m.text);
-                        }
-                        Merge::Replace => {
-                            existing.role = m.role;
-                            existing.text = m.text;
-                            existing.timestamp = m.timestamp.or(existing.timestamp);
-                        }
-                    }
+                    m.merge_into(&mut existing.role, &mut existing.text, &mut existing.timestamp);
                 } else {
                     self.positions.insert(m.key.clone(), self.messages.len());
                     self.messages.push(ParsedMessage {

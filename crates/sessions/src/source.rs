@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::model::{Event, Source};
+use crate::events::Event;
+use crate::model::Source;
 
 /// How a unit is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -90,7 +90,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     eprintln!("  units seen {}, read {}, bytes read {}", report.units_seen, report.units_read, report.bytes_read);
     let (db, wal) = (file_size(&index, ""), file_size(&index, "-wal"));
     row("index size (db + wal)", format!("{:.0} + {:.0} MB", db as f64 / 1e6, wal as f64 / 1e6), "");
-    let search_index = memory_bank_sessions::index::search_path(&index);
+    let search_index = memory_bank_sessions::search_path(&index);
     let (sdb, swal) = (file_size(&search_index, ""), file_size(&search_index, "-wal"));
     row("search index size (db + wal)", format!("{:.0} + {:.0} MB", sdb as f64 / 1e6, swal as f64 / 1e6), "");
     if args.index_only {
@@ -205,8 +205,8 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
 /// A new turn written into the 190 MB `opencode.db` while opencode runs: the reader reads
 /// the sessions with rows stamped since its last read, not the whole database.
 fn opencode_change(home: &std::path::Path, row: &mut impl FnMut(&str, String, &str)) -> anyhow::Result<()> {
-    use memory_bank_sessions::sources::reader;
-    use memory_bank_sessions::{Source, Unit, UnitKind};
+    use memory_bank_sessions::testing::{reader, Unit, UnitKind};
+    use memory_bank_sessions::Source;
     let db = home.join(".local/share/opencode/opencode.db");
     let unit = Unit::new(Source::Opencode, db.clone(), UnitKind::Whole);
     let reader = reader(Source::Opencode);

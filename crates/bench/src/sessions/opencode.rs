@@ -6,45 +6,10 @@
 use std::path::Path;
 
 use rand::Rng;
-use rusqlite::{params, Connection};
+use rusqlite::params;
 
 use super::claude::title;
 use super::text::Gen;
-
-const SCHEMA: &str = r#"
-CREATE TABLE project (
-    id text PRIMARY KEY, worktree text NOT NULL, vcs text, name text, icon_url text,
-    icon_color text, time_created integer NOT NULL, time_updated integer NOT NULL,
-    time_initialized integer, sandboxes text NOT NULL, commands text);
-CREATE TABLE session (
-    id text PRIMARY KEY,
-    project_id text NOT NULL REFERENCES project(id) ON DELETE cascade,
-    workspace_id text, parent_id text, slug text NOT NULL, directory text NOT NULL,
-    path text, title text NOT NULL, version text NOT NULL, share_url text,
-    summary_additions integer, summary_deletions integer, summary_files integer,
-    summary_diffs text, cost real DEFAULT 0 NOT NULL,
-    tokens_input integer DEFAULT 0 NOT NULL, tokens_output integer DEFAULT 0 NOT NULL,
-    tokens_reasoning integer DEFAULT 0 NOT NULL, tokens_cache_read integer DEFAULT 0 NOT NULL,
-    tokens_cache_write integer DEFAULT 0 NOT NULL, revert text, permission text, goal text,
-    agent text, model text, time_created integer NOT NULL, time_updated integer NOT NULL,
-    time_compacting integer, time_archived integer);
-CREATE INDEX session_project_idx ON session (project_id);
-CREATE INDEX session_parent_idx ON session (parent_id);
-CREATE TABLE message (
-    id text PRIMARY KEY,
-    session_id text NOT NULL REFERENCES session(id) ON DELETE cascade,
-    time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
-CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
-CREATE TABLE part (
-    id text PRIMARY KEY,
-    message_id text NOT NULL REFERENCES message(id) ON DELETE cascade,
-    session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL,
-    data text NOT NULL);
-CREATE INDEX part_message_id_id_idx ON part (message_id, id);
-CREATE INDEX part_session_idx ON part (session_id);
-INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes)
-    VALUES ('4b0ea68d7af9a6031a7ffda7ad66e0cb83315750', '/home/dev/app', 'git', 1, 1, '[]');
-"#;
 
 /// One session to write.
 pub struct Plan {
@@ -58,14 +23,13 @@ pub struct Plan {
     pub target: u64,
 }
 
-/// Writes every session into `db` (created fresh, WAL mode, checkpointed and closed so
-/// only the main file remains). Returns messages with text written.
+/// Writes every session into `db` (created fresh with opencode's schema, the tests' own,
+/// in WAL mode, then checkpointed and closed so only the main file remains). Returns
+/// messages with text written.
 pub fn write_db(g: &mut Gen, db: &Path, plans: &[Plan]) -> anyhow::Result<u64> {
-    let conn = Connection::open(db)?;
-    conn.pragma_update(None, "journal_mode", "wal")?;
+    let conn = memory_bank_sessions::testing::opencode::create_db(db);
     conn.pragma_update(None, "synchronous", "off")?;
     conn.pragma_update(None, "foreign_keys", "off")?;
-    conn.execute_batch(SCHEMA)?;
     let tx = conn.unchecked_transaction()?;
     let mut messages = 0u64;
     let mut counter = 0u64;

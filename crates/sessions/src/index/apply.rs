@@ -1,11 +1,14 @@
-//! Writes the events of one pass over a unit into the index, with the merge rules of
-//! [`crate::replay::ParsedSession`] (the tests check that both agree).
+//! Writes the events of one pass over a unit into the index, folding them by the same
+//! rules as a read without an index (`replay.rs`): messages by
+//! [`MessageEvent::merge_into`](crate::events::MessageEvent::merge_into), the rest here and
+//! there alike (the tests check that both agree).
 
 use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use crate::model::{Event, Merge, MetaEvent, Role, TitleRank};
+use crate::events::{Event, MetaEvent, TitleRank};
+use crate::model::Role;
 use crate::source::Unit;
 
 /// The session row as read from, and written back to, the index.
@@ -131,36 +134,23 @@ pub(super) fn apply_session(
                 session.fold_time(m.timestamp, m.timestamp);
                 if let Some(&i) = new_at.get(&m.key) {
                     let existing = &mut new[i];
-                    match m.merge {
-                        Merge::Append => {
-                            existing.text.push_str("\n\n");
-                            existing.text.push_str(&m.text);
-                        }
-                        Merge::Replace => {
-                            existing.role = m.role;
-                            existing.text = m.text;
-                            existing.ts = m.timestamp.or(existing.ts);
-                        }
-                    }
+                    m.merge_into(&mut existing.role, &mut existing.text, &mut existing.ts);
                     continue;
                 }
                 if let Some(id) = session.id.filter(|_| !fresh) {
-                    let stored: Option<(i64, String)> = tx
-                        .query_row(
-                            "SELECT id, text FROM message WHERE session = ?1 AND key = ?2",
-                            params![id, m.key],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
-                        )
+                    let stored: Option<(i64, String, String, Option<i64>)> = tx
+                        .prepare_cached("SELECT id, role, text, ts FROM message WHERE session = ?1 AND key = ?2")?
+                        .query_row(params![id, m.key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
                         .optional()?;
-                    if let Some((message_row, text)) = stored {
+                    if let Some((message_row, role, mut text, mut ts)) = stored {
                         touched_stored = true;
-                        match m.merge {
-                            Merge::Append => tx.prepare_cached("UPDATE message SET text = ?2 WHERE id = ?1")?
-                                .execute(params![message_row, format!("{text}\n\n{}", m.text)])?,
-                            Merge::Replace => tx.prepare_cached("UPDATE message SET role = ?2, text = ?3, ts = coalesce(?4, ts),
-                                     sort_ts = coalesce(?4, ts, sort_ts) WHERE id = ?1")?
-                                .execute(params![message_row, m.role.as_str(), m.text, m.timestamp])?,
-                        };
+                        let mut role = Role::parse(&role).unwrap_or(Role::User);
+                        m.merge_into(&mut role, &mut text, &mut ts);
+                        // A message without a time keeps sorting by its session's.
+                        tx.prepare_cached(
+                            "UPDATE message SET role = ?2, text = ?3, ts = ?4, sort_ts = coalesce(?4, sort_ts) WHERE id = ?1",
+                        )?
+                        .execute(params![message_row, role.as_str(), text, ts])?;
                         continue;
                     }
                 }

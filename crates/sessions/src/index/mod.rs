@@ -270,6 +270,7 @@ impl Index {
         Ok(())
     }
 
+    #[cfg(any(test, feature = "testing"))] // only tests ask
     /// Whether the message search index holds every message.
     pub fn search_is_caught_up(&self) -> Result<bool, IndexError> {
         Ok(search::is_caught_up(&self.conn)?)

@@ -237,6 +237,7 @@ impl Index {
             .optional()?)
     }
 
+    #[cfg(any(test, feature = "testing"))] // the doors cap texts: `messages_before_capped`
     /// Up to `count` messages with index below `before`, oldest first.
     pub fn messages_before(
         &self,
@@ -300,6 +301,7 @@ impl Index {
         Ok(entries)
     }
 
+    #[cfg(any(test, feature = "testing"))] // the doors page: `search_page`
     /// Messages whose text contains `query` case-insensitively, newest first.
     ///
     /// The order is `coalesce(ts, session.updated)` newest first, then the row id, which is

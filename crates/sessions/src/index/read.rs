@@ -17,7 +17,7 @@ use rusqlite::{params, Transaction};
 
 use super::apply::{apply_session, clear_session, clear_unit};
 use crate::jsonl::{read_complete_lines_upto, MAX_LINE_BYTES};
-use crate::model::Event;
+use crate::events::Event;
 use crate::source::{LinePos, Problem, Unit, UnitKind, WholeRead};
 use crate::sources;
 

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
+use crate::events::{Event, Merge, MetaEvent, TitleRank};
+use crate::model::{Role, Source};
 use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 use crate::sources::lenient::{Obj, Scalar};
 use crate::text::join_text;

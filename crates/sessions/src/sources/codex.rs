@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::jsonl;
-use crate::model::{Event, Merge, MetaEvent, Role, Source};
+use crate::events::{Event, Merge, MetaEvent};
+use crate::model::{Role, Source};
 use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 
 use super::lenient::{self, Obj, Parts, Scalar};

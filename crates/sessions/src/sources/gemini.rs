@@ -31,7 +31,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use crate::jsonl;
-use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
+use crate::events::{Event, Merge, MetaEvent, TitleRank};
+use crate::model::{Role, Source};
 use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
 
 use super::lenient::{List, Obj, Parts, Scalar};

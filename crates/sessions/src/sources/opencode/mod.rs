@@ -24,7 +24,8 @@ use std::time::UNIX_EPOCH;
 
 use serde::Deserialize;
 
-use crate::model::{Event, Merge, MetaEvent, Role, Source, TitleRank};
+use crate::events::{Event, Merge, MetaEvent, TitleRank};
+use crate::model::{Role, Source};
 use crate::source::{
     Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
 };

@@ -4,13 +4,14 @@
 //! holds (messages and the tool calls between them); at the end, exactly what reading
 //! the whole file holds.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::path::Path;
 
-use memory_bank_sessions::replay::read_unit;
-use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{Library, ReadArgs, Roots, Source, Unit, UnitKind};
+use memory_bank_sessions::testing::read_unit;
+use memory_bank_sessions::testing::reader;
+use memory_bank_sessions::{Library, ReadArgs, Roots, Source};
+use memory_bank_sessions::testing::{Unit, UnitKind};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! Several agents start `memory-bank mcp` at once, and each opens the same session index:
 //! none may fail, and none may delete the files another has just created.
 
-use memory_bank_sessions::Index;
+use memory_bank_sessions::testing::Index;
 
 #[test]
 fn openers_racing_on_a_new_index_all_succeed() {

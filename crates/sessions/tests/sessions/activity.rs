@@ -2,12 +2,12 @@
 //! reader reports it, the index places it exactly as a whole read does, and rewinds and
 //! appended bytes keep it in step.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::collections::BTreeMap;
 
-use memory_bank_sessions::replay::read_unit;
-use memory_bank_sessions::sources::all;
+use memory_bank_sessions::testing::read_unit;
+use memory_bank_sessions::testing::all;
 use memory_bank_sessions::{ActivityArgs, ErrorCode, ListArgs};
 use serde_json::json;
 

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use common::{messages, ms, unit_named};
-use memory_bank_sessions::replay::{read_unit, ParsedSession};
-use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{Env, Event, Role, Source, SourceReader, TitleRank, Unit, UnitKind};
+use memory_bank_sessions::testing::{read_unit, ParsedSession};
+use memory_bank_sessions::testing::reader;
+use memory_bank_sessions::{Env, Role, Source};
+use memory_bank_sessions::testing::{Event, SourceReader, TitleRank, Unit, UnitKind};
 
 const S1: &str = "3f2a9c1e-7b64-4d0a-9e21-5c8d0f4b6a17"; // atlas, JSONL with every record kind
 const S2: &str = "77aa88bb-1111-4222-8333-444455556666"; // kind: subagent
@@ -268,7 +269,7 @@ fn rewind_met_in_a_later_pass_is_passed_on() {
     // for the index to apply to what it stored.
     let mut parser = gemini().line_parser(&Unit::new(Source::Gemini, PathBuf::from("x.jsonl"), UnitKind::Jsonl));
     let mut out = Vec::new();
-    parser.line(br#"{"$rewindTo":"u9"}"#, memory_bank_sessions::source::LinePos { offset: 0, line_no: 7 }, &mut out);
+    parser.line(br#"{"$rewindTo":"u9"}"#, memory_bank_sessions::testing::LinePos { offset: 0, line_no: 7 }, &mut out);
     assert_eq!(out, vec![Event::Rewind { key: "u9".into() }]);
 }
 

@@ -3,12 +3,13 @@
 //! whole answer, and a page shortened by a door (`keep_first`) goes on right after the
 //! last item it kept.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::path::PathBuf;
 
-use memory_bank_sessions::index::SearchFilter;
-use memory_bank_sessions::{ErrorCode, Index, LatestArgs, ListArgs, ReadArgs, Roots, SearchArgs, SearchHit, Source};
+use memory_bank_sessions::testing::SearchFilter;
+use memory_bank_sessions::{ErrorCode, LatestArgs, ListArgs, ReadArgs, Roots, SearchArgs, SearchHit, Source};
+use memory_bank_sessions::testing::Index;
 use serde_json::json;
 
 use common::TempHome as Home;
@@ -164,7 +165,7 @@ fn all_pages(index: &Index, keys: &[String], query: &str, filter: &SearchFilter,
         match page.next_cursor.as_deref() {
             Some(next) => {
                 assert_eq!(page.hits.len(), limit as usize, "only the last page is short");
-                filter.after = Some(memory_bank_sessions::index::SearchCursor::decode(next).unwrap());
+                filter.after = Some(memory_bank_sessions::testing::SearchCursor::decode(next).unwrap());
             }
             None => return hits,
         }

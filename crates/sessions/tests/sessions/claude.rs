@@ -1,10 +1,10 @@
 //! Claude Code reader: every quirk of the format, read through the reader alone and
 //! through the index (both must agree).
 
-mod common;
+use memory_bank_sessions::testing as common;
 
-use memory_bank_sessions::replay::read_unit;
-use memory_bank_sessions::sources::reader;
+use memory_bank_sessions::testing::read_unit;
+use memory_bank_sessions::testing::reader;
 use memory_bank_sessions::{ListArgs, ReadArgs, Role, Source};
 use serde_json::json;
 
@@ -12,7 +12,7 @@ const SHOP: &str = "5b0e8a52-1f0c-4c0e-9a53-6f3f1d7a2b10";
 const CHINESE: &str = "9d3c1a77-7d5e-4b8e-8d0e-0c4b6b6e2a01";
 const EMPTY: &str = "0e3f1a00-0000-4000-8000-000000000001";
 
-fn units(home: &std::path::Path) -> Vec<memory_bank_sessions::Unit> {
+fn units(home: &std::path::Path) -> Vec<memory_bank_sessions::testing::Unit> {
     let r = reader(Source::ClaudeCode);
     let mut units = Vec::new();
     let mut problems = Vec::new();

@@ -3,12 +3,13 @@
 //! and deleted messages leave it; a rebuilt index starts it over; big files read in
 //! parts index exactly like whole reads.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sessions::index::search_path;
-use memory_bank_sessions::{Index, Library, Roots, SearchHit, Source};
+use memory_bank_sessions::testing::search_path;
+use memory_bank_sessions::{Library, Roots, SearchHit};
+use memory_bank_sessions::testing::Index;
 use serde_json::json;
 
 fn line(kind: &str, uuid: &str, text: &str, minute: u32) -> String {
@@ -25,30 +26,13 @@ fn line(kind: &str, uuid: &str, text: &str, minute: u32) -> String {
 
 use common::TempHome as Home;
 
-impl Home {
-    fn session(&self, id: &str) -> PathBuf {
-        self.session_path("-work-app", id)
-    }
+fn session(h: &Home, id: &str) -> PathBuf {
+    h.session_path("-work-app", id)
+}
 
-    fn roots(&self) -> Vec<(Source, PathBuf)> {
-        Roots::new(&common::env_with_home(&self.home), &[]).0
-    }
-
-    fn keys(&self) -> Vec<String> {
-        self.roots().iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect()
-    }
-
-    /// An index over this home, refreshed, with no search indexer of its own.
-    fn index(&self) -> Index {
-        let mut index = Index::open(&self.index).unwrap();
-        index.refresh(&self.roots()).unwrap();
-        index
-    }
-
-    fn search(&self, index: &Index, query: &str, limit: u32) -> Vec<(String, String)> {
-        let hits: Vec<SearchHit> = index.search(&self.keys(), query, limit).unwrap();
-        hits.into_iter().map(|h| (h.message_id, h.snippet)).collect()
-    }
+fn search(h: &Home, index: &Index, query: &str, limit: u32) -> Vec<(String, String)> {
+    let hits: Vec<SearchHit> = index.search(&h.root_keys(), query, limit).unwrap();
+    hits.into_iter().map(|h| (h.message_id, h.snippet)).collect()
 }
 
 fn index_for_search(index: &Index) {
@@ -70,14 +54,14 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
     lines += &line("user", "u-only", "只有迁移", 41);
     // Case beyond ASCII (SQLite's lower() folds ASCII only): both ways must find it.
     lines += &line("user", "u-ru", "ПЛАН МИГРАЦИИ готов", 42);
-    std::fs::write(h.session("s1"), lines).unwrap();
+    std::fs::write(session(&h, "s1"), lines).unwrap();
 
     let index = h.index();
     assert!(!index.search_is_caught_up().unwrap(), "nothing indexed for search yet");
     let queries = ["abcd", "ABCD", "client migration", "客户迁移", "迁移", "abc", "nothing like this", "миграции", "ии", "c then bcd", "n b"];
-    let scanned: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
+    let scanned: Vec<_> = queries.iter().map(|q| search(&h, &index, q, 5)).collect();
     index_for_search(&index);
-    let indexed: Vec<_> = queries.iter().map(|q| h.search(&index, q, 5)).collect();
+    let indexed: Vec<_> = queries.iter().map(|q| search(&h, &index, q, 5)).collect();
     assert_eq!(scanned, indexed);
 
     let ids = |hits: &[(String, String)]| hits.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>();
@@ -98,7 +82,7 @@ fn search_answers_the_same_before_and_after_the_search_index_is_built() {
 #[test]
 fn changed_and_deleted_messages_leave_the_search_index() {
     let h = Home::new();
-    let path = h.session("s1");
+    let path = session(&h, "s1");
     let block = |text: &str, minute: u32| {
         // Two blocks of one streamed assistant message (same message.id) are one message.
         json!({"type":"assistant","uuid":format!("a-{minute}"),"cwd":"/work/app",
@@ -110,7 +94,7 @@ fn changed_and_deleted_messages_leave_the_search_index() {
     std::fs::write(&path, line("user", "u1", "please plan the quokka census", 1) + &block("alpha half", 2)).unwrap();
     let mut index = h.index();
     index_for_search(&index);
-    assert_eq!(h.search(&index, "omega half", 5).len(), 0);
+    assert_eq!(search(&h, &index, "omega half", 5).len(), 0);
 
     // The second block arrives: the stored message's text changes.
     std::fs::write(
@@ -121,17 +105,17 @@ fn changed_and_deleted_messages_leave_the_search_index() {
     index.refresh(&h.roots()).unwrap();
     assert!(!index.search_is_caught_up().unwrap(), "the changed text is logged for the search index");
     index_for_search(&index);
-    let hits = h.search(&index, "omega half", 5);
+    let hits = search(&h, &index, "omega half", 5);
     assert_eq!(hits.len(), 1, "{hits:?}");
-    assert_eq!(h.search(&index, "alpha half", 5).len(), 1);
+    assert_eq!(search(&h, &index, "alpha half", 5).len(), 1);
 
     // The file is rewritten: its old messages are deleted.
     std::fs::write(&path, line("user", "u9", "an unrelated question about wombats", 9)).unwrap();
     index.refresh(&h.roots()).unwrap();
     index_for_search(&index);
-    assert!(h.search(&index, "quokka", 5).is_empty());
-    assert!(h.search(&index, "omega half", 5).is_empty());
-    assert_eq!(h.search(&index, "wombats", 5).len(), 1);
+    assert!(search(&h, &index, "quokka", 5).is_empty());
+    assert!(search(&h, &index, "omega half", 5).is_empty());
+    assert_eq!(search(&h, &index, "wombats", 5).len(), 1);
 
     // Applied changes are forgotten by the next refresh.
     index.refresh(&h.roots()).unwrap();
@@ -147,7 +131,7 @@ fn a_rebuilt_index_starts_the_search_index_over() {
     for i in 0..20 {
         lines += &line("user", &format!("u{i}"), &format!("first index message number {i}"), i);
     }
-    std::fs::write(h.session("s1"), lines).unwrap();
+    std::fs::write(session(&h, "s1"), lines).unwrap();
     index_for_search(&h.index());
     assert!(search_path(&h.index).exists());
 
@@ -156,13 +140,13 @@ fn a_rebuilt_index_starts_the_search_index_over() {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", h.index.display()));
     }
-    std::fs::write(h.session("s1"), line("user", "n1", "a kangaroo appears", 1)).unwrap();
-    std::fs::write(h.session("s2"), line("user", "n2", "another kangaroo", 2)).unwrap();
+    std::fs::write(session(&h, "s1"), line("user", "n1", "a kangaroo appears", 1)).unwrap();
+    std::fs::write(session(&h, "s2"), line("user", "n2", "another kangaroo", 2)).unwrap();
     let index = h.index();
     assert!(!index.search_is_caught_up().unwrap());
     index_for_search(&index);
-    assert_eq!(h.search(&index, "kangaroo", 5).len(), 2);
-    assert!(h.search(&index, "first index", 5).is_empty());
+    assert_eq!(search(&h, &index, "kangaroo", 5).len(), 2);
+    assert!(search(&h, &index, "first index", 5).is_empty());
 }
 
 /// Everything an index answers about `home`: the listing, every transcript, searches.
@@ -201,7 +185,7 @@ fn files_read_in_parts_index_exactly_like_whole_reads() {
 #[test]
 fn a_file_backed_library_builds_its_search_index_in_the_background() {
     let h = Home::new();
-    std::fs::write(h.session("s1"), line("user", "u1", "where is the platypus config", 1)).unwrap();
+    std::fs::write(session(&h, "s1"), line("user", "u1", "where is the platypus config", 1)).unwrap();
     let lib: Library = common::library(&h.home, Some(&h.index));
     lib.wait_for_search_index().unwrap();
     assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
@@ -212,7 +196,7 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     assert_eq!(hits.len(), 1);
 
     // An appended message is indexed for search after the refresh that reads it.
-    let path = h.session("s1");
+    let path = session(&h, "s1");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text += &line("assistant", "a2", "the platypus config lives in /etc", 2);
     std::fs::write(&path, text).unwrap();
@@ -230,7 +214,7 @@ fn two_libraries_on_one_index_share_the_search_index() {
         for i in 0..30 {
             lines += &line("user", &format!("u{s}-{i}"), &format!("session {s} message {i} about wombat number {i}"), i);
         }
-        std::fs::write(h.session(&format!("s{s}")), lines).unwrap();
+        std::fs::write(session(&h, &format!("s{s}")), lines).unwrap();
     }
     let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap();
     let (a, b) = (open(), open());
@@ -254,9 +238,9 @@ fn two_libraries_on_one_index_share_the_search_index() {
 #[test]
 fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     let h = Home::new();
-    std::fs::write(h.session("s1"), line("user", "u1", "the first question", 1)).unwrap();
+    std::fs::write(session(&h, "s1"), line("user", "u1", "the first question", 1)).unwrap();
     let lib = common::library(&h.home, Some(&h.index));
-    std::fs::write(h.session("s2"), line("user", "u2", "a second session", 2)).unwrap();
+    std::fs::write(session(&h, "s2"), line("user", "u2", "a second session", 2)).unwrap();
 
     // Another process holds the index's write lock for longer than the busy timeout.
     let other = rusqlite::Connection::open(&h.index).unwrap();
@@ -282,7 +266,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
 fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
     let h = Home::new();
     for s in 0..12 {
-        std::fs::write(h.session(&format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
+        std::fs::write(session(&h, &format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
     }
     let lib = std::sync::Arc::new(
         Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap(),
@@ -309,7 +293,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
     assert_eq!(*seen.last().unwrap(), 12);
 
     // Reading a transcript catches up on appends and commits, but reports no progress.
-    let path = h.session("s00");
+    let path = session(&h, "s00");
     let mut text = std::fs::read_to_string(&path).unwrap();
     text += &line("assistant", "a0", "an appended answer", 30);
     std::fs::write(&path, text).unwrap();
@@ -326,7 +310,7 @@ fn search_file_value(h: &Home, sql: &str) -> i64 {
 #[test]
 fn small_updates_are_merged_and_a_mostly_stale_search_index_starts_over() {
     let h = Home::new();
-    let path = h.session("s1");
+    let path = session(&h, "s1");
     let mut lines = String::new();
     let mut index = h.index();
     // Twenty refreshes of one new message each: twenty small segments, merged as they
@@ -339,8 +323,8 @@ fn small_updates_are_merged_and_a_mostly_stale_search_index_starts_over() {
     }
     let segments = search_file_value(&h, "SELECT count(*) FROM segment");
     assert!(segments < 8, "{segments} segments");
-    assert_eq!(h.search(&index, "marmot", 50).len(), 20);
-    assert_eq!(h.search(&index, "NUMBER 13", 50).len(), 1);
+    assert_eq!(search(&h, &index, "marmot", 50).len(), 20);
+    assert_eq!(search(&h, &index, "NUMBER 13", 50).len(), 1);
 
     // 1 200 more, then the file rewritten with one message: 1 220 stale postings, more
     // than a quarter of what was indexed, so the search index is built again.
@@ -348,13 +332,13 @@ fn small_updates_are_merged_and_a_mostly_stale_search_index_starts_over() {
     std::fs::write(&path, lines.clone() + &more).unwrap();
     index.refresh(&h.roots()).unwrap();
     index_for_search(&index);
-    assert_eq!(h.search(&index, "badger report 1199", 5).len(), 1);
+    assert_eq!(search(&h, &index, "badger report 1199", 5).len(), 1);
     std::fs::write(&path, line("user", "w1", "only a wombat is left", 1)).unwrap();
     index.refresh(&h.roots()).unwrap();
     index_for_search(&index);
     assert_eq!(search_file_value(&h, "SELECT stale FROM progress"), 0);
     assert_eq!(search_file_value(&h, "SELECT indexed FROM progress"), 1);
-    assert!(h.search(&index, "badger", 5).is_empty());
-    assert!(h.search(&index, "marmot", 5).is_empty());
-    assert_eq!(h.search(&index, "WOMBAT", 5).len(), 1);
+    assert!(search(&h, &index, "badger", 5).is_empty());
+    assert!(search(&h, &index, "marmot", 5).is_empty());
+    assert_eq!(search(&h, &index, "WOMBAT", 5).len(), 1);
 }

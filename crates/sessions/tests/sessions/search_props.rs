@@ -6,9 +6,10 @@
 //! are checked: scanning the stored texts (before the search index has caught up) and
 //! the trigram index.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
-use memory_bank_sessions::{Index, Roots, Source, SNIPPET_AFTER, SNIPPET_BEFORE};
+use memory_bank_sessions::{Roots, Source, SNIPPET_AFTER, SNIPPET_BEFORE};
+use memory_bank_sessions::testing::{Index};
 use proptest::prelude::*;
 use serde_json::json;
 

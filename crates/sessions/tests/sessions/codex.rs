@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use common::{messages, ms, unit_named};
-use memory_bank_sessions::replay::{read_unit, ParsedSession};
-use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{format_ms, Env, Role, Source, SourceReader, Unit, UnitKind};
+use memory_bank_sessions::testing::{read_unit, ParsedSession};
+use memory_bank_sessions::testing::reader;
+use memory_bank_sessions::{format_ms, Env, Role, Source};
+use memory_bank_sessions::testing::{SourceReader, Unit, UnitKind};
 
 const A: &str = "0199e1a0-5b7c-7d2e-9f10-3a4b5c6d7e8f"; // envelope era
 const B: &str = "5973b6c0-94b8-487b-a530-2aeb6098ae0e"; // bare era
@@ -396,9 +397,9 @@ fn injected_context_variants_are_hidden_but_real_text_beside_them_is_kept() {
 
 #[test]
 fn appended_lines_parsed_in_a_second_pass_continue_the_session() {
-    use memory_bank_sessions::jsonl::read_complete_lines;
-    use memory_bank_sessions::replay::ParsedSession;
-    use memory_bank_sessions::source::LinePos;
+    use memory_bank_sessions::testing::read_complete_lines;
+    use memory_bank_sessions::testing::ParsedSession;
+    use memory_bank_sessions::testing::LinePos;
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("rollout-2026-01-02T03-04-05-{A}.jsonl"));

@@ -3,14 +3,15 @@
 //! hold is skipped and reported while the rest of its file is read.
 #![cfg(unix)]
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
-use memory_bank_sessions::sources::reader;
-use memory_bank_sessions::{Index, Problem, Roots, Source, Unit};
+use memory_bank_sessions::testing::reader;
+use memory_bank_sessions::{Problem, Roots, Source};
+use memory_bank_sessions::testing::{Index, Unit};
 use serde_json::json;
 
 const A: &str = "0199e1a0-5b7c-7d2e-9f10-3a4b5c6d7e8f";
@@ -218,7 +219,7 @@ fn a_line_over_the_cap_is_skipped_and_reported_and_the_rest_is_read() {
     // A record one byte over the cap, written sparsely: the hole reads as zero bytes.
     let prefix = br#"{"type":"user","uuid":"u2","message":{"role":"user","content":""#;
     file.write_all(prefix).unwrap();
-    let cap = memory_bank_sessions::jsonl::MAX_LINE_BYTES as u64;
+    let cap = memory_bank_sessions::testing::MAX_LINE_BYTES as u64;
     let suffix = b"\"}}";
     file.seek(SeekFrom::Current(
         (cap + 1 - prefix.len() as u64 - suffix.len() as u64) as i64,

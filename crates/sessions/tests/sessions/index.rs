@@ -1,7 +1,7 @@
 //! The index and the lookup actions, on Claude-format files written by the tests:
 //! incremental reads, paging, search semantics, filters and errors.
 
-mod common;
+use memory_bank_sessions::testing as common;
 
 use std::io::Write;
 use std::path::Path;

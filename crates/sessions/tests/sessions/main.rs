@@ -1,0 +1,16 @@
+//! The session history's integration tests, built as one binary (one link step instead of
+//! one per file). Their helpers come from the crate's test kit, `memory_bank_sessions::testing`.
+
+mod activity;
+mod claude;
+mod codex;
+mod concurrent_open;
+mod confinement;
+mod gemini;
+mod index;
+mod opencode;
+mod paging;
+mod search_index;
+mod search_props;
+mod tail_props;
+mod suite;
