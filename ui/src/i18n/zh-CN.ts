@@ -163,6 +163,16 @@ const zhCN: Strings = {
     activityMore: "…",
     activityList: "工具调用（按顺序）",
   },
+  markdown: {
+    showAllLines: "显示全部 {{count}} 行",
+    showFirstLines: "只显示前 {{count}} 行",
+    image: "图片（未加载）：",
+    taskDone: "已完成",
+    taskOpen: "未完成",
+    footnotes: "脚注",
+    secret: "疑似机密：{{kind}}",
+    openFailed: "无法打开链接：{{message}}",
+  },
   remember: {
     title: "记住…",
     description: "从这段对话中保存一条记忆。在你按下“保存”之前不会保存任何内容。",
