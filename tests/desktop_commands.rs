@@ -97,9 +97,10 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert_eq!(again["activeOrgId"], org.as_str());
 }
 
-/// The window's capability grants event listen/unlisten and exactly the app's own
-/// commands (no `core:default`: no image, menu, tray, window or path APIs), and every
-/// command the UI invokes is among them.
+/// The window's capability grants event listen/unlisten, exactly the app's own commands
+/// (no `core:default`: no image, menu, tray, window or path APIs) and the opener's
+/// `open_url` scoped to http, https and mailto (no `opener:default`: no `open_path`, no
+/// `reveal_item_in_dir`, no `tel:`), and every command the UI invokes is among them.
 #[test]
 fn the_capability_grants_only_what_the_ui_calls() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -107,12 +108,18 @@ fn the_capability_grants_only_what_the_ui_calls() {
         &std::fs::read_to_string(root.join("src-tauri/capabilities/default.json")).unwrap(),
     )
     .unwrap();
-    let granted: std::collections::BTreeSet<String> = capability["permissions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap().to_owned())
-        .collect();
+    let (plain, scoped): (Vec<_>, Vec<_>) =
+        capability["permissions"].as_array().unwrap().iter().partition(|p| p.is_string());
+    assert_eq!(
+        scoped,
+        [&json!({
+            "identifier": "opener:allow-open-url",
+            "allow": [{"url": "http://*"}, {"url": "https://*"}, {"url": "mailto:*"}],
+        })],
+        "the only scoped permission: links in http, https and mailto"
+    );
+    let granted: std::collections::BTreeSet<String> =
+        plain.iter().map(|p| p.as_str().unwrap().to_owned()).collect();
     let mut expected: std::collections::BTreeSet<String> = memory_bank_app_lib::APP_COMMANDS
         .iter()
         .map(|c| format!("allow-{}", c.replace('_', "-")))

@@ -5,6 +5,7 @@
 
 mod commands;
 mod file_dialog;
+pub mod navigation;
 pub mod prefs_store;
 
 include!("../app_commands.rs");
@@ -42,6 +43,9 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_dialog::init())
+        // Links open in the system browser; the window may open http, https and mailto
+        // URLs only (capabilities/default.json), nothing else of the plugin's.
+        .plugin(tauri_plugin_opener::init())
         .invoke_handler(commands::handler())
         .setup(|app| {
             let data_dir = start_core(app.handle())?;
@@ -52,8 +56,9 @@ pub fn configure<R: Runtime>(builder: Builder<R>) -> Builder<R> {
 
 /// Opens the main window (`create: false` in the config, so it is made here) with the
 /// web view's own storage (caches, HSTS, local storage) inside the app's data folder,
-/// so `MEMORY_BANK_DATA_DIR` moves all of it. Absent from the config on the mock
-/// runtime, where tests open their own window.
+/// so `MEMORY_BANK_DATA_DIR` moves all of it, and refusing to navigate anywhere but the
+/// app's own pages ([`navigation`]). Absent from the config on the mock runtime, where
+/// tests open their own window.
 fn open_main_window<R: Runtime>(
     app: &AppHandle<R>,
     data_dir: &std::path::Path,
@@ -68,8 +73,24 @@ fn open_main_window<R: Runtime>(
     else {
         return Ok(());
     };
+    let dev_url = if tauri::is_dev() {
+        app.config().build.dev_url.clone()
+    } else {
+        None
+    };
     tauri::WebviewWindowBuilder::from_config(app, &config)?
         .data_directory(data_dir.join("webview"))
+        .on_navigation(move |url| {
+            let allowed = navigation::is_app_page(url, dev_url.as_ref());
+            if !allowed {
+                // The scheme only: a URL may carry a token or a person's data.
+                tracing::warn!(
+                    scheme = url.scheme(),
+                    "refused to navigate the window away from the app"
+                );
+            }
+            allowed
+        })
         .build()?;
     Ok(())
 }

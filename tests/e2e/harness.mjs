@@ -5,7 +5,7 @@
 // session tool's folder variable), so it never reads the real agent history.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -26,6 +26,8 @@ export class Harness {
       CLAUDE_CONFIG_DIR: path.join(this.home, ".claude"),
       CODEX_HOME: path.join(this.home, ".codex"),
       XDG_DATA_HOME: path.join(this.home, ".local/share"),
+      // Where xdg-open finds the default browser (fakeBrowser), never the real one's.
+      XDG_CONFIG_HOME: path.join(this.home, ".config"),
       GEMINI_CLI_HOME: this.home,
     };
     mkdirSync(this.home, { recursive: true });
@@ -142,6 +144,26 @@ export class Harness {
     return file;
   }
 
+  /**
+   * Makes a stand-in the default web browser and mail client of the app's home (an XDG
+   * `mimeapps.list` entry and its `.desktop` file, which `xdg-open` follows as it does on a
+   * desktop): it only writes each URL it is asked to open to `browser-opened.txt`. Returns
+   * a function reading those URLs. Needs `XDG_CONFIG_HOME` at `$HOME/.config` (start()
+   * sets it).
+   */
+  fakeBrowser() {
+    const opened = path.join(this.dir, "browser-opened.txt");
+    const script = path.join(this.dir, "fake-browser.sh");
+    writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+    const applications = path.join(this.homeEnv.XDG_DATA_HOME, "applications");
+    mkdirSync(applications, { recursive: true });
+    writeFileSync(path.join(applications, "e2e-browser.desktop"), `[Desktop Entry]\nType=Application\nName=E2E browser\nExec=${script} %u\n`);
+    mkdirSync(path.join(this.home, ".config"), { recursive: true });
+    const handlers = ["http", "https", "mailto"].map((scheme) => `x-scheme-handler/${scheme}=e2e-browser.desktop`);
+    writeFileSync(path.join(this.home, ".config", "mimeapps.list"), `[Default Applications]\n${handlers.join("\n")}\n`);
+    return () => (existsSync(opened) ? readFileSync(opened, "utf8").split("\n").filter(Boolean) : []);
+  }
+
   async openApp() {
     return remote({
       hostname: "127.0.0.1",
@@ -194,6 +216,25 @@ export async function screenshot(app, file) {
   mkdirSync(path.dirname(file), { recursive: true });
   execFileSync("/usr/bin/python3", [path.join(import.meta.dirname, "screenshot-window.py"), "Memory Bank", file]);
 }
+
+/** A Claude Code session record: a message of the person (`minutesAgo` before now). */
+export function claudeUser(sessionId, cwd, uuid, text, minutesAgo) {
+  return { type: "user", uuid, sessionId, cwd, timestamp: minutesBefore(minutesAgo), message: { role: "user", content: text } };
+}
+
+/** A Claude Code session record: a text message of the agent. */
+export function claudeAssistant(sessionId, cwd, uuid, text, minutesAgo) {
+  return {
+    type: "assistant",
+    uuid,
+    sessionId,
+    cwd,
+    timestamp: minutesBefore(minutesAgo),
+    message: { id: `msg_${uuid.replaceAll("-", "")}`, type: "message", role: "assistant", content: [{ type: "text", text }] },
+  };
+}
+
+const minutesBefore = (minutes) => new Date(Date.now() - minutes * 60_000).toISOString();
 
 /** The row whose title is exactly `content`. */
 export function rowXPath(content) {

@@ -144,7 +144,7 @@ test("remember a transcript message: the memory is saved with its snippet and ci
 
     await row.click();
     await app.$(message(3)).waitForDisplayed({ timeout: 10000 });
-    const untrusted = await app.$(`${message(2)}//p[contains(@class,'message-text')]`).getText();
+    const untrusted = await app.$(`${message(2)}//div[contains(@class,'message-text')]`).getText();
     assert.equal(untrusted, UNTRUSTED_MESSAGE);
     assert.equal(await app.execute(() => document.querySelectorAll("img").length), 0, "no img element in the transcript");
     assert.equal(await app.execute(() => window.__xss === true), false);

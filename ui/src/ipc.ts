@@ -1,9 +1,11 @@
 // Typed wrappers over the Tauri commands and events (behaviour: docs/desktop-ipc.md).
-// This is the only module in the UI that calls `invoke` or `listen`: the webview never
-// talks HTTP, and keeping the boundary in one file keeps it reviewable. Every shape comes
-// from ./bindings.ts, generated from the Rust types, so nothing here can drift from Rust.
+// This is the only module in the UI that calls `invoke` or `listen` (or a plugin that
+// does: the opener): the webview never talks HTTP, and keeping the boundary in one file
+// keeps it reviewable. Every shape comes from ./bindings.ts, generated from the Rust
+// types, so nothing here can drift from Rust.
 import { invoke, type InvokeArgs } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
+import { openUrl } from "@tauri-apps/plugin-opener";
 import type {
   ActivityEntry,
   Activity,
@@ -256,3 +258,10 @@ export const planAgentChange = (args: ArgsOf<"plan_agent_change">) => call("plan
 
 /** Writes the change only if it is still `diff`, the one the person confirmed. */
 export const applyAgentChange = (args: ArgsOf<"apply_agent_change">) => call("apply_agent_change", args);
+
+/**
+ * Opens `url` in the system browser (or mail client) through tauri-plugin-opener, never in
+ * the web view. The window's capability lets it open http, https and mailto URLs only;
+ * callers pass URLs already checked by `safeHref` (sessions/markdown/links.ts).
+ */
+export const openInBrowser = (url: string) => openUrl(url);

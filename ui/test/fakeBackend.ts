@@ -272,6 +272,8 @@ export function installFakeBackend(options: Options = {}) {
     },
     ...sessionHandlers(backend),
     ...inboxHandlers(backend),
+    // tauri-plugin-opener: Rust hands the URL to the system browser and answers null.
+    "plugin:opener|open_url": () => null,
     flush_deletes: async () => {
       await Promise.all([...backend.pending.keys()].map((id) => backend.commit(id)));
       return null;

@@ -77,3 +77,16 @@ export function rowFor(content: string): HTMLElement {
 export function deleteButton(content: string): HTMLElement {
   return within(rowFor(content)).getByRole("button", { name: "Delete memory" });
 }
+
+/** Mounts `ui` inside the app's providers (i18n, toasts, query cache), without the app. */
+export function renderInProviders(ui: React.ReactNode) {
+  const client = createQueryClient();
+  const i18n = createI18n();
+  const user = userEvent.setup({ delay: null, pointerEventsCheck: PointerEventsCheckLevel.Never });
+  const result = render(
+    <Providers client={client} i18n={i18n}>
+      {ui}
+    </Providers>,
+  );
+  return { ...result, client, i18n, user };
+}

@@ -168,6 +168,16 @@ const en = {
     editInsteadLabel: "Change “{{content}}” to the new sentence instead of saving a second memory",
     changed: "Memory changed",
   },
+  markdown: {
+    showAllLines: "Show all {{count}} lines",
+    showFirstLines: "Show only the first {{count}} lines",
+    image: "Image, not loaded:",
+    taskDone: "Done",
+    taskOpen: "Not done",
+    footnotes: "Footnotes",
+    secret: "Looks like a secret: {{kind}}",
+    openFailed: "Could not open the link: {{message}}",
+  },
   remember: {
     title: "Remember…",
     description: "Save a memory from this conversation. Nothing is saved until you press Save.",

@@ -170,6 +170,16 @@ const zhCN: Strings = {
     editInsteadLabel: "把“{{content}}”改成新的这句话，而不是另存一条记忆",
     changed: "记忆已修改",
   },
+  markdown: {
+    showAllLines: "显示全部 {{count}} 行",
+    showFirstLines: "只显示前 {{count}} 行",
+    image: "图片（未加载）：",
+    taskDone: "已完成",
+    taskOpen: "未完成",
+    footnotes: "脚注",
+    secret: "疑似机密：{{kind}}",
+    openFailed: "无法打开链接：{{message}}",
+  },
   remember: {
     title: "记住…",
     description: "从这段对话中保存一条记忆。在你按下“保存”之前不会保存任何内容。",

@@ -4,12 +4,14 @@
 // Keyboard: arrows or j/k move between messages, Enter remembers the focused one,
 // Escape goes back to the list. Tool activity sits in the row of the message it followed
 // (activity before the first message: in that message's row, above it), as its own
-// button, so the keys above ignore it; rows are re-measured when it opens or closes.
+// button, so the keys above ignore it; rows are re-measured when it (or a folded code
+// block in a message) opens or closes.
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { TranscriptMessage } from "../ipc";
 import { ActivityDisclosure } from "./ActivityDisclosure";
+import { TranscriptListContext, type TranscriptListParts } from "./markdown/rowContext";
 import { MessageRow } from "./MessageRow";
 import type { ActivityMap } from "./useActivity";
 import type { JumpTarget } from "./navigation";
@@ -79,6 +81,21 @@ export function MessageList(props: Props) {
         virtualizer.resizeItem(Number(row.dataset.index), row.offsetHeight);
     },
     [virtualizer],
+  );
+  // Unfolded code blocks ("<message index>:<offset>"), kept here like `expanded`.
+  const [openBlocks, setOpenBlocks] = useState<ReadonlySet<string>>(() => new Set());
+  const rowParts = useMemo<TranscriptListParts>(
+    () => ({
+      resized: remeasure,
+      isBlockOpen: (blockId) => openBlocks.has(blockId),
+      toggleBlock: (blockId) =>
+        setOpenBlocks((prev) => {
+          const next = new Set(prev);
+          if (!next.delete(blockId)) next.add(blockId);
+          return next;
+        }),
+    }),
+    [remeasure, openBlocks],
   );
   const activityAfter = (afterIndex: number) => {
     const tools = props.activity.get(afterIndex);
@@ -175,42 +192,44 @@ export function MessageList(props: Props) {
         if (pending === null && (scrollRef.current?.scrollTop ?? 0) > 0) setArmed(true);
       }}
     >
-      <ul className="list" style={{ height: virtualizer.getTotalSize() }}>
-        {items.map((item) => {
-          const message = messages[item.index - offset];
-          return (
-            <li
-              key={item.key}
-              ref={virtualizer.measureElement}
-              data-index={item.index}
-              className="list-item"
-              style={{ transform: `translateY(${item.start}px)` }}
-            >
-              {message ? (
-                <>
-                  {message.index === 0 && activityAfter(-1)}
-                  <MessageRow
-                    message={message}
-                    tabbable={message.index === tabbable}
-                    highlighted={message.index === highlighted}
-                    selection={selection?.index === message.index ? selection.text : null}
-                    onSelection={(index, text) =>
-                      setSelection((prev) => (text ? { index, text } : prev?.index === index ? null : prev))
-                    }
-                    onRemember={props.onRemember}
-                    onFocusMessage={setFocused}
-                  />
-                  {activityAfter(message.index)}
-                </>
-              ) : (
-                <p className="list-loader" role="status">
-                  {t("transcript.loadingOlder")}
-                </p>
-              )}
-            </li>
-          );
-        })}
-      </ul>
+      <TranscriptListContext.Provider value={rowParts}>
+        <ul className="list" style={{ height: virtualizer.getTotalSize() }}>
+          {items.map((item) => {
+            const message = messages[item.index - offset];
+            return (
+              <li
+                key={item.key}
+                ref={virtualizer.measureElement}
+                data-index={item.index}
+                className="list-item"
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
+                {message ? (
+                  <>
+                    {message.index === 0 && activityAfter(-1)}
+                    <MessageRow
+                      message={message}
+                      tabbable={message.index === tabbable}
+                      highlighted={message.index === highlighted}
+                      selection={selection?.index === message.index ? selection.text : null}
+                      onSelection={(index, text) =>
+                        setSelection((prev) => (text ? { index, text } : prev?.index === index ? null : prev))
+                      }
+                      onRemember={props.onRemember}
+                      onFocusMessage={setFocused}
+                    />
+                    {activityAfter(message.index)}
+                  </>
+                ) : (
+                  <p className="list-loader" role="status">
+                    {t("transcript.loadingOlder")}
+                  </p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </TranscriptListContext.Provider>
     </div>
   );
 }

@@ -1,9 +1,12 @@
-// One transcript message: role, time, text with its line breaks, and "Remember…" for
-// the whole message or for text selected inside it. The text is React text, never HTML.
+// One transcript message: role, time, its text rendered as Markdown (React elements, never
+// HTML: markdown/MessageMarkdown.tsx), and "Remember…" for the whole message (its text as
+// written) or for text selected inside it (the rendered text the person selected).
 import { useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { TranscriptMessage } from "../ipc";
 import { dateTime } from "./format";
+import { MessageMarkdown } from "./markdown/MessageMarkdown";
+import { MessageIndexContext } from "./markdown/rowContext";
 
 interface Props {
   message: TranscriptMessage;
@@ -29,7 +32,7 @@ function selectionWithin(element: HTMLElement): string | null {
 export function MessageRow(props: Props) {
   const { message, selection } = props;
   const { t, i18n } = useTranslation();
-  const textRef = useRef<HTMLParagraphElement>(null);
+  const textRef = useRef<HTMLDivElement>(null);
   const role = t(`sessions.${message.role}`);
   const time = dateTime(message.timestamp, i18n.language);
   const checkSelection = () => {
@@ -49,9 +52,11 @@ export function MessageRow(props: Props) {
         <span className="message-role">{role}</span>
         {time && message.timestamp && <time dateTime={message.timestamp}>{time}</time>}
       </div>
-      <p ref={textRef} className="message-text" onMouseUp={checkSelection} onKeyUp={checkSelection}>
-        {message.text}
-      </p>
+      <div ref={textRef} className="message-text" onMouseUp={checkSelection} onKeyUp={checkSelection}>
+        <MessageIndexContext.Provider value={message.index}>
+          <MessageMarkdown text={message.text} />
+        </MessageIndexContext.Provider>
+      </div>
       <div className="message-actions">
         {selection && (
           <button
