@@ -176,6 +176,19 @@ test("remember a transcript message: the memory is saved with its snippet and ci
     // The session is on this machine, so the citation opens it at the cited message.
     await click(app, `${rowXPath(EDITED)}//button[normalize-space()='Open session']`);
     await app.$(`${message(3)}[@aria-current='true']`).waitForDisplayed({ timeout: 10000 });
+    // Both ways: the cited message is marked "Remembered", its tip shows the memory on
+    // focus, and the marker opens that memory alone in the panel.
+    const marker = `${message(3)}//button[contains(@class,'cited-marker')]`;
+    await app.$(marker).waitForDisplayed({ timeout: 10000 });
+    assert.equal(await app.$(marker).getAttribute("aria-label"), `Remembered: “${EDITED}”. Open it in Memories`);
+    await app.execute((xpath) => document.evaluate(xpath, document, null, 9, null).singleNodeValue.focus(), marker);
+    const tip = `${message(3)}//span[@role='tooltip']`;
+    await app.$(tip).waitForDisplayed({ timeout: 5000 });
+    assert.equal(await app.$(tip).getText(), EDITED);
+    assert.match(await app.$("//details[contains(@class,'session-citations')]/summary").getText(), /1 memory cites this session/);
+    await click(app, marker);
+    await app.$("//button[normalize-space()='Show all memories']").waitForDisplayed({ timeout: 10000 });
+    assert.deepEqual(await app.$$("//article[contains(@class,'row')]//*[contains(@class,'row-title')]").map((e) => e.getText()), [EDITED]);
 
     // On the real service.
     const saved = h.memories().filter((memory) => memory.content === EDITED);

@@ -173,6 +173,9 @@ export const editMemory = (args: ArgsOf<"edit_memory">) => call("edit_memory", a
 /** The person's memories worded much like a sentence: hints, never merged. */
 export const findSimilar = (args: ArgsOf<"find_similar">) => call("find_similar", args);
 
+/** The person's memories that cite a session, newest first (the Sessions view's markers). */
+export const memoriesCiting = (args: ArgsOf<"memories_citing">) => call("memories_citing", args);
+
 export const memoryRevisions = (args: ArgsOf<"memory_revisions">) => call("memory_revisions", args);
 
 export const restoreRevision = (args: ArgsOf<"restore_revision">) => call("restore_revision", args);

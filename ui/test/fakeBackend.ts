@@ -237,6 +237,9 @@ export function installFakeBackend(options: Options = {}) {
       await emit("transfer-progress", { kind: "import", done: lines, total: lines });
       return { path: backend.pickedFile, report: { imported: good, skipped: 0, overwritten: 0, failed: refused, failedCount: refused.length } };
     },
+    memories_citing: (args) => ({
+      memories: backend.memories.filter((m) => m.contexts.some((c) => c.citation?.conversationId === args.sessionId)),
+    }),
     // Duplicate hints, roughly as the service finds them: half the words in common.
     find_similar: (args) => {
       const words = (text: string) => new Set(text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));

@@ -6,7 +6,8 @@ import { useTranslation } from "react-i18next";
 import { applyLanguage } from "../i18n";
 import { InboxAnnouncer } from "../inbox/InboxAnnouncer";
 import { useInbox, useInboxChangedRefetch } from "../inbox/useInbox";
-import { errorMessage, setActiveOrg, type AppState } from "../ipc";
+import { errorMessage, setActiveOrg, type AppState, type Memory } from "../ipc";
+import { OpenMemoryProvider } from "../memory/openMemory";
 import { MemoryPanel } from "../memory/MemoryPanel";
 import {
   initialSessionsNav,
@@ -29,9 +30,16 @@ export function App() {
   const inbox = useInbox(state.data);
   const toasts = useToasts();
   const switchOrg = useAppStateCommand(setActiveOrg);
+  /** A memory opened from a session's marker: the panel shows it alone. */
+  const [memoryFocus, setMemoryFocus] = useState<Memory | null>(null);
   const navigate = useCallback((next: View) => {
     setAgentsFocus(false);
+    setMemoryFocus(null);
     setView(next);
+  }, []);
+  const openMemory = useCallback((memory: Memory) => {
+    setMemoryFocus(memory);
+    setView("memories");
   }, []);
   const openAgents = useCallback(() => {
     setAgentsFocus(true);
@@ -70,6 +78,7 @@ export function App() {
       <InboxAnnouncer proposals={inbox.data?.proposals} />
       <main className="main">
         <OpenSessionProvider value={openSession}>
+        <OpenMemoryProvider value={openMemory}>
           {state.isPending ? (
             <p role="status">{t("app.loading")}</p>
           ) : state.isError ? (
@@ -102,8 +111,11 @@ export function App() {
               onOpenAgents={openAgents}
               switchingOrg={switchOrg.isPending}
               onSwitchOrg={onSwitchOrg}
+              focus={memoryFocus}
+              onShowAll={() => setMemoryFocus(null)}
             />
           )}
+        </OpenMemoryProvider>
         </OpenSessionProvider>
       </main>
     </div>
@@ -116,9 +128,11 @@ interface MemoriesProps {
   onOpenAgents: () => void;
   switchingOrg: boolean;
   onSwitchOrg: (orgId: string) => void;
+  focus: Memory | null;
+  onShowAll: () => void;
 }
 
-function Memories({ state, onOpenSettings, onOpenAgents, switchingOrg, onSwitchOrg }: MemoriesProps) {
+function Memories({ state, onOpenSettings, onOpenAgents, switchingOrg, onSwitchOrg, focus, onShowAll }: MemoriesProps) {
   const { t } = useTranslation();
 
   // The `memory` flag hides the panel in this UI only; the server never sees it.
@@ -139,6 +153,8 @@ function Memories({ state, onOpenSettings, onOpenAgents, switchingOrg, onSwitchO
       onOpenAgents={onOpenAgents}
       switchingOrg={switchingOrg}
       onSwitchOrg={onSwitchOrg}
+      focus={focus}
+      onShowAll={onShowAll}
     />
   );
 }

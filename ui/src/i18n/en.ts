@@ -15,6 +15,9 @@ const en = {
     retry: "Retry",
   },
   memory: {
+    focused: "A memory that cites this session.",
+    focusedList: "The memory opened from a session",
+    showAll: "Show all memories",
     description: "Facts your agents saved after you confirmed them. Only you can see them.",
     toolbar: "Memory tools",
     searchLabel: "Search memories",
@@ -177,6 +180,14 @@ const en = {
     footnotes: "Footnotes",
     secret: "Looks like a secret: {{kind}}",
     openFailed: "Could not open the link: {{message}}",
+  },
+  cited: {
+    marker: "Remembered",
+    markerLabel: "Remembered: “{{content}}”. Open it in Memories",
+    more: "+{{count}}",
+    session_one: "{{count}} memory cites this session",
+    session_other: "{{count}} memories cite this session",
+    list: "Memories that cite this session",
   },
   remember: {
     title: "Remember…",

@@ -17,6 +17,9 @@ const zhCN: Strings = {
     retry: "重试",
   },
   memory: {
+    focused: "一条引用了该会话的记忆。",
+    focusedList: "从会话中打开的记忆",
+    showAll: "显示全部记忆",
     description: "你的智能体在你确认后保存的事实，只有你自己能看到。",
     toolbar: "记忆工具",
     searchLabel: "搜索记忆",
@@ -179,6 +182,14 @@ const zhCN: Strings = {
     footnotes: "脚注",
     secret: "疑似机密：{{kind}}",
     openFailed: "无法打开链接：{{message}}",
+  },
+  cited: {
+    marker: "已记住",
+    markerLabel: "已记住：“{{content}}”。在“记忆”中打开",
+    more: "+{{count}}",
+    session_one: "{{count}} 条记忆引用了该会话",
+    session_other: "{{count}} 条记忆引用了该会话",
+    list: "引用了该会话的记忆",
   },
   remember: {
     title: "记住…",

@@ -18,9 +18,12 @@ interface Props {
   onSwitchOrg: (orgId: string) => void;
   switchingOrg: boolean;
   onOpenAgents?: () => void;
+  /** One memory opened from a session: shown alone until `onShowAll`. */
+  focus?: Memory | null;
+  onShowAll?: () => void;
 }
 
-export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, onOpenAgents }: Props) {
+export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, onOpenAgents, focus, onShowAll }: Props) {
   const { t } = useTranslation();
   const pending = usePendingDeletes();
   const toolbarRef = useRef<HTMLDivElement>(null);
@@ -43,7 +46,33 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
   };
 
   let content;
-  if (view.isPending) content = <Loading />;
+  if (focus)
+    content = (
+      <>
+        <div className="focus-bar">
+          <p>{t("memory.focused")}</p>
+          <button type="button" className="button button-small" onClick={onShowAll}>
+            {t("memory.showAll")}
+          </button>
+        </div>
+        <MemoryList
+          key={`focus\u0000${focus.id}`}
+          label={t("memory.focusedList")}
+          memories={[focus]}
+          offset={0}
+          hasNextPage={false}
+          isFetchingNextPage={false}
+          fetchNextPage={() => {}}
+          hasPreviousPage={false}
+          isFetchingPreviousPage={false}
+          fetchPreviousPage={() => {}}
+          jumpTo={() => {}}
+          onDelete={setTarget}
+          orgId={activeOrgId}
+        />
+      </>
+    );
+  else if (view.isPending) content = <Loading />;
   else if (view.isError) content = <ErrorState error={view.error} onRetry={view.refetch} />;
   else if (view.memories.length === 0 && !view.hasNextPage && !view.hasPreviousPage) content = <Empty query={query} onOpenAgents={onOpenAgents} />;
   else

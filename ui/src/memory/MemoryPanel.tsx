@@ -2,7 +2,7 @@
 // deletes when the person leaves it (Rust sends them at once; Undo is over).
 import { useEffect, useRef } from "react";
 import { usePendingDeletes } from "../deletes/PendingDeletes";
-import type { AppState } from "../ipc";
+import type { AppState, Memory } from "../ipc";
 import { MemoryBrowser } from "./MemoryBrowser";
 import { NoActiveOrg } from "./states/NoActiveOrg";
 import { NotSignedIn } from "./states/NotSignedIn";
@@ -14,9 +14,12 @@ interface Props {
   onOpenAgents?: () => void;
   onSwitchOrg: (orgId: string) => void;
   switchingOrg: boolean;
+  /** One memory opened from a session, shown alone. */
+  focus?: Memory | null;
+  onShowAll?: () => void;
 }
 
-export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, switchingOrg }: Props) {
+export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, switchingOrg, focus, onShowAll }: Props) {
   const { flush } = usePendingDeletes();
   // Only a real unmount may flush, not a new `flush` identity (say, a language change).
   const flushRef = useRef(flush);
@@ -35,6 +38,8 @@ export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, 
       onSwitchOrg={onSwitchOrg}
       switchingOrg={switchingOrg}
       onOpenAgents={onOpenAgents}
+      focus={focus}
+      onShowAll={onShowAll}
     />
   );
 }

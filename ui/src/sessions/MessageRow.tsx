@@ -4,6 +4,7 @@
 import { useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { TranscriptMessage } from "../ipc";
+import { MessageCitations } from "./CitedBy";
 import { dateTime } from "./format";
 import { MessageMarkdown } from "./markdown/MessageMarkdown";
 import { MessageIndexContext } from "./markdown/rowContext";
@@ -51,6 +52,7 @@ export function MessageRow(props: Props) {
       <div className="message-head">
         <span className="message-role">{role}</span>
         {time && message.timestamp && <time dateTime={message.timestamp}>{time}</time>}
+        <MessageCitations messageId={message.messageId} />
       </div>
       <div ref={textRef} className="message-text" onMouseUp={checkSelection} onKeyUp={checkSelection}>
         <MessageIndexContext.Provider value={message.index}>

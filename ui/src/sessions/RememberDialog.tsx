@@ -10,6 +10,7 @@ import { SimilarHint, useSimilar } from "../memory/SimilarHint";
 import { appStateKey, listKey, searchKeyPrefix } from "../memory/queryKeys";
 import { useToasts } from "../toasts/Toasts";
 import { shorten } from "./format";
+import { citingRoot } from "./CitedBy";
 import { SecretWarning } from "./SecretWarning";
 import { findSecrets, secretKinds } from "./secrets";
 
@@ -82,6 +83,8 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
     onSuccess: (_memory, args) => {
       void client.invalidateQueries({ queryKey: listKey(args.orgId) });
       void client.invalidateQueries({ queryKey: searchKeyPrefix(args.orgId) });
+      // The message it cites now shows its "Remembered" marker.
+      void client.invalidateQueries({ queryKey: citingRoot });
       toasts.show({ id: "memory-saved", kind: "success", title: t("remember.saved") });
       onClose();
     },

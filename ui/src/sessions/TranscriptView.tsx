@@ -10,6 +10,7 @@ import { MessageList } from "./MessageList";
 import type { OpenTranscript } from "./navigation";
 import { RememberDialog, type RememberSource } from "./RememberDialog";
 import { SourceIcon } from "./SourceIcon";
+import { CitationsContext, SessionCitations, useCitations } from "./CitedBy";
 import { useActivity } from "./useActivity";
 import { useSessionInfo, useTranscript } from "./useTranscript";
 
@@ -31,6 +32,7 @@ export function TranscriptView({ state, open, onBack }: Props) {
   const { fetchNextPage } = query;
   const fetchOlder = useCallback(() => void fetchNextPage({ cancelRefetch: false }), [fetchNextPage]);
   const title = info.data?.title ?? "";
+  const citations = useCitations(state, open.sessionId);
 
   let body;
   if (info.isError)
@@ -60,6 +62,7 @@ export function TranscriptView({ state, open, onBack }: Props) {
     );
 
   return (
+    <CitationsContext.Provider value={citations}>
     <div className="browser">
       <div className="transcript-head">
         <button type="button" className="button" onClick={onBack}>
@@ -76,6 +79,7 @@ export function TranscriptView({ state, open, onBack }: Props) {
             <span>{t("sessions.messages", { count: info.data.messageCount })}</span>
           </p>
         )}
+        <SessionCitations />
       </div>
       <p id={keysId} className="hint">
         {t("transcript.keys")}
@@ -88,5 +92,6 @@ export function TranscriptView({ state, open, onBack }: Props) {
       {body}
       <RememberDialog state={state} source={remember} onClose={() => setRemember(null)} />
     </div>
+    </CitationsContext.Provider>
   );
 }
