@@ -2,7 +2,9 @@
 //! what the readers found, keyed by file identity (device, inode), size and mtime, so a
 //! refresh reads only new files and the bytes appended to known ones.
 //!
-//! It is a cache: it can be deleted at any time and is rebuilt on the next refresh.
+//! It is a cache: it can be deleted at any time and is rebuilt on the next refresh, which
+//! takes the sessions whose source is gone back from the archive (`archive.rs`, not a
+//! cache; `keep.rs` says how the two stay in step).
 
 mod apply;
 mod filters;
@@ -190,7 +192,8 @@ pub fn search_path(path: &Path) -> PathBuf {
 
 impl Index {
     /// Opens or creates the index at `path`. An index from another schema version, or one
-    /// that is not a valid database, is deleted and rebuilt: it only caches source files.
+    /// that is not a valid database, is deleted and rebuilt: it only caches source files
+    /// (and the archive, a file of its own that is never deleted here).
     pub fn open(path: &Path) -> Result<Index, IndexError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
