@@ -253,15 +253,12 @@ pub(super) fn apply_whole(
     }
     let (root, unit, identity) = (&job.root, &job.unit, job.identity);
     let read = part.read;
-    let held: Vec<(i64, String)> = match previous {
-        Some(p) => tx
-            .prepare_cached("SELECT id, key FROM session WHERE unit_id = ?1")?
-            .query_map([p.id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?,
-        None => Vec::new(),
-    };
     let unit_id = match (previous, &read.present) {
         (Some(p), Some(present)) => {
+            let held: Vec<(i64, String)> = tx
+                .prepare_cached("SELECT id, key FROM session WHERE unit_id = ?1")?
+                .query_map([p.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
             let present: HashSet<&str> = present.iter().map(String::as_str).collect();
             let read_keys: HashSet<&str> = read.sessions.iter().map(|s| s.key.as_str()).collect();
             let held_keys: HashSet<&str> = held.iter().map(|(_, k)| k.as_str()).collect();
