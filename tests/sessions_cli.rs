@@ -221,3 +221,54 @@ fn pages_go_on_with_a_cursor_and_texts_can_be_capped() {
     assert_eq!(h.fails(&["read", SHOP, "--max-chars", "100"])["error"], "invalid_argument");
     assert_eq!(h.json(&["latest", SHOP, "--max-chars", "200"])["text"], "You're welcome.");
 }
+
+#[test]
+fn a_session_its_tool_deleted_stays_archived_until_forgotten() {
+    let h = Home::new();
+    let before = h.json(&["list", "--limit", "200"])["total"].as_u64().unwrap();
+    // Claude Code's cleanup deletes the transcript.
+    std::fs::remove_file(h.home.join(".claude/projects/-work-shop-api").join(format!("{SHOP}.jsonl"))).unwrap();
+    let list = h.json(&["list", "--limit", "200"]);
+    assert_eq!(list["total"].as_u64().unwrap(), before, "kept");
+    let shop = list["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == SHOP).unwrap().clone();
+    assert_eq!(shop["archived"], true);
+    assert!(shop["archivedAt"].as_str().unwrap().ends_with('Z'), "{shop}");
+    assert!(list["sessions"].as_array().unwrap().iter().filter(|s| s["sessionId"] != SHOP).all(|s| s.get("archived").is_none()));
+    let archived = h.json(&["list", "--status", "archived"]);
+    assert_eq!((archived["total"].as_u64(), archived["sessions"][0]["sessionId"].as_str()), (Some(1), Some(SHOP)));
+    assert_eq!(h.json(&["list", "--status", "live", "--limit", "200"])["total"].as_u64().unwrap(), before - 1);
+    assert_eq!(h.fails(&["list", "--status", "gone"])["error"], "invalid_argument");
+    let t = h.json(&["read", SHOP, "--count", "30"]);
+    assert_eq!((t["returned"].as_u64(), t["archived"].as_bool()), (Some(5), Some(true)));
+    assert_eq!(h.json(&["search", "CLIENT MIGRATION"])["hits"][0]["archived"], true);
+    let text = String::from_utf8_lossy(&h.run(&["list", "--status", "archived"]).stdout).into_owned();
+    assert!(text.contains("Archived: the original was removed on "), "{text}");
+
+    let forgotten = h.json(&["forget", SHOP]);
+    assert_eq!((forgotten["sessionId"].as_str(), forgotten["archived"].as_bool()), (Some(SHOP), Some(true)));
+    assert_eq!(h.json(&["list", "--limit", "200"])["total"].as_u64().unwrap(), before - 1);
+    assert_eq!(h.fails(&["read", SHOP])["error"], "session_not_found");
+    assert!(h.json(&["search", "CLIENT MIGRATION"])["hits"].as_array().unwrap().iter().all(|hit| hit["sessionId"] != SHOP));
+    let again = h.fails(&["forget", SHOP]);
+    assert_eq!(again["error"], "session_not_found");
+    assert!(again["message"].as_str().unwrap().contains(SHOP), "{again}");
+    let out = h.run(&["forget", "no-such-session"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("memory-bank: error: No session"));
+}
+
+#[test]
+fn forgetting_a_live_session_keeps_it_out_until_its_tool_adds_to_it() {
+    let h = Home::new();
+    let out = h.run(&["forget", SHOP]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("Forgot Client migration (claude-code "), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(h.fails(&["open", SHOP])["error"], "session_not_found");
+    // The agent goes on with the session: it is back, whole.
+    let session = h.home.join(".claude/projects/-work-shop-api").join(format!("{SHOP}.jsonl"));
+    append(&session, "\"},\"uuid\":\"u3\",\"timestamp\":\"2026-11-20T10:07:00.000Z\"}");
+    append(&session, &session_home::claude_line("assistant", "a9", "a later answer", "2026-12-01T10:08:00.000Z"));
+    let info = h.json(&["open", SHOP]);
+    assert_eq!(info["messageCount"], 7);
+    assert!(info.get("archived").is_none());
+}

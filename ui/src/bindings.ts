@@ -532,7 +532,11 @@ timestamp: string | null,
 /**
  * The text was cut to `maxChars` characters; present only then.
  */
-truncated?: boolean, };
+truncated?: boolean, 
+/**
+ * The session is archived (its tool deleted it); present only then.
+ */
+archived?: boolean, };
 
 /**
  * Arguments of `list_sessions`.
@@ -557,7 +561,12 @@ query?: string,
 /**
  * The `nextCursor` of the previous page; default: the first page.
  */
-cursor?: string, };
+cursor?: string, 
+/**
+ * `all` (default), `live` (their source is there) or `archived` (kept after their
+ * tool deleted them).
+ */
+status?: SessionStatus, };
 
 /**
  * `list_memories`.
@@ -1139,7 +1148,11 @@ role: Role,
  * The text around the first match, on one line: up to [`SNIPPET_BEFORE`] characters
  * before it, the match, up to [`SNIPPET_AFTER`] after, and `…` where the text was cut.
  */
-snippet: string, };
+snippet: string, 
+/**
+ * The session is archived (its tool deleted it); present only then.
+ */
+archived?: boolean, };
 
 /**
  * `search_memories`.
@@ -1251,7 +1264,16 @@ updatedAt: string | null,
 /**
  * User and assistant messages with text.
  */
-messageCount: number, };
+messageCount: number, 
+/**
+ * Its tool deleted it and the index kept it (since `archivedAt`); present only then.
+ */
+archived?: boolean, 
+/**
+ * When the index saw its source gone (RFC 3339 UTC with milliseconds); present only
+ * for an archived session.
+ */
+archivedAt?: string | null, };
 
 /**
  * The answer of `list_sessions`.
@@ -1282,6 +1304,12 @@ source: Source,
  * An absolute path: the tool's data folder (e.g. `/mnt/old/.codex`).
  */
 path: string, };
+
+/**
+ * Which sessions a listing shows: those whose source is there (live), those kept after
+ * it was deleted (archived), or both.
+ */
+export type SessionStatus = "all" | "live" | "archived";
 
 /**
  * `set_active_org`.
@@ -1400,7 +1428,11 @@ returned: number,
 /**
  * Oldest first.
  */
-messages: Array<TranscriptMessage>, };
+messages: Array<TranscriptMessage>, 
+/**
+ * The session is archived (its tool deleted it); present only then.
+ */
+archived?: boolean, };
 
 /**
  * One message of a transcript.

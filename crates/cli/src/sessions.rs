@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use memory_bank_sessions::{
-    ActionError, Env, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, Source,
+    ActionError, Env, ForgetArgs, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, SessionInfo,
+    Source,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -30,7 +31,8 @@ pub struct SessionsArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct LibraryOptions {
     /// The session index file (a cache; default: sessions-index.sqlite in
-    /// $MEMORY_BANK_DATA_DIR or the OS data folder).
+    /// $MEMORY_BANK_DATA_DIR or the OS data folder). The archive of sessions their tool
+    /// deleted, which is no cache, is sessions-archive.sqlite beside it.
     #[arg(long, global = true, env = "MEMORY_BANK_SESSIONS_INDEX", value_name = "FILE")]
     pub index: Option<PathBuf>,
 
@@ -68,6 +70,9 @@ enum SessionsCommand {
         /// Continue after the previous page (the cursor it printed).
         #[arg(long)]
         cursor: Option<String>,
+        /// all, live (their files are there) or archived (kept after their tool deleted them).
+        #[arg(long, default_value = "all")]
+        status: String,
     },
     /// Show one session's details.
     Open {
@@ -98,6 +103,15 @@ enum SessionsCommand {
         /// Cut the message to this many characters (200–20000).
         #[arg(long, value_name = "N")]
         max_chars: Option<u64>,
+    },
+    /// Forget a session: remove it from the index and the archive, live or archived. It stays
+    /// forgotten until its tool adds to it.
+    Forget {
+        /// The session id.
+        id: String,
+        /// The tool, when an id could be ambiguous.
+        #[arg(long)]
+        source: Option<String>,
     },
     /// Find messages containing text (case-insensitive), newest first.
     Search {
@@ -156,13 +170,14 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
         tracing::warn!(path = %problem.path.display(), "unreadable: {}", problem.message);
     }
     match &args.command {
-        SessionsCommand::List { limit, workspace, source, query, cursor } => {
+        SessionsCommand::List { limit, workspace, source, query, cursor, status } => {
             let list = library.list_sessions(ListArgs {
                 limit: Some(Value::from(*limit)),
                 workspace: workspace.clone(),
                 source: source.clone(),
                 query: query.clone(),
                 cursor: cursor.clone(),
+                status: Some(status.clone()),
             })?;
             print(args.json, &list, |out| {
                 writeln!(out, "{} of {} sessions, newest first", list.sessions.len(), list.total)?;
@@ -171,6 +186,9 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
                     writeln!(out, "\n{}  {}  {} messages", updated.get(..16).unwrap_or(updated), s.source, s.message_count)?;
                     writeln!(out, "  {}", one_line(&s.title, 100))?;
                     writeln!(out, "  id {}  in {}", s.session_id, s.workspace.as_deref().unwrap_or("(unknown workspace)"))?;
+                    if let Some(note) = archived_note(s) {
+                        writeln!(out, "  {note}")?;
+                    }
                 }
                 more(out, list.next_cursor.as_deref())
             })
@@ -184,7 +202,18 @@ fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
                 writeln!(out, "workspace {}", info.workspace.as_deref().unwrap_or("-"))?;
                 writeln!(out, "created   {}", info.created_at.as_deref().unwrap_or("-"))?;
                 writeln!(out, "updated   {}", info.updated_at.as_deref().unwrap_or("-"))?;
-                writeln!(out, "messages  {}", info.message_count)
+                writeln!(out, "messages  {}", info.message_count)?;
+                match archived_note(&info) {
+                    Some(note) => writeln!(out, "{note}"),
+                    None => Ok(()),
+                }
+            })
+        }
+        SessionsCommand::Forget { id, source } => {
+            let info = library.forget_session(ForgetArgs { session_id: Some(id.clone()), source: source.clone() })?;
+            print(args.json, &info, |out| {
+                writeln!(out, "Forgot {} ({} {}).", one_line(&info.title, 100), info.source, info.session_id)?;
+                writeln!(out, "It stays out of Memory Bank until {} adds to it.", info.source)
             })
         }
         SessionsCommand::Read { id, count, before, max_chars } => {
@@ -257,6 +286,14 @@ fn print<T: Serialize>(
         }
         _ => Ok(()),
     }
+}
+
+/// "Archived: the original was removed on DATE", for a session its tool deleted.
+fn archived_note(info: &SessionInfo) -> Option<String> {
+    info.archived.then(|| {
+        let at = info.archived_at.as_deref().unwrap_or("-");
+        format!("Archived: the original was removed on {}", at.get(..10).unwrap_or(at))
+    })
 }
 
 /// The line that tells how to get the next page, when there is one.

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use memory_bank_contract::ErrorCode;
 use memory_bank_sessions::{
-    Activity, ActivityArgs, ActionError, Env, Facets, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs, ReadArgs, Roots,
-    SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
+    Activity, ActivityArgs, ActionError, Env, Facets, ForgetArgs, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs,
+    ReadArgs, Roots, SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
 };
 use notify::{RecursiveMode, Watcher};
 
@@ -44,6 +44,9 @@ pub struct History {
     index_path: PathBuf,
     on_change: OnChange,
     current: RwLock<Watched>,
+    /// "Keep sessions after the tool deletes them", carried over to the library that
+    /// replaces the current one when the extra roots change.
+    keep_archived: AtomicBool,
 }
 
 impl History {
@@ -57,13 +60,27 @@ impl History {
     ) -> Result<History, DesktopError> {
         let index_path = data_dir.join("sessions-index.sqlite");
         let on_change: OnChange = Arc::new(on_change);
-        let current = RwLock::new(start_watched(&index_path, extra_roots, on_change.clone())?);
-        Ok(History { index_path, on_change, current })
+        let current = RwLock::new(start_watched(&index_path, extra_roots, on_change.clone(), true)?);
+        Ok(History { index_path, on_change, current, keep_archived: AtomicBool::new(true) })
+    }
+
+    /// The preference "Keep sessions after the tool deletes them" (on by default): see
+    /// [`Library::set_keep_archived`].
+    pub fn set_keep_archived(&self, keep: bool) {
+        self.keep_archived.store(keep, Ordering::Relaxed);
+        self.library().set_keep_archived(keep);
+    }
+
+    /// `forget_session`: the session leaves the index and the archive until its tool adds
+    /// to it (see [`Library::forget_session`]).
+    pub async fn forget_session(&self, args: ForgetArgs) -> Result<SessionInfo, DesktopError> {
+        self.blocking(move |l| l.forget_session(args)).await
     }
 
     /// Reads `extra_roots` (besides the default folders) from now on.
     pub fn set_extra_roots(&self, extra_roots: &[(Source, PathBuf)]) -> Result<(), DesktopError> {
-        let next = start_watched(&self.index_path, extra_roots, self.on_change.clone())?;
+        let keep = self.keep_archived.load(Ordering::Relaxed);
+        let next = start_watched(&self.index_path, extra_roots, self.on_change.clone(), keep)?;
         // The old watcher stops when its `Watched` is dropped here.
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next;
         Ok(())
@@ -127,9 +144,15 @@ impl History {
     }
 }
 
-fn start_watched(index: &Path, extra_roots: &[(Source, PathBuf)], on_change: OnChange) -> Result<Watched, DesktopError> {
+fn start_watched(
+    index: &Path,
+    extra_roots: &[(Source, PathBuf)],
+    on_change: OnChange,
+    keep_archived: bool,
+) -> Result<Watched, DesktopError> {
     let roots = Roots::new(&Env::from_process(), extra_roots);
     let library = Arc::new(Library::open(Some(index), roots)?);
+    library.set_keep_archived(keep_archived);
     // A first index of a big history commits every 64 MB: the list fills as it goes
     // instead of appearing all at the end (at most one event per PROGRESS_EVERY; the
     // watcher sends one more when the refresh ends).

@@ -111,6 +111,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Which sessions a listing shows.
+#[derive(JsonSchema)]
+#[schemars(inline)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)] // only its schema is used
+enum StatusName {
+    All,
+    Live,
+    Archived,
+}
+
 /// An agent tool (short names such as `claude` work too).
 #[derive(JsonSchema)]
 #[schemars(inline)]
@@ -151,6 +162,10 @@ pub struct ListSessionsParams {
     #[serde(default)]
     #[schemars(with = "String")]
     pub workspace: Option<Value>,
+    /// `live` (their files are there), `archived` (kept after their tool deleted them), or `all` (default).
+    #[serde(default)]
+    #[schemars(with = "StatusName")]
+    pub status: Option<Value>,
 }
 
 /// Arguments of `open_session` and `latest_message`.
@@ -216,7 +231,7 @@ impl MemoryBankMcp {
         name = "list_sessions",
         description = "List the agent sessions on this machine (Claude Code, Codex, opencode, Gemini CLI), newest first. \
 Returns {total, sessions: [{sessionId, source, title, workspace, createdAt, updatedAt, messageCount}], nextCursor}; \
-nextCursor is null on the last page.",
+nextCursor is null on the last page. A session its tool deleted is kept and marked archived: true, archivedAt.",
         annotations(
             title = "List sessions",
             read_only_hint = true,
@@ -349,6 +364,7 @@ fn list(library: &Library, p: ListSessionsParams) -> Result<CallToolResult, Acti
         source: text(p.source, "source")?,
         query: text(p.query, "query")?,
         cursor: text(p.cursor, "cursor")?,
+        status: text(p.status, "status")?,
     })?;
     for s in &mut list.sessions {
         s.title = cap(&s.title, MAX_TITLE_CHARS);
@@ -382,7 +398,7 @@ fn open(library: &Library, p: SessionParams) -> Result<CallToolResult, ActionErr
         (first, last)
     };
     let value = fit_chars(OPEN_CHARS, |max| {
-        json!({
+        let mut value = json!({
             "sessionId": info.session_id,
             "source": info.source,
             "title": cap(&info.title, MAX_TITLE_CHARS),
@@ -392,7 +408,12 @@ fn open(library: &Library, p: SessionParams) -> Result<CallToolResult, ActionErr
             "messageCount": info.message_count,
             "firstMessages": first.iter().map(|m| message(m, max)).collect::<Vec<_>>(),
             "lastMessages": last.iter().map(|m| message(m, max)).collect::<Vec<_>>(),
-        })
+        });
+        if info.archived {
+            value["archived"] = true.into();
+            value["archivedAt"] = info.archived_at.clone().into();
+        }
+        value
     });
     Ok(bounded::answer(&value))
 }
@@ -417,6 +438,9 @@ fn read(library: &Library, p: ReadTranscriptParams) -> Result<CallToolResult, Ac
             "returned": kept.len(),
             "messages": kept.iter().map(|m| message(m, max)).collect::<Vec<_>>(),
         });
+        if t.archived {
+            value["archived"] = true.into();
+        }
         // Present only when there are older messages to read.
         if let Some(first) = kept.first().filter(|m| m.index > 0) {
             value["olderBefore"] = first.index.into();
@@ -438,8 +462,12 @@ fn latest(library: &Library, p: SessionParams) -> Result<CallToolResult, ActionE
     let m = library.latest_message(LatestArgs { session_id: Some(id), max_chars: Some(LATEST_CHARS.into()) })?;
     let value = fit_chars(m.text.chars().count(), |max| {
         let (text, cut) = prefix(&m.text, max);
-        json!({"sessionId": m.session_id, "index": m.index, "messageId": m.message_id, "role": m.role,
-               "text": text, "truncated": m.truncated || cut})
+        let mut value = json!({"sessionId": m.session_id, "index": m.index, "messageId": m.message_id, "role": m.role,
+               "text": text, "truncated": m.truncated || cut});
+        if m.archived {
+            value["archived"] = true.into();
+        }
+        value
     });
     Ok(bounded::answer(&value))
 }

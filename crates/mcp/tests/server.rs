@@ -68,3 +68,42 @@ async fn a_server_without_backends_has_no_tools() {
     assert!(!info.instructions.as_deref().unwrap_or("").contains("Session tools"));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_session_its_tool_deleted_is_kept_and_marked_archived_by_every_session_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
+    let project = home.join(".claude/projects/-work-app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("old.jsonl"), claude_line("u1", "an old platypus question")).unwrap();
+    std::fs::write(project.join("live.jsonl"), claude_line("u2", "a live question")).unwrap();
+    let env = Env { home: Some(home.clone()), vars: Default::default() };
+    let sessions = Arc::new(Sessions::new(move || Library::open(None, Roots::new(&env, &[]))));
+    let library = sessions.ready().unwrap();
+    // Claude Code's cleanup deletes the old transcript.
+    std::fs::remove_file(project.join("old.jsonl")).unwrap();
+    assert_eq!(library.refresh().unwrap().sessions_archived, 1);
+    let client = connect(MemoryBankMcp::new().with_sessions(sessions)).await;
+    let call = |name: &'static str, args: Value| {
+        let peer = client.peer().clone();
+        async move {
+            let request = CallToolRequestParams::new(name).with_arguments(args.as_object().unwrap().clone());
+            peer.call_tool(request).await.unwrap().structured_content.unwrap()
+        }
+    };
+    let list = call("list_sessions", json!({})).await;
+    let old = list["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == "old").unwrap().clone();
+    assert_eq!(old["archived"], true);
+    assert!(old["archivedAt"].is_string(), "{old}");
+    let live = list["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == "live").unwrap().clone();
+    assert!(live.get("archived").is_none(), "only archived sessions say so: {live}");
+    let only_live = call("list_sessions", json!({"status": "live"})).await;
+    assert_eq!(only_live["total"], 1);
+    let open = call("open_session", json!({"sessionId": "old"})).await;
+    assert_eq!((open["archived"].clone(), open["firstMessages"][0]["text"].clone()), (json!(true), json!("an old platypus question")));
+    assert_eq!(call("read_transcript", json!({"sessionId": "old"})).await["archived"], true);
+    assert_eq!(call("latest_message", json!({"sessionId": "old"})).await["archived"], true);
+    let hits = call("search_sessions", json!({"query": "platypus"})).await;
+    assert_eq!((hits["hits"][0]["sessionId"].clone(), hits["hits"][0]["archived"].clone()), (json!("old"), json!(true)));
+    client.cancel().await.unwrap();
+}

@@ -10,6 +10,8 @@
 
 #![warn(missing_docs)]
 
+mod actions;
+mod archive;
 mod events;
 mod index;
 mod jsonl;
@@ -25,7 +27,12 @@ mod sources;
 pub mod testing;
 mod text;
 
-pub use index::{search_path, Facets, IndexError, RefreshReport, SourceCount, WorkspaceCount};
-pub use library::{ActivityArgs, ActionError, ErrorCode, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs};
+pub use archive::archive_path;
+pub use index::{search_path, Facets, IndexError, RefreshReport, SessionStatus, SourceCount, WorkspaceCount};
+pub use actions::{
+    ActionError, ActivityArgs, ErrorCode, ForgetArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs,
+    MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MIN_MESSAGE_CHARS,
+};
+pub use library::{Library, Roots};
 pub use model::*;
 pub use source::{Env, Problem};

@@ -5,173 +5,20 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::index::{Facets, Index, IndexError, ListCursor, ListFilter, RefreshReport, SearchCursor, SearchFilter};
+use crate::actions::{
+    ActionError, ActivityArgs, ErrorCode, ForgetArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs,
+    MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MIN_MESSAGE_CHARS,
+};
+use crate::archive::{archive_path, Archive};
+use crate::index::{
+    Facets, Index, IndexError, ListCursor, ListFilter, RefreshReport, SearchCursor, SearchFilter, SessionStatus,
+};
 use crate::model::{Activity, LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
 use crate::source::Env;
 use crate::search_worker::SearchWorker;
 use crate::sources;
-
-/// Why an action failed; serialised as `{"error": code, "message": …}`.
-#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
-#[error("{message}")]
-pub struct ActionError {
-    /// Stable code.
-    #[serde(rename = "error")]
-    pub code: ErrorCode,
-    /// What happened and what to do, in plain English.
-    pub message: String,
-}
-
-/// The stable error codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    /// No listed session has that id.
-    SessionNotFound,
-    /// The session has no messages.
-    NoMessages,
-    /// An argument is missing or out of range.
-    InvalidArgument,
-    /// No session id was given and no session is open.
-    NoOpenSession,
-    /// The index itself failed.
-    Index,
-}
-
-impl ActionError {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ActionError { code, message: message.into() }
-    }
-
-    fn invalid(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InvalidArgument, message)
-    }
-}
-
-impl From<IndexError> for ActionError {
-    fn from(e: IndexError) -> Self {
-        ActionError::new(ErrorCode::Index, format!("{e}. Deleting the index file makes it rebuild."))
-    }
-}
-
-/// Arguments of `list_sessions`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-// In TypeScript: what the app sends. The actions also take what the CLI and agents send
-// (numeric strings, short source names) and read it leniently, below.
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct ListArgs {
-    /// 1–200, default 30.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub limit: Option<Value>,
-    /// A workspace path or its last folder name.
-    pub workspace: Option<String>,
-    /// `claude-code`, `codex`, `opencode` or `gemini`.
-    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
-    pub source: Option<String>,
-    /// Text in the title, workspace or id.
-    pub query: Option<String>,
-    /// The `nextCursor` of the previous page; default: the first page.
-    pub cursor: Option<String>,
-}
-
-/// Arguments of `open`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct OpenArgs {
-    /// Required.
-    #[cfg_attr(feature = "ts", ts(as = "String"))]
-    pub session_id: Option<String>,
-    /// Narrows the lookup to one tool.
-    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
-    pub source: Option<String>,
-}
-
-/// Arguments of `read_transcript`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct ReadArgs {
-    /// Default: the open session.
-    pub session_id: Option<String>,
-    /// Clamped to 1–30; anything that is not a number means 10.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub count: Option<Value>,
-    /// Read messages with a smaller index; default: the end.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub before: Option<Value>,
-    /// Cut each text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
-    /// marking it `truncated`; default: whole texts.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub max_chars_per_message: Option<Value>,
-}
-
-/// Arguments of `latest_message`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct LatestArgs {
-    /// Default: the open session.
-    pub session_id: Option<String>,
-    /// Cut the text to this many characters ([`MIN_MESSAGE_CHARS`]–[`MAX_MESSAGE_CHARS`]),
-    /// marking it `truncated`; default: the whole text.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub max_chars: Option<Value>,
-}
-
-/// Arguments of `session_activity`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct ActivityArgs {
-    /// Default: the open session.
-    pub session_id: Option<String>,
-    /// The first message of the range (its preceding calls are included); default 0.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub from_index: Option<Value>,
-    /// The last message of the range; default the last message.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub to_index: Option<Value>,
-}
-
-/// Arguments of `search_messages`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[cfg_attr(feature = "ts", ts(optional_fields))]
-#[serde(rename_all = "camelCase")]
-pub struct SearchArgs {
-    /// Required: text a message must contain (case-insensitive).
-    #[cfg_attr(feature = "ts", ts(as = "String"))]
-    pub query: Option<String>,
-    /// 1–200, default 20.
-    #[cfg_attr(feature = "ts", ts(as = "Option<u32>"))]
-    pub limit: Option<Value>,
-    /// Only sessions of this tool: `claude-code`, `codex`, `opencode` or `gemini`.
-    #[cfg_attr(feature = "ts", ts(as = "Option<crate::Source>"))]
-    pub source: Option<String>,
-    /// Only sessions in this workspace (a path or its last folder name).
-    pub workspace: Option<String>,
-    /// The `nextCursor` of the previous page; default: the first page.
-    pub cursor: Option<String>,
-}
-
-/// The longest accepted search query, in characters.
-pub const MAX_QUERY_CHARS: usize = 1000;
-
-/// The smallest accepted per-message character cap.
-pub const MIN_MESSAGE_CHARS: u32 = 200;
-
-/// The largest accepted per-message character cap.
-pub const MAX_MESSAGE_CHARS: u32 = 20_000;
 
 /// Where the readers look: each tool's default folders in an [`Env`], plus extra folders.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -215,25 +62,34 @@ pub struct Library {
     /// Whether [`Library::refresh`] is running: the catch-up before a transcript read
     /// commits too, but reports no progress (the app reads transcripts on progress).
     refreshing: Arc<AtomicBool>,
+    /// The setting "Keep sessions after the tool deletes them" (see
+    /// [`Library::set_keep_archived`]).
+    keep_archived: AtomicBool,
 }
 
 /// What [`Library::on_progress`] calls.
 type Progress = Box<dyn Fn() + Send>;
 
 impl Library {
-    /// Opens the index at `index_path` (in memory when `None`) for `roots`. Call
+    /// Opens the index at `index_path` (in memory when `None`) for `roots`, with the
+    /// archive beside it ([`archive_path`]; in memory too without an index file). Call
     /// [`Library::refresh`] before the first lookup.
     pub fn open(index_path: Option<&Path>, roots: Roots) -> Result<Library, ActionError> {
         let (mut writer, reader, search) = match index_path {
             Some(path) => {
-                let writer = Index::open(path)?;
+                let mut writer = Index::open(path)?;
+                writer.attach_archive(Archive::open(&archive_path(path))?)?;
                 let reader = Index::open(path)?;
                 let worker = SearchWorker::start(Index::open(path)?).map_err(|e| {
                     ActionError::new(ErrorCode::Index, format!("Could not start the search indexer: {e}"))
                 })?;
                 (writer, Some(Mutex::new(reader)), Some(worker))
             }
-            None => (Index::in_memory()?, None, None),
+            None => {
+                let mut writer = Index::in_memory()?;
+                writer.attach_archive(Archive::in_memory()?)?;
+                (writer, None, None)
+            }
         };
         let progress: Arc<Mutex<Option<Progress>>> = Arc::default();
         let refreshing = Arc::new(AtomicBool::new(false));
@@ -253,7 +109,8 @@ impl Library {
         }));
         let root_keys = roots.keys();
         let open = Mutex::new(None);
-        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open, search, progress, refreshing })
+        let keep_archived = AtomicBool::new(true);
+        Ok(Library { writer: Mutex::new(writer), reader, roots, root_keys, open, search, progress, refreshing, keep_archived })
     }
 
     /// Calls `progress` after each commit of a refresh: a long first index commits every
@@ -286,9 +143,23 @@ impl Library {
         &self.roots
     }
 
+    /// The setting "Keep sessions after the tool deletes them" (on by default). On, a
+    /// session whose file (or database row) disappears stays, archived: listed with its
+    /// archive time, readable, searchable, its ids unchanged. Off, it is dropped at the
+    /// next refresh. Sessions archived before it was turned off stay until forgotten.
+    pub fn set_keep_archived(&self, keep: bool) {
+        self.keep_archived.store(keep, Ordering::Relaxed);
+    }
+
+    /// Whether sessions are kept after their tool deletes them ([`Library::set_keep_archived`]).
+    pub fn keeps_archived(&self) -> bool {
+        self.keep_archived.load(Ordering::Relaxed)
+    }
+
     /// Reads what changed in the source folders since the last refresh.
     pub fn refresh(&self) -> Result<RefreshReport, ActionError> {
         let mut writer = lock(&self.writer);
+        writer.set_keep_archived(self.keeps_archived());
         self.refreshing.store(true, Ordering::Relaxed);
         let report = writer.refresh(&self.roots.0);
         self.refreshing.store(false, Ordering::Relaxed);
@@ -307,7 +178,9 @@ impl Library {
         let limit = parse_limit(args.limit.as_ref(), 30, "limit")?;
         let source = parse_source(args.source.as_deref())?;
         let after = parse_cursor(args.cursor, ListCursor::decode)?;
-        let filter = ListFilter { limit, workspace: non_empty(args.workspace), source, query: non_empty(args.query), after };
+        let status = parse_status(args.status.as_deref())?;
+        let filter =
+            ListFilter { limit, workspace: non_empty(args.workspace), source, query: non_empty(args.query), after, status };
         self.with_reader(|index| index.list(&self.root_keys, &filter))
     }
 
@@ -357,6 +230,7 @@ impl Library {
             message_count: total,
             returned: messages.len() as u64,
             messages,
+            archived: found.info.archived,
         })
     }
 
@@ -377,6 +251,7 @@ impl Library {
             text: last.text,
             timestamp: last.timestamp,
             truncated: last.truncated,
+            archived: found.info.archived,
         })
     }
 
@@ -416,14 +291,28 @@ impl Library {
         self.with_reader(|index| index.search_page(&self.root_keys, query, &filter, limit))
     }
 
+    /// `forget_session`: removes the session from the index and from the archive, its
+    /// search entries included, whether it is live or archived. It stays forgotten (across
+    /// refreshes, restarts and rebuilt indexes) until its tool adds to it: a session with
+    /// activity after its last activity when forgotten comes back, whole. Returns what was
+    /// forgotten.
+    pub fn forget_session(&self, args: ForgetArgs) -> Result<SessionInfo, ActionError> {
+        let Some(id) = non_empty(args.session_id) else {
+            return Err(ActionError::invalid("sessionId is required."));
+        };
+        let source = parse_source(args.source.as_deref())?;
+        let forgotten = lock(&self.writer).forget(&self.root_keys, &id, source)?;
+        let info = forgotten.into_iter().next().ok_or_else(|| not_found(&id))?.info;
+        let mut open = lock(&self.open);
+        if open.as_ref().is_some_and(|(s, open_id)| *s == info.source && *open_id == info.session_id) {
+            *open = None;
+        }
+        Ok(info)
+    }
+
     fn find(&self, id: &str, source: Option<Source>) -> Result<crate::index::FoundSession, ActionError> {
         let found = self.with_reader(|index| index.find(&self.root_keys, id, source))?;
-        let found = found.ok_or_else(|| {
-            ActionError::new(
-                ErrorCode::SessionNotFound,
-                format!("No session with id {id:?} was found on this machine; call list_sessions to find the id."),
-            )
-        })?;
+        let found = found.ok_or_else(|| not_found(id))?;
         // Catch up on messages appended since the last refresh, unless a refresh is
         // running (it reads them anyway; waiting for a long first index would stall).
         match self.writer.try_lock() {
@@ -460,6 +349,13 @@ fn non_empty(s: Option<String>) -> Option<String> {
     s.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
 
+fn not_found(id: &str) -> ActionError {
+    ActionError::new(
+        ErrorCode::SessionNotFound,
+        format!("No session with id {id:?} was found on this machine; call list_sessions to find the id."),
+    )
+}
+
 fn no_messages(info: &SessionInfo) -> ActionError {
     ActionError::new(
         ErrorCode::NoMessages,
@@ -473,6 +369,17 @@ fn parse_source(source: Option<&str>) -> Result<Option<Source>, ActionError> {
         Some(name) => Source::parse(name).map(Some).ok_or_else(|| {
             ActionError::invalid(format!(
                 "Unknown source {name:?}. Use one of: claude-code, codex, opencode, gemini."
+            ))
+        }),
+    }
+}
+
+fn parse_status(status: Option<&str>) -> Result<SessionStatus, ActionError> {
+    match status.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(SessionStatus::All),
+        Some(name) => SessionStatus::parse(name).ok_or_else(|| {
+            ActionError::invalid(format!(
+                "Unknown status {name:?}. Use one of: all, live (their source is there), archived (kept after their tool deleted them)."
             ))
         }),
     }

@@ -99,6 +99,13 @@ pub struct SessionInfo {
     pub updated_at: Option<String>,
     /// User and assistant messages with text.
     pub message_count: u64,
+    /// Its tool deleted it and the index kept it (since `archivedAt`); present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub archived: bool,
+    /// When the index saw its source gone (RFC 3339 UTC with milliseconds); present only
+    /// for an archived session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<String>,
 }
 
 /// The answer of `list_sessions`.
@@ -180,6 +187,9 @@ pub struct Transcript {
     pub returned: u64,
     /// Oldest first.
     pub messages: Vec<TranscriptMessage>,
+    /// The session is archived (its tool deleted it); present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub archived: bool,
 }
 
 /// The answer of `latest_message`.
@@ -202,6 +212,9 @@ pub struct LatestMessage {
     /// The text was cut to `maxChars` characters; present only then.
     #[serde(default, skip_serializing_if = "is_false")]
     pub truncated: bool,
+    /// The session is archived (its tool deleted it); present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub archived: bool,
 }
 
 /// One hit of `search_messages`.
@@ -224,6 +237,9 @@ pub struct SearchHit {
     /// The text around the first match, on one line: up to [`SNIPPET_BEFORE`] characters
     /// before it, the match, up to [`SNIPPET_AFTER`] after, and `…` where the text was cut.
     pub snippet: String,
+    /// The session is archived (its tool deleted it); present only then.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub archived: bool,
 }
 
 /// Characters of context a [`SearchHit::snippet`] shows before the match.

@@ -79,9 +79,9 @@ pub struct WholeSession {
 pub struct WholeRead {
     /// The sessions read: all of the unit's, or with `present` only those that changed.
     pub sessions: Vec<WholeSession>,
-    /// For a read of changes only: the key of every session the unit still holds (the
-    /// index keeps the others as they are and drops those not listed). `None`: `sessions`
-    /// is everything.
+    /// For a unit of many sessions (a database): the key of every session it holds. The
+    /// index keeps those not read as they are, and takes those not listed as deleted
+    /// (archived). `None`: the unit is one document, and `sessions` is everything in it.
     pub present: Option<Vec<String>>,
     /// Where the next read of changes starts (the reader's own high-water mark); `None`
     /// when the reader cannot read changes only.

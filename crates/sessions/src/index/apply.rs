@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
+use super::keep::Keeper;
+use crate::archive::SessionKey;
 use crate::events::{Event, MetaEvent, TitleRank};
 use crate::model::Role;
 use crate::source::Unit;
@@ -84,17 +86,26 @@ struct NewMessage {
     ts: Option<i64>,
 }
 
-/// Applies one pass of events to the session `key` of `unit_id`. `fresh` means the
+/// Where the events of a pass go: a unit's row, the unit, the root it was found under,
+/// and its file's mtime (the activity time of a session whose records have none).
+pub(super) struct Target<'a> {
+    pub(super) unit_id: i64,
+    pub(super) unit: &'a Unit,
+    pub(super) root: &'a str,
+    pub(super) file_mtime_ms: i64,
+}
+
+/// Applies one pass of events to the session `key` of the target unit. `fresh` means the
 /// session has no rows yet (a first or full read), which skips lookups.
 pub(super) fn apply_session(
     tx: &Transaction,
-    unit_id: i64,
-    unit: &Unit,
+    keeper: &mut Keeper,
+    target: &Target,
     key: &str,
     events: Vec<Event>,
     fresh: bool,
-    file_mtime_ms: i64,
 ) -> rusqlite::Result<()> {
+    let (unit_id, unit, file_mtime_ms) = (target.unit_id, target.unit, target.file_mtime_ms);
     let mut row = if fresh { None } else { SessionRow::load(tx, unit_id, key)? };
     let had_row = row.is_some();
     let mut new: Vec<NewMessage> = Vec::new();
@@ -234,6 +245,11 @@ pub(super) fn apply_session(
         session.first_user = new.iter().find(|m| m.role == Role::User).map(|m| m.text.clone());
     }
 
+    if session.id.is_none() {
+        // A session read for the first time: an archived copy of it is live again.
+        let session_id = session.session_id.clone().unwrap_or_default();
+        keeper.revive(tx, &SessionKey { root: target.root.to_string(), source: unit.source.as_str().into(), session_id })?;
+    }
     let session_row = upsert_session(tx, unit_id, unit, key, &session)?;
     if had_row {
         // Messages without a time sort by the session's activity time, which may have moved.
@@ -291,7 +307,7 @@ pub(super) fn apply_session(
 /// What the list filter searches: the title (else the first user message) and the
 /// workspace, folded as every search folds ([`crate::text::fold`]; Unicode, unlike
 /// SQLite's `lower`).
-fn filter_key(title: Option<&str>, workspace: Option<&str>) -> String {
+pub(super) fn filter_key(title: Option<&str>, workspace: Option<&str>) -> String {
     crate::text::fold(&format!("{}\n{}", title.unwrap_or(""), workspace.unwrap_or(""))).into_owned()
 }
 

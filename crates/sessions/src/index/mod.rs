@@ -2,9 +2,13 @@
 //! what the readers found, keyed by file identity (device, inode), size and mtime, so a
 //! refresh reads only new files and the bytes appended to known ones.
 //!
-//! It is a cache: it can be deleted at any time and is rebuilt on the next refresh.
+//! It is a cache: it can be deleted at any time and is rebuilt on the next refresh, which
+//! takes the sessions whose source is gone back from the archive (`archive.rs`, not a
+//! cache; `keep.rs` says how the two stay in step).
 
 mod apply;
+mod filters;
+mod keep;
 mod page;
 mod query;
 mod read;
@@ -17,17 +21,24 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::Connection;
 
+use crate::archive::Archive;
+use crate::model::Source;
+
 pub use page::{ListCursor, SearchCursor};
-pub use query::{Facets, FoundSession, ListFilter, SearchFilter, SourceCount, WorkspaceCount};
+pub use filters::{Facets, FoundSession, ListFilter, SearchFilter, SessionStatus, SourceCount, WorkspaceCount};
 pub use refresh::RefreshReport;
 
-/// Bump when the schema or a reader's output changes: the index is then rebuilt.
-const SCHEMA_VERSION: i64 = 7;
+/// Bump when the schema or a reader's output changes: the index is then rebuilt (and
+/// imports the archived sessions again from the archive, which is not rebuilt).
+const SCHEMA_VERSION: i64 = 8;
 
 const SCHEMA: &str = r#"
 CREATE TABLE unit (
     id INTEGER PRIMARY KEY,
-    path TEXT NOT NULL UNIQUE,
+    -- NULL for an archive unit: no file, it holds the archived sessions of one root and
+    -- tool (`keep.rs`).
+    path TEXT UNIQUE,
+    archive INTEGER NOT NULL DEFAULT 0,
     root TEXT NOT NULL,
     source TEXT NOT NULL,
     session_hint TEXT,
@@ -62,12 +73,16 @@ CREATE TABLE session (
     -- Folded (`text::fold`: Unicode) title and workspace, for the list filter: computed
     -- once when written instead of folding long first messages on every query.
     filter_key TEXT NOT NULL DEFAULT '',
+    -- When its source was seen gone (ms); NULL while it is live. An archived session sits
+    -- in its root's archive unit, keyed by its session id.
+    archived_at INTEGER,
     UNIQUE (unit_id, key)
 );
 -- Listings: newest first straight from the index, and counts without reading the rows
 -- (which hold the first user message).
 CREATE INDEX session_list ON session (
-    hidden, updated DESC, created DESC, id DESC, unit_id, source, session_id, workspace, title, message_count
+    hidden, updated DESC, created DESC, id DESC, unit_id, source, session_id, workspace, title, message_count,
+    archived_at
 );
 CREATE INDEX session_by_id ON session (session_id);
 CREATE TABLE message (
@@ -97,8 +112,9 @@ END;
 CREATE TRIGGER message_au AFTER UPDATE OF text ON message BEGIN
     INSERT INTO search_dirty (message_id) VALUES (old.id);
 END;
--- Tells the search file which index it follows (a new one for every rebuilt index).
-CREATE TABLE index_meta (generation INTEGER NOT NULL);
+-- Tells the search file which index it follows (a new one for every rebuilt index), and
+-- which archive's sessions this index imported (`keep.rs`; NULL: none yet).
+CREATE TABLE index_meta (generation INTEGER NOT NULL, archive_id INTEGER);
 -- Tool calls between messages (shown collapsed), after message `after_idx` (-1: before any).
 CREATE TABLE tool_call (
     id INTEGER PRIMARY KEY,
@@ -127,6 +143,14 @@ pub enum IndexError {
     /// by scanning the stored texts).
     #[error("the message search index could not be updated: {0}")]
     Search(String),
+    /// The archive file (`sessions-archive.sqlite`) could not be opened or written.
+    #[error("the session archive at {path} cannot be used: {message}")]
+    Archive {
+        /// The archive file.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        message: String,
+    },
     /// The index file or its folder could not be created.
     #[error("could not open the session index at {path}: {source}")]
     Io {
@@ -146,6 +170,11 @@ pub struct Index {
     on_commit: Option<Box<dyn Fn() + Send>>,
     /// Source bytes read between commits (and per part of a big file).
     commit_every: u64,
+    /// Where sessions go when their source vanishes (`keep.rs`); without one, they are
+    /// dropped.
+    archive: Option<Archive>,
+    /// Archive vanished sessions (the person's setting), else drop them.
+    keep_archived: bool,
 }
 
 /// Source bytes read before committing: a long first index shows progress, wakes the
@@ -163,7 +192,8 @@ pub fn search_path(path: &Path) -> PathBuf {
 
 impl Index {
     /// Opens or creates the index at `path`. An index from another schema version, or one
-    /// that is not a valid database, is deleted and rebuilt: it only caches source files.
+    /// that is not a valid database, is deleted and rebuilt: it only caches source files
+    /// (and the archive, a file of its own that is never deleted here).
     pub fn open(path: &Path) -> Result<Index, IndexError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
@@ -237,7 +267,55 @@ impl Index {
             conn.execute("INSERT INTO index_meta (generation) VALUES (?1)", [new_generation()])?;
             conn.execute_batch("COMMIT;")?;
         }
-        Ok(Index { conn, inline_search: false, on_commit: None, commit_every: COMMIT_EVERY_BYTES })
+        Ok(Index {
+            conn,
+            inline_search: false,
+            on_commit: None,
+            commit_every: COMMIT_EVERY_BYTES,
+            archive: None,
+            keep_archived: true,
+        })
+    }
+
+    /// Keeps the sessions whose source vanishes in `archive` from now on, and shows the
+    /// sessions it holds: a new or rebuilt index imports them (`keep.rs`).
+    pub(crate) fn attach_archive(&mut self, archive: Archive) -> Result<(), IndexError> {
+        // Read first: opening a library must not wait for another process's long refresh
+        // (which holds the write lock) when there is nothing to import, as is usual.
+        if !keep::needs_import(&self.conn, &archive)? {
+            self.archive = Some(archive);
+            return Ok(());
+        }
+        let tx = refresh::begin_write(&self.conn)?;
+        keep::import(&tx, &archive)?;
+        tx.commit()?;
+        committed(&self.on_commit);
+        if self.inline_search {
+            self.index_for_search(&|| false)?;
+        }
+        self.archive = Some(archive);
+        Ok(())
+    }
+
+    /// Whether a session whose source vanishes is archived (the default) or dropped.
+    pub fn set_keep_archived(&mut self, keep: bool) {
+        self.keep_archived = keep;
+    }
+
+    /// Forgets the sessions with this id (of `source`, when given) under `roots`, live or
+    /// archived: removed from the index and the archive, and hidden until they have new
+    /// activity (`keep.rs`). Returns what they were; none when no session has that id.
+    pub fn forget(&mut self, roots: &[String], session_id: &str, source: Option<Source>) -> Result<Vec<FoundSession>, IndexError> {
+        let tx = refresh::begin_write(&self.conn)?;
+        let found = self.matching(&tx, roots, session_id, source)?;
+        let rows: Vec<(i64, String)> = found.iter().map(|(f, root)| (f.row, root.clone())).collect();
+        keep::forget(&tx, self.archive.as_ref(), &rows)?;
+        tx.commit()?;
+        committed(&self.on_commit);
+        if self.inline_search {
+            self.index_for_search(&|| false)?;
+        }
+        Ok(found.into_iter().map(|(f, _)| f).collect())
     }
 
     /// Calls `hook` after each commit of a refresh (to wake a search indexer).
@@ -295,7 +373,7 @@ fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
     )
 }
 
-fn new_generation() -> i64 {
+pub(crate) fn new_generation() -> i64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64);

@@ -4,6 +4,7 @@
 
 use rusqlite::{params_from_iter, types::Value as Sql, OptionalExtension, Row};
 
+use super::filters::{Facets, FoundSession, ListFilter, SearchFilter, SessionStatus, SourceCount, WorkspaceCount};
 use super::page::{ListCursor, Page, SearchCursor};
 use super::{Index, IndexError};
 use crate::model::{
@@ -12,89 +13,29 @@ use crate::model::{
 };
 use crate::text::{find_folded, fold};
 
-/// The filters of `list_sessions`.
-#[derive(Debug, Clone, Default)]
-pub struct ListFilter {
-    /// At most this many sessions.
-    pub limit: u32,
-    /// A workspace path, or its last component (`memory-bank` matches `/src/memory-bank`).
-    pub workspace: Option<String>,
-    /// Only this tool.
-    pub source: Option<Source>,
-    /// Text the title, workspace or id contains (case-insensitive).
-    pub query: Option<String>,
-    /// Only sessions after this one (the next page).
-    pub after: Option<ListCursor>,
-}
-
-/// The filters of `search_messages`, besides the query.
-#[derive(Debug, Clone, Default)]
-pub struct SearchFilter {
-    /// A workspace path, or its last component, as in [`ListFilter::workspace`].
-    pub workspace: Option<String>,
-    /// Only this tool.
-    pub source: Option<Source>,
-    /// Only messages after this one (the next page).
-    pub after: Option<SearchCursor>,
-}
-
-/// A session found by id, with its row for follow-up reads.
-#[derive(Debug, Clone)]
-pub struct FoundSession {
-    /// The index row.
-    pub row: i64,
-    /// What listings show.
-    pub info: SessionInfo,
-}
-
-/// Sessions per source and per workspace, most first.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct Facets {
-    /// `{source, count}`.
-    pub sources: Vec<SourceCount>,
-    /// `{workspace, count}`.
-    pub workspaces: Vec<WorkspaceCount>,
-}
-
-/// A facet entry.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct SourceCount {
-    /// The tool.
-    pub source: Source,
-    /// Its listed sessions.
-    pub count: u64,
-}
-
-/// A facet entry.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct WorkspaceCount {
-    /// The workspace path.
-    pub workspace: String,
-    /// Its listed sessions.
-    pub count: u64,
-}
-
 const TITLE: &str = "coalesce(nullif(et.title, ''), s.title, s.first_user, '')";
 const FROM: &str = "FROM session s JOIN unit u ON u.id = s.unit_id
      LEFT JOIN external_title et ON et.source = s.source AND et.session_id = s.session_id";
+/// The columns [`info`] reads; the title follows them (column [`TITLE_AT`]).
 const INFO_COLUMNS: &str =
-    "s.id, s.session_id, s.source, s.workspace, s.created, s.updated, s.message_count";
+    "s.id, s.session_id, s.source, s.workspace, s.created, s.updated, s.message_count, s.archived_at";
+const TITLE_AT: usize = 8;
 
-fn info(row: &Row, title: String) -> rusqlite::Result<FoundSession> {
+fn info(row: &Row) -> rusqlite::Result<FoundSession> {
     let source: String = row.get(2)?;
+    let archived_at: Option<i64> = row.get(7)?;
     Ok(FoundSession {
         row: row.get(0)?,
         info: SessionInfo {
             session_id: row.get(1)?,
             source: Source::parse(&source).unwrap_or(Source::ClaudeCode),
-            title,
+            title: row.get(TITLE_AT)?,
             workspace: row.get(3)?,
             created_at: row.get::<_, Option<i64>>(4)?.and_then(format_ms),
             updated_at: row.get::<_, Option<i64>>(5)?.and_then(format_ms),
             message_count: row.get::<_, i64>(6)?.max(0) as u64,
+            archived: archived_at.is_some(),
+            archived_at: archived_at.and_then(format_ms),
         },
     })
 }
@@ -141,6 +82,11 @@ impl Index {
         // The roots as a set of units (one scan of `unit`), not a join per session.
         let roots_sql = format!("s.unit_id IN (SELECT u.id FROM unit u WHERE {})", roots_clause(roots, &mut args));
         let mut conditions = vec!["s.hidden = 0".to_string(), roots_sql];
+        match filter.status {
+            SessionStatus::All => {}
+            SessionStatus::Live => conditions.push("s.archived_at IS NULL".into()),
+            SessionStatus::Archived => conditions.push("s.archived_at IS NOT NULL".into()),
+        }
         if let Some(source) = filter.source {
             conditions.push("s.source = ?".into());
             args.push(Sql::Text(source.as_str().into()));
@@ -191,7 +137,7 @@ impl Index {
                  WHERE s.id IN (SELECT value FROM json_each(?1)) {order}"
             ))?;
             let found = stmt
-                .query_map([ids], |r| Ok((info(r, r.get(7)?)?.info, list_cursor(r)?)))?
+                .query_map([ids], |r| Ok((info(r)?.info, list_cursor(r)?)))?
                 .collect::<Result<Vec<_>, _>>()?;
             return Ok(session_page(total, found, filter.limit));
         }
@@ -211,7 +157,7 @@ impl Index {
              WHERE {page_sql} {order} LIMIT ?"
         ))?;
         let found = stmt
-            .query_map(params_from_iter(args.iter()), |r| Ok((info(r, r.get(7)?)?.info, list_cursor(r)?)))?
+            .query_map(params_from_iter(args.iter()), |r| Ok((info(r)?.info, list_cursor(r)?)))?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(session_page(total as u64, found, filter.limit))
     }
@@ -230,11 +176,36 @@ impl Index {
             sql.push_str(" AND s.source = ?");
             args.push(Sql::Text(source.as_str().into()));
         }
-        sql.push_str(" ORDER BY s.hidden, s.updated DESC LIMIT 1");
+        // A live session before an archived copy (which a read of its file soon drops).
+        sql.push_str(" ORDER BY s.hidden, s.archived_at IS NOT NULL, s.updated DESC LIMIT 1");
         Ok(self
             .conn
-            .query_row(&sql, params_from_iter(args.iter()), |r| info(r, r.get(7)?))
+            .query_row(&sql, params_from_iter(args.iter()), info)
             .optional()?)
+    }
+
+    /// Every session with this id under `roots` (of `source`, when given), live or
+    /// archived, each with its root: what forgetting it removes.
+    pub(super) fn matching(
+        &self,
+        conn: &rusqlite::Connection,
+        roots: &[String],
+        session_id: &str,
+        source: Option<Source>,
+    ) -> Result<Vec<(FoundSession, String)>, IndexError> {
+        let mut args = vec![Sql::Text(session_id.into())];
+        let mut sql = format!("SELECT {INFO_COLUMNS}, {TITLE}, u.root {FROM} WHERE s.session_id = ? AND ");
+        sql.push_str(&roots_clause(roots, &mut args));
+        if let Some(source) = source {
+            sql.push_str(" AND s.source = ?");
+            args.push(Sql::Text(source.as_str().into()));
+        }
+        sql.push_str(" ORDER BY s.hidden, s.archived_at IS NOT NULL, s.updated DESC");
+        let mut stmt = conn.prepare(&sql)?;
+        let found = stmt
+            .query_map(params_from_iter(args.iter()), |r| Ok((info(r)?, r.get(TITLE_AT + 1)?)))?
+            .collect::<Result<_, _>>()?;
+        Ok(found)
     }
 
     #[cfg(any(test, feature = "testing"))] // the doors cap texts: `messages_before_capped`
@@ -339,7 +310,9 @@ impl Index {
         };
         let mut session_args = Vec::new();
         let session_sql = session_filter(roots, filter, &mut session_args);
-        let columns = format!("m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}, m.sort_ts, m.id");
+        let columns = format!(
+            "m.idx, m.message_id, m.role, m.text, s.session_id, s.source, {TITLE}, m.sort_ts, m.id, s.archived_at IS NOT NULL"
+        );
         let joins = |hint: &str| {
             format!(
                 "FROM message m {hint} JOIN session s ON s.id = m.session JOIN unit u ON u.id = s.unit_id
@@ -547,6 +520,7 @@ fn collect_hits(
             index: r.get::<_, i64>(0)? as u64,
             role: Role::parse(&r.get::<_, String>(2)?).unwrap_or(Role::User),
             snippet,
+            archived: r.get(9)?,
         };
         hits.push((hit, SearchCursor { sort_ts: r.get(7)?, row: r.get(8)? }.encode()));
     }

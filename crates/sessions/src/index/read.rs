@@ -8,6 +8,7 @@
 //! part therefore says which stored state it continues, and the refresh reads the unit
 //! again on its own thread when that is no longer what the index holds.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +16,8 @@ use std::sync::mpsc::SyncSender;
 
 use rusqlite::{params, Transaction};
 
-use super::apply::{apply_session, clear_session, clear_unit};
+use super::apply::{apply_session, clear_session, clear_unit, Target};
+use super::keep::Keeper;
 use crate::jsonl::{read_complete_lines_upto, MAX_LINE_BYTES};
 use crate::events::Event;
 use crate::source::{LinePos, Problem, Unit, UnitKind, WholeRead};
@@ -175,6 +177,7 @@ pub(super) fn continues(part: &JsonlPart, previous: Option<&Stored>, identity: I
 /// be parsed twice but is written once).
 pub(super) fn apply_jsonl(
     tx: &Transaction,
+    keeper: &mut Keeper,
     job: &Job,
     previous: Option<&Stored>,
     part: JsonlPart,
@@ -194,8 +197,12 @@ pub(super) fn apply_jsonl(
     let identity = if part.more { Identity { size: -1, ..job.identity } } else { job.identity };
     let state = (part.end as i64, part.lines as i64, part.sum);
     let unit_id = upsert_unit(tx, previous, &job.root, &job.unit, identity, state)?;
-    let mtime_ms = job.identity.mtime_ns / 1_000_000;
-    apply_session(tx, unit_id, &job.unit, "", part.events, part.from.is_none(), mtime_ms)?;
+    let target = Target { unit_id, unit: &job.unit, root: &job.root, file_mtime_ms: job.identity.mtime_ns / 1_000_000 };
+    apply_session(tx, keeper, &target, "", part.events, part.from.is_none())?;
+    if !part.more && keeper.settle(tx, unit_id, "", &job.root)? {
+        // Forgotten, and nothing new: when the file changes, it is read from its start.
+        tx.prepare_cached("UPDATE unit SET offset = 0, lines = 0, tail_sum = 0 WHERE id = ?1")?.execute([unit_id])?;
+    }
     Ok(part.end - part.start)
 }
 
@@ -219,31 +226,54 @@ pub(super) fn parse_whole(unit: &Unit, identity: Identity, previous: Option<&Sto
     Ok(WholePart { since, read })
 }
 
-/// Writes a parsed whole unit; `false` (nothing written) when it read the changes since
-/// a mark the index no longer holds.
+/// What writing a parsed whole unit did.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum WholeApplied {
+    /// Written.
+    Done,
+    /// Nothing written: it read the changes since a mark the index no longer holds.
+    Stale,
+    /// Nothing written: the unit holds sessions the index does not (archived or dropped,
+    /// then their rows came back unchanged), which only a read of everything brings back.
+    ReadAll,
+}
+
+/// Writes a parsed whole unit. Sessions of a database that it no longer holds are
+/// archived (`keep.rs`); a document read again replaces what it held.
 pub(super) fn apply_whole(
     tx: &Transaction,
+    keeper: &mut Keeper,
     job: &Job,
     previous: Option<&Stored>,
     part: WholePart,
-) -> rusqlite::Result<bool> {
+) -> rusqlite::Result<WholeApplied> {
     let now = previous.filter(|p| p.same_file(job.identity)).and_then(|p| p.mark);
     if part.since.is_some() && part.since != now {
-        return Ok(false);
+        return Ok(WholeApplied::Stale);
     }
     let (root, unit, identity) = (&job.root, &job.unit, job.identity);
     let read = part.read;
     let unit_id = match (previous, &read.present) {
         (Some(p), Some(present)) => {
-            let unit_id = upsert_unit(tx, previous, root, unit, identity, (0, 0, 0))?;
-            // Sessions the unit no longer holds, then the changed ones read again.
-            let present: std::collections::HashSet<&str> = present.iter().map(String::as_str).collect();
-            let keys: Vec<String> = tx
-                .prepare_cached("SELECT key FROM session WHERE unit_id = ?1")?
-                .query_map([p.id], |r| r.get(0))?
+            let held: Vec<(i64, String)> = tx
+                .prepare_cached("SELECT id, key FROM session WHERE unit_id = ?1")?
+                .query_map([p.id], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            for key in keys.iter().filter(|k| !present.contains(k.as_str())) {
-                clear_session(tx, unit_id, key)?;
+            let present: HashSet<&str> = present.iter().map(String::as_str).collect();
+            let read_keys: HashSet<&str> = read.sessions.iter().map(|s| s.key.as_str()).collect();
+            let held_keys: HashSet<&str> = held.iter().map(|(_, k)| k.as_str()).collect();
+            let source = unit.source.as_str();
+            let missing = present
+                .iter()
+                .any(|k| !held_keys.contains(k) && !read_keys.contains(k) && !keeper.is_forgotten(root, source, k));
+            if missing && part.since.is_some() {
+                return Ok(WholeApplied::ReadAll);
+            }
+            let unit_id = upsert_unit(tx, previous, root, unit, identity, (0, 0, 0))?;
+            debug_assert_eq!(unit_id, p.id);
+            // Sessions the unit no longer holds, then the changed ones read again.
+            for (row, _) in held.iter().filter(|(_, k)| !present.contains(k.as_str())) {
+                keeper.session_gone(tx, *row, root)?;
             }
             for session in &read.sessions {
                 clear_session(tx, unit_id, &session.key)?;
@@ -258,11 +288,13 @@ pub(super) fn apply_whole(
         }
     };
     tx.prepare_cached("UPDATE unit SET mark = ?2 WHERE id = ?1")?.execute(params![unit_id, read.mark])?;
-    let mtime_ms = identity.mtime_ns / 1_000_000;
+    let target = Target { unit_id, unit, root, file_mtime_ms: identity.mtime_ns / 1_000_000 };
     for session in read.sessions {
-        apply_session(tx, unit_id, unit, &session.key, session.events, true, mtime_ms)?;
+        let key = session.key.clone();
+        apply_session(tx, keeper, &target, &key, session.events, true)?;
+        keeper.settle(tx, unit_id, &key, root)?;
     }
-    Ok(true)
+    Ok(WholeApplied::Done)
 }
 
 /// One parse sent by [`parse_jobs`]: the index of its job and what was read.

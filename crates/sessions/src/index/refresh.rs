@@ -11,10 +11,10 @@ use std::time::UNIX_EPOCH;
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
-use super::apply::clear_unit;
+use super::keep::Keeper;
 use super::read::{
     apply_jsonl, apply_whole, continues, parse_jobs, parse_jsonl, parse_whole, Identity, Job, Parsed, ParsedJob,
-    ReadError, Stored,
+    ReadError, Stored, WholeApplied,
 };
 use super::{Index, IndexError};
 use crate::model::Source;
@@ -33,6 +33,8 @@ pub struct RefreshReport {
     pub bytes_read: u64,
     /// Units dropped because their file is gone.
     pub units_removed: u64,
+    /// Sessions archived because their source is gone (their file, or their rows).
+    pub sessions_archived: u64,
     /// Files and folders that could not be read.
     pub problems: Vec<Problem>,
 }
@@ -78,7 +80,7 @@ impl Index {
             .conn
             .query_row(
                 "SELECT u.root, u.path, u.source, u.session_hint, u.workspace_hint
-                 FROM session s JOIN unit u ON u.id = s.unit_id WHERE s.id = ?1",
+                 FROM session s JOIN unit u ON u.id = s.unit_id WHERE s.id = ?1 AND u.archive = 0",
                 [session_row],
                 |r| {
                     Ok((
@@ -135,7 +137,8 @@ impl Index {
         scanned_roots: &HashSet<String>,
         report: &mut RefreshReport,
     ) -> Result<(), IndexError> {
-        let mut writer = Writer::begin(&self.conn, &self.on_commit, only, self.commit_every)?;
+        let archive = self.archive.as_ref();
+        let mut writer = Writer::begin(&self.conn, &self.on_commit, only, self.commit_every, archive, self.keep_archived)?;
         super::search::prune_applied_changes(writer.tx())?;
         let mut present: HashSet<PathBuf> = HashSet::new();
         let mut jobs = Vec::new();
@@ -197,7 +200,8 @@ impl Index {
                 Err(e) => Some(Err(ReadError::Io(e))),
                 Ok(Parsed::Jsonl(part)) if continues(&part, previous.as_ref(), job.identity) => {
                     let more = part.more;
-                    bytes[i] += apply_jsonl(writer.tx(), job, previous.as_ref(), part, &mut report.problems)?;
+                    let (tx, keeper) = writer.parts();
+                    bytes[i] += apply_jsonl(tx, keeper, job, previous.as_ref(), part, &mut report.problems)?;
                     if more {
                         // A part of a big file: committed, so search indexes it meanwhile.
                         writer.commit()?;
@@ -207,10 +211,11 @@ impl Index {
                     }
                 }
                 Ok(Parsed::Whole(part)) => {
-                    if apply_whole(writer.tx(), job, previous.as_ref(), part)? {
-                        Some(Ok(job.identity.size.max(0) as u64))
-                    } else {
-                        Some(writer.read_here(job, bytes[i], &mut report.problems)?)
+                    let (tx, keeper) = writer.parts();
+                    match apply_whole(tx, keeper, job, previous.as_ref(), part)? {
+                        WholeApplied::Done => Some(Ok(job.identity.size.max(0) as u64)),
+                        WholeApplied::Stale => Some(writer.read_whole(job, false)?),
+                        WholeApplied::ReadAll => Some(writer.read_whole(job, true)?),
                     }
                 }
                 // Parsed from a state the index no longer holds: read it here.
@@ -235,15 +240,15 @@ impl Index {
         }
 
         if !scanned_roots.is_empty() {
-            // Files gone from a scanned root.
-            let tx = writer.tx();
-            let mut gone = tx.prepare("SELECT id, path, root FROM unit")?;
+            // Files gone from a scanned root: their sessions are archived (or dropped).
+            let (tx, keeper) = writer.parts();
+            let mut gone = tx.prepare("SELECT id, path, root FROM unit WHERE archive = 0")?;
             let rows: Vec<(i64, String, String)> =
                 gone.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
             drop(gone);
             for (id, path, root) in rows {
                 if scanned_roots.contains(&root) && !present.contains(Path::new(&path)) {
-                    clear_unit(tx, id)?;
+                    report.sessions_archived += keeper.unit_gone(tx, id, &root)?;
                     tx.prepare_cached("DELETE FROM unit WHERE id = ?1")?.execute([id])?;
                     report.units_removed += 1;
                 }
@@ -265,6 +270,7 @@ const PARSED_AHEAD: usize = 2;
 struct Writer<'c> {
     conn: &'c Connection,
     tx: Option<Transaction<'c>>,
+    keeper: Keeper<'c>,
     on_commit: &'c Option<Box<dyn Fn() + Send>>,
     only: Option<&'c Path>,
     commit_every: u64,
@@ -278,15 +284,23 @@ impl<'c> Writer<'c> {
         on_commit: &'c Option<Box<dyn Fn() + Send>>,
         only: Option<&'c Path>,
         commit_every: u64,
+        archive: Option<&'c crate::archive::Archive>,
+        keep_archived: bool,
     ) -> rusqlite::Result<Writer<'c>> {
         let tx = begin_write(conn)?;
         // Loaded under the write lock: another process's refresh may have just added units.
         let stored = load_units(&tx, only)?;
-        Ok(Writer { conn, tx: Some(tx), on_commit, only, commit_every, since_commit: 0, stored })
+        let keeper = Keeper::new(&tx, archive, keep_archived)?;
+        Ok(Writer { conn, tx: Some(tx), keeper, on_commit, only, commit_every, since_commit: 0, stored })
     }
 
     fn tx(&self) -> &Transaction<'c> {
         self.tx.as_ref().expect("a writer always holds a transaction until finished")
+    }
+
+    /// The transaction, and the archive's side of what it writes.
+    fn parts(&mut self) -> (&Transaction<'c>, &mut Keeper<'c>) {
+        (self.tx.as_ref().expect("a writer always holds a transaction until finished"), &mut self.keeper)
     }
 
     /// Commits, tells the search indexer, and starts the next transaction.
@@ -325,21 +339,31 @@ impl<'c> Writer<'c> {
                     Err(e) => return Ok(Err(ReadError::Io(e))),
                 };
                 let more = part.more;
-                bytes += apply_jsonl(self.tx(), job, previous.as_ref(), part, problems)?;
+                let (tx, keeper) = self.parts();
+                bytes += apply_jsonl(tx, keeper, job, previous.as_ref(), part, problems)?;
                 if !more {
                     return Ok(Ok(bytes));
                 }
                 self.commit()?;
             },
-            UnitKind::Whole => {
-                let previous = self.stored.get(&job.unit.path).cloned();
-                match parse_whole(&job.unit, job.identity, previous.as_ref()) {
-                    Ok(part) => {
-                        apply_whole(self.tx(), job, previous.as_ref(), part)?;
-                        Ok(Ok(job.identity.size.max(0) as u64))
-                    }
-                    Err(e) => Ok(Err(ReadError::Io(e))),
-                }
+            UnitKind::Whole => self.read_whole(job, false),
+        }
+    }
+
+    /// Reads a whole unit on this thread: only its changes when it can, everything when
+    /// `all` is set or the changes alone cannot bring back what the unit holds.
+    fn read_whole(&mut self, job: &Job, mut all: bool) -> rusqlite::Result<Result<u64, ReadError>> {
+        let previous = self.stored.get(&job.unit.path).cloned();
+        loop {
+            let since = if all { None } else { previous.as_ref() };
+            let part = match parse_whole(&job.unit, job.identity, since) {
+                Ok(part) => part,
+                Err(e) => return Ok(Err(ReadError::Io(e))),
+            };
+            let (tx, keeper) = self.parts();
+            match apply_whole(tx, keeper, job, previous.as_ref(), part)? {
+                WholeApplied::ReadAll if !all => all = true,
+                _ => return Ok(Ok(job.identity.size.max(0) as u64)),
             }
         }
     }
@@ -367,7 +391,7 @@ impl<'c> Writer<'c> {
 /// A transaction that holds the index file's write lock from its first statement, so
 /// what it reads (the stored units) cannot change under it. Not `BEGIN IMMEDIATE`, which
 /// would also lock the attached search file that the search indexer writes meanwhile.
-fn begin_write(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
+pub(super) fn begin_write(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
     let tx = conn.unchecked_transaction()?;
     tx.prepare_cached("UPDATE main.index_meta SET generation = generation")?.execute([])?;
     Ok(tx)
@@ -382,9 +406,10 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 fn load_units(conn: &rusqlite::Connection, only: Option<&Path>) -> rusqlite::Result<HashMap<PathBuf, Stored>> {
     const COLUMNS: &str =
         "SELECT id, path, dev, ino, size, mtime_ns, fingerprint, offset, lines, tail_sum, mark FROM unit";
+    // Archive units have no file: nothing to read.
     let mut stmt = match only {
-        Some(_) => conn.prepare_cached(&format!("{COLUMNS} WHERE path = ?1"))?,
-        None => conn.prepare_cached(COLUMNS)?,
+        Some(_) => conn.prepare_cached(&format!("{COLUMNS} WHERE path = ?1 AND archive = 0"))?,
+        None => conn.prepare_cached(&format!("{COLUMNS} WHERE archive = 0"))?,
     };
     let only: Vec<String> = only.map(|p| p.to_string_lossy().into_owned()).into_iter().collect();
     let rows = stmt.query_map(rusqlite::params_from_iter(only.iter()), |r| {

@@ -102,11 +102,22 @@ fn rewritten_and_deleted_files_are_handled() {
     lib.refresh().unwrap();
     let t = read(&lib, "s1", json!(10), None);
     assert_eq!(t.messages.iter().map(|m| m.text.as_str()).collect::<Vec<_>>(), ["new text that is long enough", "more", "x"]);
+    // Deleted, it is kept (archived), as the setting is by default; with the setting off,
+    // a deleted file's session is dropped.
     std::fs::remove_file(&path).unwrap();
     let report = lib.refresh().unwrap();
-    assert_eq!(report.units_removed, 1);
-    assert_eq!(lib.list_sessions(ListArgs::default()).unwrap().total, 0);
-    let err = lib.open_session(OpenArgs { session_id: Some("s1".into()), source: None }).unwrap_err();
+    assert_eq!((report.units_removed, report.sessions_archived), (1, 1));
+    let list = lib.list_sessions(ListArgs::default()).unwrap();
+    assert_eq!((list.total, list.sessions[0].archived), (1, true));
+    assert_eq!(read(&lib, "s1", json!(10), None).messages.len(), 3);
+    lib.set_keep_archived(false);
+    let path = h.write("-work-app", "s2", &[user("v1", "dropped when deleted", 4)]);
+    lib.refresh().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let report = lib.refresh().unwrap();
+    assert_eq!((report.units_removed, report.sessions_archived), (1, 0));
+    assert_eq!(lib.list_sessions(ListArgs::default()).unwrap().total, 1, "only the one archived before");
+    let err = lib.open_session(OpenArgs { session_id: Some("s2".into()), source: None }).unwrap_err();
     assert_eq!(err.code, ErrorCode::SessionNotFound);
 }
 

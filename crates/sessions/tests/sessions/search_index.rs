@@ -256,6 +256,9 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     // A transcript read does not wait for it either.
     let t = lib.read_transcript(memory_bank_sessions::ReadArgs { session_id: Some("s1".into()), ..Default::default() });
     assert_eq!(t.unwrap().messages[0].text, "the first question");
+    // Nor does a library opened meanwhile (another CLI run): it has no archive to import.
+    let roots = Roots::new(&common::env_with_home(&h.home), &[]);
+    Library::open(Some(&h.index), roots).expect("opens without the write lock");
 
     other.execute_batch("ROLLBACK").unwrap();
     lib.refresh().unwrap();

@@ -134,7 +134,8 @@ pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
 }
 
 /// Reads the sessions with a row written at or after `since` (ms; every session when
-/// `None`), and the mark to read from next time.
+/// `None`), the id of every session the database holds, and the mark to read from next
+/// time.
 ///
 /// opencode stamps `time_updated` on every session, message and part row it writes, so
 /// a new or changed message shows in its rows; a session it deletes disappears from
@@ -221,7 +222,8 @@ fn read_db(path: &Path, since: Option<i64>) -> rusqlite::Result<WholeRead> {
     } else if tables.contains("session") {
         "session"
     } else {
-        return Ok(WholeRead::default());
+        // No sessions yet (a database being created, or emptied).
+        return Ok(WholeRead { present: Some(Vec::new()), ..WholeRead::default() });
     };
     let v2 = session_table == "session_v2" || has_rows("session_message")?;
     let sessions = read_sessions(&conn, session_table)?;
@@ -235,7 +237,8 @@ fn read_db(path: &Path, since: Option<i64>) -> rusqlite::Result<WholeRead> {
         (None, true) => (None, latest_stamp(&conn, &tables)?),
         (_, false) => (None, None),
     };
-    let present = only.as_ref().map(|_| sessions.iter().map(|s| s.id.clone()).collect());
+    // Every session the database holds, read or not: one missing was deleted.
+    let present = Some(sessions.iter().map(|s| s.id.clone()).collect());
     let sessions: Vec<SessionFacts> = match &only {
         Some(changed) => sessions.into_iter().filter(|s| changed.contains(&s.id)).collect(),
         None => sessions,

@@ -21,6 +21,12 @@
 //!
 //! None of these is an error: the suite also checks that no problem is reported for them
 //! (problems are for what cannot be read at all: `confinement.rs`, `index.rs`).
+//!
+//! Then the promises of the archive (`keep.rs`): a session whose file is deleted (for the
+//! database, whose rows are) stays, archived, with all its messages, listed, read and
+//! searched; put back, unchanged or not, it is live again, once; forgotten, it is gone
+//! until it has new activity, archived or not; with the setting off it vanishes; and a
+//! deleted or rebuilt index still shows the archived sessions.
 
 mod promises;
 mod writers;
@@ -29,7 +35,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use memory_bank_sessions::testing::{self as kit, read_unit};
-use memory_bank_sessions::{Library, ListArgs, ReadArgs, Role, SessionInfo, Source};
+use memory_bank_sessions::{ErrorCode, ForgetArgs, Library, ListArgs, ReadArgs, Role, SessionInfo, Source};
 use serde_json::json;
 
 /// A tool's side of the suite: writes sessions in its format into a home. Sessions are
@@ -61,6 +67,11 @@ pub trait SessionWriter {
     fn append_broken_record(&mut self, name: &str);
     /// Creates session `name`'s file empty (zero bytes).
     fn write_empty(&mut self, name: &str);
+    /// Deletes session `name` as its tool's cleanup does: its file (or its rows), moved
+    /// aside so that [`SessionWriter::restore_session`] can put it back.
+    fn delete_session(&mut self, name: &str);
+    /// Puts back, unchanged, what [`SessionWriter::delete_session`] deleted.
+    fn restore_session(&mut self, name: &str);
 }
 
 /// Expands to one `#[test]` per promise for `$writer`, in a module named after the reader.
@@ -77,6 +88,14 @@ macro_rules! reader_suite {
             an_empty_file_lists_nothing_until_it_is_written,
             messages_added_between_two_reads_are_read,
             a_file_replaced_by_a_shorter_one_holds_only_the_new_messages,
+            a_deleted_session_is_archived_with_all_its_messages,
+            a_session_back_unchanged_is_live_again_once,
+            a_session_back_with_other_messages_is_live_again_once,
+            forgetting_a_live_session_hides_it_until_it_has_new_activity,
+            forgetting_an_archived_session_is_for_good,
+            with_keep_archived_off_a_deleted_session_vanishes,
+            archived_sessions_survive_a_deleted_index,
+            archived_sessions_survive_a_schema_change_of_the_index,
         );
     };
     (@cases $reader:ident, $writer:ty; $($case:ident),* $(,)?) => {
@@ -102,6 +121,8 @@ reader_suite!(opencode_tree, crate::suite::writers::OpencodeTreeWriter);
 pub struct World<W: SessionWriter> {
     _dir: tempfile::TempDir,
     pub home: PathBuf,
+    /// The index file (its archive is beside it).
+    pub index: PathBuf,
     pub writer: W,
     pub lib: Library,
     /// The messages each session holds, as written.
@@ -119,8 +140,29 @@ impl<W: SessionWriter> World<W> {
         std::fs::create_dir_all(&home).unwrap();
         let index = dir.path().join("data/sessions-index.sqlite");
         let writer = W::new(&home);
-        let lib = Library::open(Some(&index), memory_bank_sessions::Roots::new(&kit::env_with_home(&home), &[])).unwrap();
-        World { _dir: dir, home, writer, lib, expected: HashMap::new(), written: HashMap::new(), pending: HashMap::new() }
+        let lib = open_library(&home, &index);
+        World { _dir: dir, home, index, writer, lib, expected: HashMap::new(), written: HashMap::new(), pending: HashMap::new() }
+    }
+
+    /// Closes the library, runs `while_closed` with the index file's path, and opens the
+    /// library again (the app restarted).
+    pub fn restart(&mut self, while_closed: impl FnOnce(&Path)) {
+        // The old library (and its search indexer) closes when replaced.
+        self.lib = Library::open(None, memory_bank_sessions::Roots::default()).unwrap();
+        while_closed(&self.index);
+        self.lib = open_library(&self.home, &self.index);
+    }
+
+    /// Forgets session `name`.
+    pub fn forget(&self, name: &str) -> SessionInfo {
+        self.lib.forget_session(ForgetArgs { session_id: Some(self.id(name)), source: None }).unwrap()
+    }
+
+    /// The sessions listed with status `status`, by name among `names`.
+    pub fn listed_with_status(&self, status: &str, names: &[&str]) -> Vec<String> {
+        let list = self.lib.list_sessions(ListArgs { status: Some(status.into()), limit: Some(json!(200)), ..Default::default() });
+        let ids: Vec<String> = list.unwrap().sessions.into_iter().map(|s| s.session_id).collect();
+        names.iter().filter(|n| ids.contains(&self.id(n))).map(|n| n.to_string()).collect()
     }
 
     /// Refreshes the library, which reports no problem: nothing here is an error.
@@ -227,17 +269,34 @@ impl<W: SessionWriter> World<W> {
         found.pop().unwrap_or_default()
     }
 
-    /// Session `name` is listed once, with the messages written, and the index and the
-    /// reader alone agree on them.
+    /// Session `name` is listed once, live, with the messages written, and the index and
+    /// the reader alone agree on them.
     pub fn assert_reads_as_written(&self, name: &str) {
+        self.assert_listed_as_written(name, false);
+        assert_eq!(self.read_alone(name), self.expected(name), "{name} through the reader alone");
+    }
+
+    /// Session `name` is listed once (archived or not) and reads as written.
+    pub fn assert_listed_as_written(&self, name: &str, archived: bool) {
         let expected = self.expected(name);
         let listed = self.listed(name);
         assert_eq!(listed.len(), 1, "{name} is listed once: {listed:?}");
         assert_eq!(listed[0].message_count, expected.len() as u64, "message count of {name}");
         assert_eq!(listed[0].source, W::SOURCE);
+        assert_eq!((listed[0].archived, listed[0].archived_at.is_some()), (archived, archived), "{name} archived");
         assert_eq!(self.transcript(name), expected, "{name} through the index");
-        assert_eq!(self.read_alone(name), expected, "{name} through the reader alone");
     }
+
+    /// Session `name` is nowhere: not listed, not readable.
+    pub fn assert_gone(&self, name: &str) {
+        assert!(self.listed(name).is_empty(), "{name} is listed: {:?}", self.listed(name));
+        let read = self.lib.read_transcript(ReadArgs { session_id: Some(self.id(name)), ..Default::default() });
+        assert_eq!(read.unwrap_err().code, ErrorCode::SessionNotFound);
+    }
+}
+
+fn open_library(home: &Path, index: &Path) -> Library {
+    Library::open(Some(index), memory_bank_sessions::Roots::new(&kit::env_with_home(home), &[])).unwrap()
 }
 
 /// A stable UUID (v4 layout) for a session name.

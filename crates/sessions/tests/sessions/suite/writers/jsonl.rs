@@ -121,6 +121,23 @@ impl<F: JsonlFormat> SessionWriter for JsonlWriter<F> {
     fn write_empty(&mut self, name: &str) {
         std::fs::write(self.path(name), b"").unwrap();
     }
+
+    fn delete_session(&mut self, name: &str) {
+        let trash = self.trash(name);
+        std::fs::create_dir_all(trash.parent().unwrap()).unwrap();
+        std::fs::rename(self.path(name), trash).unwrap();
+    }
+
+    fn restore_session(&mut self, name: &str) {
+        std::fs::rename(self.trash(name), self.path(name)).unwrap();
+    }
+}
+
+impl<F: JsonlFormat> JsonlWriter<F> {
+    /// Where a deleted session file waits to be put back (outside the home).
+    fn trash(&self, name: &str) -> PathBuf {
+        self.home.parent().unwrap().join("trash").join(uuid_for(name))
+    }
 }
 
 /// Claude Code: `~/.claude/projects/<enc(cwd)>/<sessionId>.jsonl`, no header line.

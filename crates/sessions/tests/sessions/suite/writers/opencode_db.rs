@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use memory_bank_sessions::testing::opencode::SCHEMA;
 use memory_bank_sessions::{Role, Source};
+use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
@@ -22,7 +23,12 @@ pub struct OpencodeDbWriter {
     written: HashMap<String, usize>,
     /// A part row written in half: its id, and its whole JSON.
     half: Option<(String, String)>,
+    /// The rows of deleted sessions, to put back.
+    deleted: HashMap<String, Vec<TableRows>>,
 }
+
+/// Rows of one table, every column.
+type TableRows = (&'static str, Vec<Vec<Value>>);
 
 impl OpencodeDbWriter {
     /// The open database, created with opencode's schema when it has none yet (a zero-byte
@@ -81,7 +87,7 @@ impl SessionWriter for OpencodeDbWriter {
 
     fn new(home: &Path) -> Self {
         let path = home.join(".local/share/opencode/opencode.db");
-        OpencodeDbWriter { path, conn: None, clock: Clock::default(), written: HashMap::new(), half: None }
+        OpencodeDbWriter { path, conn: None, clock: Clock::default(), written: HashMap::new(), half: None, deleted: HashMap::new() }
     }
 
     fn session_id(&self, name: &str) -> String {
@@ -156,6 +162,39 @@ impl SessionWriter for OpencodeDbWriter {
         self.add_part(&id, &message_id, "prt_broken_message", ts, Self::text_part("not read", ts).as_bytes());
         let (id, message_id, ts) = self.next_message(name, "user", None);
         self.add_part(&id, &message_id, "prt_broken_part", ts, b"\x00{{ garbage");
+    }
+
+    /// Deletes the session's rows, as opencode deletes a session, keeping them to put back.
+    fn delete_session(&mut self, name: &str) {
+        let id = session_id(name);
+        let conn = self.conn();
+        let mut saved = Vec::new();
+        for (table, column) in [("session", "id"), ("message", "session_id"), ("part", "session_id")] {
+            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} WHERE {column} = ?1")).unwrap();
+            let columns = stmt.column_count();
+            let rows: Vec<Vec<Value>> = stmt
+                .query_map([&id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            saved.push((table, rows));
+        }
+        for sql in ["DELETE FROM part WHERE session_id = ?1", "DELETE FROM message WHERE session_id = ?1", "DELETE FROM session WHERE id = ?1"] {
+            conn.execute(sql, [&id]).unwrap();
+        }
+        self.deleted.insert(id, saved);
+    }
+
+    /// Puts the rows back as they were, their old stamps included.
+    fn restore_session(&mut self, name: &str) {
+        let saved = self.deleted.remove(&session_id(name)).expect("a deleted session");
+        let conn = self.conn();
+        for (table, rows) in saved {
+            for row in rows {
+                let marks = vec!["?"; row.len()].join(", ");
+                conn.execute(&format!("INSERT INTO {table} VALUES ({marks})"), rusqlite::params_from_iter(row)).unwrap();
+            }
+        }
     }
 
     /// A zero-byte `opencode.db`, as a database just created and not yet written is.

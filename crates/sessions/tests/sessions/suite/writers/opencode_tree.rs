@@ -149,4 +149,48 @@ impl SessionWriter for OpencodeTreeWriter {
     fn write_empty(&mut self, name: &str) {
         Self::write_file(&self.session_file(&session_id(name)), b"");
     }
+
+    /// Moves the session file, its message folder and its messages' part folders aside.
+    fn delete_session(&mut self, name: &str) {
+        for (path, trash) in self.session_files(name) {
+            std::fs::create_dir_all(trash.parent().unwrap()).unwrap();
+            std::fs::rename(path, trash).unwrap();
+        }
+    }
+
+    fn restore_session(&mut self, name: &str) {
+        let trash_root = self.trash_root();
+        for dir in ["session/global", "message", "part"] {
+            for entry in std::fs::read_dir(trash_root.join(dir)).into_iter().flatten() {
+                let entry = entry.unwrap();
+                let back = self.storage.join(dir).join(entry.file_name());
+                std::fs::create_dir_all(back.parent().unwrap()).unwrap();
+                std::fs::rename(entry.path(), back).unwrap();
+            }
+        }
+        let _ = name;
+    }
+}
+
+impl OpencodeTreeWriter {
+    fn trash_root(&self) -> PathBuf {
+        self.storage.parent().unwrap().join("trash")
+    }
+
+    /// Session `name`'s files and folders, each with where it waits while deleted.
+    fn session_files(&self, name: &str) -> Vec<(PathBuf, PathBuf)> {
+        let id = session_id(name);
+        let trash = self.trash_root();
+        let mut files = vec![(self.session_file(&id), trash.join("session/global").join(format!("{id}.json")))];
+        let messages = self.storage.join("message").join(&id);
+        for entry in std::fs::read_dir(&messages).into_iter().flatten() {
+            let stem = entry.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned();
+            let parts = self.storage.join("part").join(&stem);
+            if parts.exists() {
+                files.push((parts, trash.join("part").join(&stem)));
+            }
+        }
+        files.push((messages, trash.join("message").join(&id)));
+        files
+    }
 }
