@@ -123,7 +123,12 @@ struct Outcome {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_instances_on_three_galera_nodes_share_one_database_and_outlive_a_node() {
     let began = Instant::now();
-    let mut cluster = tokio::task::block_in_place(|| GaleraCluster::start(3))
+    // Read-your-writes across nodes, as the README tells deployments to set it: with the
+    // server default (0) a node may apply a write a moment after another committed it,
+    // and on a loaded machine `admin member add` on node 2 missed the org just added on
+    // node 1.
+    let sync_wait = ["--wsrep-sync-wait=1".to_owned()];
+    let mut cluster = tokio::task::block_in_place(|| GaleraCluster::start_with(3, &sync_wait))
         .unwrap_or_else(|e| panic!("cannot start a 3-node Galera cluster: {e}\n{GALERA_INSTALL_HINT}"));
     eprintln!("[galera] 3 nodes synced in {:.1} s", began.elapsed().as_secs_f64());
     // CREATE DATABASE is DDL, replicated to every node.
