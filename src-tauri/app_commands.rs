@@ -22,6 +22,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "memory_revisions",
     "restore_revision",
     "list_sessions",
+    "forget_session",
     "session_facets",
     "open_session",
     "find_session",

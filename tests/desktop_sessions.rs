@@ -142,6 +142,33 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
         changes.load(Ordering::SeqCst) > before
     });
 
+    // Its file deleted by its tool: the session stays, archived; Forget removes it.
+    std::fs::remove_file(project.join("live-session.jsonl")).unwrap();
+    wait_for("the archived session", || {
+        call(&window, "open_session", json!({"sessionId": "live-session"})).is_ok_and(|s| s["archived"] == true)
+    });
+    let archived = call(&window, "list_sessions", json!({"status": "archived"})).unwrap();
+    assert_eq!(archived["sessions"][0]["sessionId"], "live-session", "{archived}");
+    assert!(archived["sessions"][0]["archivedAt"].is_string());
+    let forgotten = call(&window, "forget_session", json!({"sessionId": "live-session"})).unwrap();
+    assert_eq!(forgotten["sessionId"], "live-session");
+    assert_eq!(call(&window, "open_session", json!({"sessionId": "live-session"})).unwrap_err()["code"], "session_not_found");
+    assert_eq!(call(&window, "forget_session", json!({"sessionId": "live-session"})).unwrap_err()["code"], "session_not_found");
+    // With "keep sessions" off (Settings → Session history), a deleted file's session goes.
+    let state = call(&window, "set_prefs", json!({"keepArchivedSessions": false})).unwrap();
+    assert_eq!(state["prefs"]["keepArchivedSessions"], false);
+    std::fs::write(
+        project.join("short-lived.jsonl"),
+        session_home::claude_line("user", "s1", "gone soon", "2026-11-29T12:30:00.000Z") + "\n",
+    )
+    .unwrap();
+    wait_for("the short-lived session", || call(&window, "open_session", json!({"sessionId": "short-lived"})).is_ok());
+    std::fs::remove_file(project.join("short-lived.jsonl")).unwrap();
+    wait_for("the short-lived session to go", || {
+        call(&window, "open_session", json!({"sessionId": "short-lived"})).is_err_and(|e| e["code"] == "session_not_found")
+    });
+    call(&window, "set_prefs", json!({"keepArchivedSessions": true})).unwrap();
+
     // A folder added in settings is read too (and kept in the preferences).
     let extra = dir.path().join("copied-claude/projects/-old");
     std::fs::create_dir_all(&extra).unwrap();

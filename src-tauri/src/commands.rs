@@ -60,6 +60,7 @@ app_commands! {
     memory_revisions => MemoryRevisions,
     restore_revision => RestoreRevision,
     list_sessions => ListSessions,
+    forget_session => ForgetSession,
     session_facets => SessionFacets,
     open_session => OpenSession,
     find_session => FindSession,

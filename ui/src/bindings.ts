@@ -406,6 +406,19 @@ content: string,
 excludeId?: string, };
 
 /**
+ * Arguments of `forget_session`.
+ */
+export type ForgetArgs = { 
+/**
+ * Required.
+ */
+sessionId: string, 
+/**
+ * Narrows it to one tool.
+ */
+source?: Source, };
+
+/**
  * `import_memories`: what to do with a memory the bank already has.
  */
 export type ImportArgs = { 
@@ -796,6 +809,10 @@ export type PrefsPatch = {
  * Show or hide the memory panel.
  */
 memoryEnabled?: boolean, 
+/**
+ * Keep sessions after their tool deletes them (Settings → Session history).
+ */
+keepArchivedSessions?: boolean, 
 /**
  * `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
  */
@@ -1501,7 +1518,11 @@ language: Language | null,
 /**
  * Session folders read besides the tools' default ones.
  */
-sessionRoots: Array<SessionRoot>, };
+sessionRoots: Array<SessionRoot>, 
+/**
+ * Keep a session in the history after its tool deletes it.
+ */
+keepArchivedSessions: boolean, };
 
 /**
  * `undo_delete`.
@@ -1562,6 +1583,7 @@ export type CommandTypes = {
   flush_deletes: { args: NoArgs; answer: null };
   list_pending_deletes: { args: NoArgs; answer: Array<PendingDelete> };
   list_sessions: { args: ListArgs; answer: SessionList };
+  forget_session: { args: ForgetArgs; answer: SessionInfo };
   session_facets: { args: NoArgs; answer: Facets };
   open_session: { args: OpenArgs; answer: SessionInfo };
   find_session: { args: OpenArgs; answer: SessionInfo };
@@ -1616,6 +1638,7 @@ export const COMMANDS = [
   "memory_revisions",
   "restore_revision",
   "list_sessions",
+  "forget_session",
   "session_facets",
   "open_session",
   "find_session",

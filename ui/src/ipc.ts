@@ -73,6 +73,8 @@ export type {
   SessionInfo,
   SessionList,
   SessionRoot,
+  SessionStatus,
+  ForgetArgs,
   SimilarMemory,
   Source,
   ExportOutcome,
@@ -191,6 +193,9 @@ export function onDeleteSettled(handler: (event: DeleteSettled) => void): Promis
 export const listSessions = (args: ArgsOf<"list_sessions"> = {}) => call("list_sessions", args);
 
 export const sessionFacets = () => call("session_facets");
+
+/** Removes a session from the history (index, search, archive) until its tool adds to it. */
+export const forgetSession = (args: ArgsOf<"forget_session">) => call("forget_session", args);
 
 /** Like openSession, but does not make it the open session (citation checks). */
 export const findSession = (args: ArgsOf<"find_session">) => call("find_session", args);

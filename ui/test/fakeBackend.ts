@@ -73,7 +73,7 @@ export function defaultState(): AppState {
       { id: "org_b", name: "Beta" },
     ],
     activeOrgId: "org_a",
-    prefs: { memoryEnabled: true, language: null, sessionRoots: [] },
+    prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true },
   };
 }
 

@@ -70,14 +70,24 @@ export function sessionHandlers(backend: Backend): Record<string, (args: Record<
     list_sessions: async (args) => {
       if (backend.sessionsGate) await backend.sessionsGate;
       if (backend.sessionsError) throw backend.sessionsError;
+      const status = (args.status as string | undefined) ?? "all";
       const matching = backend.sessionData.sessions.filter(
-        (s) => (!args.source || s.source === args.source) && (!args.workspace || s.workspace === args.workspace),
+        (s) =>
+          (!args.source || s.source === args.source) &&
+          (!args.workspace || s.workspace === args.workspace) &&
+          (status === "all" || (status === "archived") === Boolean(s.archived)),
       );
       const limit = (args.limit as number | undefined) ?? 30;
       return {
         total: backend.sessionData.total ?? matching.length,
         sessions: matching.slice(0, limit),
       } satisfies SessionList;
+    },
+    forget_session: (args) => {
+      const found = backend.sessionData.sessions.find((s) => s.sessionId === args.sessionId);
+      if (!found) throw { code: "session_not_found", message: `no session ${String(args.sessionId)}` };
+      backend.sessionData.sessions = backend.sessionData.sessions.filter((s) => s !== found);
+      return found;
     },
     session_facets: () => {
       const count = <K extends string>(keys: (K | null)[]) => {

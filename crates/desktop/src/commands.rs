@@ -322,7 +322,7 @@ commands! {
         desktop.core().set_active_org(&args.org_id).await
     }
     /// Changes UI preferences; `language: null` follows the OS again.
-    SetPrefs = "set_prefs" (desktop, args: PrefsPatch) -> AppState { desktop.core().set_prefs(args).await }
+    SetPrefs = "set_prefs" (desktop, args: PrefsPatch) -> AppState { desktop.set_prefs(args).await }
     /// Signs in to a team server.
     SignInTeam = "sign_in_team" (desktop, args: SignInTeamArgs) -> AppState {
         desktop.core().sign_in_team(&args.url, &args.token).await
@@ -359,6 +359,10 @@ commands! {
     /// Agent sessions, newest first.
     ListSessions = "list_sessions" (desktop, args: ListArgs) -> sessions::SessionList {
         desktop.history().list_sessions(args).await
+    }
+    /// Removes a session from the history (index, search, archive) until its tool adds to it.
+    ForgetSession = "forget_session" (desktop, args: sessions::ForgetArgs) -> sessions::SessionInfo {
+        desktop.history().forget_session(args).await
     }
     /// Sessions per tool and workspace.
     SessionFacets = "session_facets" (desktop, _args: NoArgs) -> sessions::Facets { desktop.history().facets().await }

@@ -104,6 +104,8 @@ pub struct UiPrefs {
     pub language: Option<Language>,
     /// Session folders read besides the tools' default ones.
     pub session_roots: Vec<SessionRoot>,
+    /// Keep a session in the history after its tool deletes it.
+    pub keep_archived_sessions: bool,
 }
 
 /// Everything the UI needs to pick a screen.
@@ -292,6 +294,7 @@ impl Core {
                 memory_enabled: prefs.memory_enabled,
                 language: prefs.language.as_deref().and_then(Language::parse),
                 session_roots: prefs.session_roots,
+                keep_archived_sessions: prefs.keep_archived_sessions,
             },
         }
     }
@@ -314,12 +317,16 @@ impl Core {
         Ok(self.state().await)
     }
 
-    /// Changes UI preferences. `language: Some(None)` means follow the OS.
-    pub async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
-        let PrefsPatch { memory_enabled, language } = patch;
+    /// Changes UI preferences. `language: Some(None)` means follow the OS. Only
+    /// [`crate::Desktop::set_prefs`] calls it: the session history must follow.
+    pub(crate) async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
+        let PrefsPatch { memory_enabled, language, keep_archived_sessions } = patch;
         self.update_prefs(|p| {
             if let Some(enabled) = memory_enabled {
                 p.memory_enabled = enabled;
+            }
+            if let Some(keep) = keep_archived_sessions {
+                p.keep_archived_sessions = keep;
             }
             if let Some(language) = language {
                 p.language = language.map(|l| l.as_str().to_owned());
@@ -360,6 +367,11 @@ impl Core {
         }
         self.update_prefs(|p| p.session_roots = clean);
         Ok(self.state().await)
+    }
+
+    /// Whether sessions are kept after their tool deletes them.
+    pub fn keeps_archived_sessions(&self) -> bool {
+        self.prefs().keep_archived_sessions
     }
 
     /// The extra session folders, as the session library takes them.

@@ -47,6 +47,7 @@ impl Desktop {
         let data_dir = config.data_dir.clone();
         let core = Core::start(config, prefs_store, secrets, on_settled).await;
         let history = History::start(&data_dir, &core.session_roots(), on_sessions_changed)?;
+        history.set_keep_archived(core.keeps_archived_sessions());
         Ok(Desktop { core: Arc::new(core), history, files: Arc::new(NoFileDialog), on_transfer_progress: Arc::new(|_| {}) })
     }
 
@@ -106,6 +107,13 @@ impl Desktop {
     pub async fn set_session_roots(&self, roots: Vec<SessionRoot>) -> Result<AppState, DesktopError> {
         let state = self.core.set_session_roots(roots).await?;
         self.history.set_extra_roots(&self.core.session_roots())?;
+        Ok(state)
+    }
+
+    /// Changes UI preferences; "keep archived sessions" also tells the session history.
+    pub async fn set_prefs(&self, patch: crate::prefs::PrefsPatch) -> Result<AppState, DesktopError> {
+        let state = self.core.set_prefs(patch).await?;
+        self.history.set_keep_archived(state.prefs.keep_archived_sessions);
         Ok(state)
     }
 

@@ -32,6 +32,8 @@ pub struct Prefs {
     pub memory_enabled: bool,
     /// Session folders read besides each tool's default ones.
     pub session_roots: Vec<SessionRoot>,
+    /// Keep a session in the history after its tool deletes it (archived).
+    pub keep_archived_sessions: bool,
 }
 
 /// A folder of agent sessions added in settings (e.g. a copy from another machine).
@@ -54,6 +56,7 @@ impl Default for Prefs {
             language: None,
             memory_enabled: true,
             session_roots: Vec::new(),
+            keep_archived_sessions: true,
         }
     }
 }
@@ -95,6 +98,10 @@ pub struct PrefsPatch {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub memory_enabled: Option<bool>,
+    /// Keep sessions after their tool deletes them (Settings → Session history).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub keep_archived_sessions: Option<bool>,
     /// `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(feature = "ts", ts(optional))]

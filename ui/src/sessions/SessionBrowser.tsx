@@ -25,7 +25,7 @@ interface Props {
 export function SessionBrowser({ nav, setNav, onOpen, focusSessionId }: Props) {
   const { t } = useTranslation();
   const facets = useFacets();
-  const list = useSessionList(nav.source, nav.workspace);
+  const list = useSessionList(nav.source, nav.workspace, nav.status);
   const search = useMessageSearch(nav.search);
 
   let content;
@@ -45,7 +45,7 @@ export function SessionBrowser({ nav, setNav, onOpen, focusSessionId }: Props) {
   else if (list.isError)
     content = <ErrorState title={t("sessions.errorTitle")} error={list.error} onRetry={() => void list.refetch()} />;
   else if (list.data.sessions.length === 0)
-    content = nav.source || nav.workspace ? (
+    content = nav.source || nav.workspace || nav.status !== "all" ? (
       <section className="state" role="status">
         <p>{t("sessions.emptyFiltered")}</p>
       </section>

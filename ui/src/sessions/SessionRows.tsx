@@ -4,7 +4,7 @@
 import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import type { SearchHit, SessionInfo } from "../ipc";
-import { dateTime, formatNumber, relativeTime, shorten } from "./format";
+import { dateOnly, dateTime, formatNumber, relativeTime, shorten } from "./format";
 import type { OpenSessionFn } from "./navigation";
 import { SourceIcon } from "./SourceIcon";
 
@@ -60,6 +60,7 @@ export function SessionRows({ sessions, total, onOpen, focusSessionId }: ListPro
                     </time>
                   )}
                   <span>{t("sessions.messages", { count: session.messageCount })}</span>
+                  {session.archived && <ArchivedBadge archivedAt={session.archivedAt ?? null} />}
                 </span>
               </span>
             </button>
@@ -68,6 +69,13 @@ export function SessionRows({ sessions, total, onOpen, focusSessionId }: ListPro
       </ul>
     </div>
   );
+}
+
+/** "Archived: the original was removed on DATE": its tool deleted it; the history kept it. */
+export function ArchivedBadge({ archivedAt }: { archivedAt: string | null }) {
+  const { t, i18n } = useTranslation();
+  const day = dateOnly(archivedAt, i18n.language);
+  return <span className="badge badge-archived">{day ? t("sessions.archivedOn", { date: day }) : t("sessions.archived")}</span>;
 }
 
 interface HitProps {

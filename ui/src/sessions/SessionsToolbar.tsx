@@ -1,7 +1,7 @@
 // Content search plus the source and workspace filters (from session_facets).
 import { useCallback, useId } from "react";
 import { useTranslation } from "react-i18next";
-import type { Facets, Source } from "../ipc";
+import type { Facets, SessionStatus, Source } from "../ipc";
 import { SearchBox } from "../memory/SearchBox";
 import type { SessionsNav } from "./navigation";
 
@@ -15,6 +15,7 @@ export function SessionsToolbar({ nav, setNav, facets }: Props) {
   const { t } = useTranslation();
   const sourceId = useId();
   const workspaceId = useId();
+  const statusId = useId();
   const hintId = useId();
   const onQuery = useCallback(
     (search: string) => setNav((prev) => (prev.search === search ? prev : { ...prev, search })),
@@ -51,6 +52,22 @@ export function SessionsToolbar({ nav, setNav, facets }: Props) {
                 {t("sessions.facet", { name: t(`sources.${facet.source}`), count: facet.count })}
               </option>
             ))}
+          </select>
+        </label>
+        <label className="org-switcher" htmlFor={statusId}>
+          {t("sessions.status")}
+          <select
+            id={statusId}
+            className="input"
+            value={nav.status}
+            onChange={(event) => {
+              const status = event.currentTarget.value as SessionStatus;
+              setNav((prev) => ({ ...prev, status }));
+            }}
+          >
+            <option value="all">{t("sessions.statusAll")}</option>
+            <option value="live">{t("sessions.statusLive")}</option>
+            <option value="archived">{t("sessions.statusArchived")}</option>
           </select>
         </label>
         <label className="org-switcher" htmlFor={workspaceId}>

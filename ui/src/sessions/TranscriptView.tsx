@@ -11,6 +11,8 @@ import type { OpenTranscript } from "./navigation";
 import { RememberDialog, type RememberSource } from "./RememberDialog";
 import { SourceIcon } from "./SourceIcon";
 import { CitationsContext, SessionCitations, useCitations } from "./CitedBy";
+import { ForgetSession } from "./ForgetSession";
+import { ArchivedBadge } from "./SessionRows";
 import { useActivity } from "./useActivity";
 import { useSessionInfo, useTranscript } from "./useTranscript";
 
@@ -77,9 +79,11 @@ export function TranscriptView({ state, open, onBack }: Props) {
           <p className="transcript-meta">
             {info.data.workspace && <span>{info.data.workspace}</span>}
             <span>{t("sessions.messages", { count: info.data.messageCount })}</span>
+            {info.data.archived && <ArchivedBadge archivedAt={info.data.archivedAt ?? null} />}
           </p>
         )}
         <SessionCitations />
+        {info.data && <ForgetSession session={info.data} onForgotten={onBack} />}
       </div>
       <p id={keysId} className="hint">
         {t("transcript.keys")}

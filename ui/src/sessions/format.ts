@@ -40,6 +40,14 @@ export function dateTime(iso: string | null, language: string): string | null {
   return new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(date);
 }
 
+/** The day alone ("Dec 1, 2026"), or null for a missing or unreadable time. */
+export function dateOnly(iso: string | null, language: string): string | null {
+  if (!iso) return null;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return null;
+  return new Intl.DateTimeFormat(language, { dateStyle: "medium" }).format(date);
+}
+
 export function formatNumber(value: number, language: string): string {
   return new Intl.NumberFormat(language).format(value);
 }

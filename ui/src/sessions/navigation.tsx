@@ -2,7 +2,7 @@
 // the App so it survives switching to Memories and back; the context lets a memory's
 // citation open a transcript from the memory panel.
 import { createContext, useContext } from "react";
-import type { Source } from "../ipc";
+import type { SessionStatus, Source } from "../ipc";
 
 /** A message to scroll to: by index (search hit) or by id (memory citation). */
 export type JumpTarget = { index: number } | { messageId: string };
@@ -17,12 +17,14 @@ export interface OpenTranscript {
 export interface SessionsNav {
   source: Source | "";
   workspace: string;
+  /** Live sessions, archived ones (their tool deleted them), or both. */
+  status: SessionStatus;
   /** The debounced content search ("" = show the list). */
   search: string;
   open: OpenTranscript | null;
 }
 
-export const initialSessionsNav: SessionsNav = { source: "", workspace: "", search: "", open: null };
+export const initialSessionsNav: SessionsNav = { source: "", workspace: "", status: "all", search: "", open: null };
 
 /** Opens a transcript in the Sessions view (switching to it). */
 export type OpenSessionFn = (sessionId: string, target: JumpTarget | null) => void;

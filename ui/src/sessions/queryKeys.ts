@@ -1,12 +1,12 @@
 // Query keys of the Sessions view. Everything under ["sessions"] is a list that the
 // `sessions-changed` event refetches; a transcript and a session's info are keyed apart
 // so a background change never moves the transcript being read.
-import type { Source } from "../ipc";
+import type { SessionStatus, Source } from "../ipc";
 
 export const sessionsRoot = ["sessions"] as const;
 
-export const sessionListKey = (source: Source | "", workspace: string) =>
-  ["sessions", "list", source, workspace] as const;
+export const sessionListKey = (source: Source | "", workspace: string, status: SessionStatus) =>
+  ["sessions", "list", source, workspace, status] as const;
 
 export const facetsKey = ["sessions", "facets"] as const;
 

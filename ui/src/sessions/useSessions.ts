@@ -2,7 +2,7 @@
 // the `sessions-changed` listener that refetches them.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { listSessions, onSessionsChanged, searchMessages, sessionFacets, type Source } from "../ipc";
+import { listSessions, onSessionsChanged, searchMessages, sessionFacets, type SessionStatus, type Source } from "../ipc";
 import { facetsKey, messageSearchKey, sessionListKey, sessionsRoot } from "./queryKeys";
 
 /** The most list_sessions returns (the API allows 1–200). */
@@ -11,14 +11,15 @@ export const LIST_LIMIT = 200;
 export const HITS_LIMIT = 50;
 const STALE_MS = 30_000;
 
-export function useSessionList(source: Source | "", workspace: string) {
+export function useSessionList(source: Source | "", workspace: string, status: SessionStatus = "all") {
   return useQuery({
-    queryKey: sessionListKey(source, workspace),
+    queryKey: sessionListKey(source, workspace, status),
     queryFn: () =>
       listSessions({
         limit: LIST_LIMIT,
         ...(source ? { source } : {}),
         ...(workspace ? { workspace } : {}),
+        ...(status !== "all" ? { status } : {}),
       }),
     staleTime: STALE_MS,
   });

@@ -4,6 +4,7 @@ import { AgentsSection } from "./AgentsSection";
 import { DataSection } from "./DataSection";
 import { PreferencesSection } from "./PreferencesSection";
 import { SessionFoldersSection } from "./SessionFoldersSection";
+import { SessionHistorySection } from "./SessionHistorySection";
 
 /** `focusAgents`: opened to set up agents, so the Agents section takes the focus. */
 export function SettingsView({ state, focusAgents = false }: { state: AppState; focusAgents?: boolean }) {
@@ -12,6 +13,7 @@ export function SettingsView({ state, focusAgents = false }: { state: AppState; 
       <AccountSection state={state} />
       <AgentsSection autoFocus={focusAgents} />
       <PreferencesSection state={state} />
+      <SessionHistorySection state={state} />
       <SessionFoldersSection state={state} />
       <DataSection state={state} />
     </div>
