@@ -106,9 +106,8 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
     assert_eq!(activity, json!({"activity": [{"afterIndex": 1, "tools": ["Read"]}]}));
     let facets = call(&window, "session_facets", json!(null)).unwrap();
     assert_eq!(facets["sources"].as_array().unwrap().len(), 4);
-    // A bad argument to a session command answers the app's one code for it (the lookup
-    // actions' own `invalid_argument` is the CLI's), whether the action or the argument
-    // types refuse it.
+    // A bad argument to a session command answers the one code for it (the same on the
+    // CLI, MCP and HTTP), whether the action or the argument types refuse it.
     for (command, args) in [
         ("list_sessions", json!({"limit": 0})),
         ("read_transcript", json!({"sessionId": SHOP, "maxCharsPerMessage": 5})),

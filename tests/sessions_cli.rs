@@ -131,9 +131,9 @@ fn errors_go_to_stderr_with_a_code_and_a_non_zero_exit() {
     let err = h.fails(&["open", "no-such-session"]);
     assert_eq!(err["error"], "session_not_found");
     assert!(err["message"].as_str().unwrap().contains("no-such-session"));
-    assert_eq!(h.fails(&["list", "--limit", "0"])["error"], "invalid_argument");
-    assert_eq!(h.fails(&["search", "x", "--limit", "201"])["error"], "invalid_argument");
-    assert_eq!(h.fails(&["list", "--source", "vim"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["list", "--limit", "0"])["error"], "invalid_request");
+    assert_eq!(h.fails(&["search", "x", "--limit", "201"])["error"], "invalid_request");
+    assert_eq!(h.fails(&["list", "--source", "vim"])["error"], "invalid_request");
     let empty = h.fails(&["read", "0e3f1a00-0000-4000-8000-000000000001"]);
     assert_eq!(empty["error"], "no_messages");
     let out = h.run(&["read", "no-such-session"]);
@@ -205,7 +205,7 @@ fn pages_go_on_with_a_cursor_and_texts_can_be_capped() {
     assert_eq!(next["total"], all["total"]);
     let text = String::from_utf8_lossy(&h.run(&["list", "--limit", "2"]).stdout).into_owned();
     assert!(text.contains(&format!("More: add --cursor {cursor}")), "{text}");
-    assert_eq!(h.fails(&["list", "--cursor", "nonsense"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["list", "--cursor", "nonsense"])["error"], "invalid_request");
     // Search filters and pages.
     let hits = |args: &[&str]| h.json(&[&["search", "the"], args].concat())["hits"].as_array().unwrap().clone();
     let every = hits(&["--limit", "200"]);
@@ -218,7 +218,7 @@ fn pages_go_on_with_a_cursor_and_texts_can_be_capped() {
     // A capped message says so.
     let t = h.json(&["read", SHOP, "--max-chars", "200"]);
     assert!(t["messages"].as_array().unwrap().iter().all(|m| m["text"].as_str().unwrap().chars().count() <= 200));
-    assert_eq!(h.fails(&["read", SHOP, "--max-chars", "100"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["read", SHOP, "--max-chars", "100"])["error"], "invalid_request");
     assert_eq!(h.json(&["latest", SHOP, "--max-chars", "200"])["text"], "You're welcome.");
 }
 
@@ -237,7 +237,7 @@ fn a_session_its_tool_deleted_stays_archived_until_forgotten() {
     let archived = h.json(&["list", "--status", "archived"]);
     assert_eq!((archived["total"].as_u64(), archived["sessions"][0]["sessionId"].as_str()), (Some(1), Some(SHOP)));
     assert_eq!(h.json(&["list", "--status", "live", "--limit", "200"])["total"].as_u64().unwrap(), before - 1);
-    assert_eq!(h.fails(&["list", "--status", "gone"])["error"], "invalid_argument");
+    assert_eq!(h.fails(&["list", "--status", "gone"])["error"], "invalid_request");
     let t = h.json(&["read", SHOP, "--count", "30"]);
     assert_eq!((t["returned"].as_u64(), t["archived"].as_bool()), (Some(5), Some(true)));
     assert_eq!(h.json(&["search", "CLIENT MIGRATION"])["hits"][0]["archived"], true);

@@ -56,7 +56,7 @@ impl From<memory_bank_sessions::ActionError> for DesktopError {
         let code = match err.code {
             Session::SessionNotFound => ErrorCode::SessionNotFound,
             Session::NoMessages => ErrorCode::NoMessages,
-            Session::InvalidArgument => ErrorCode::InvalidRequest,
+            Session::InvalidRequest => ErrorCode::InvalidRequest,
             Session::NoOpenSession => ErrorCode::NoOpenSession,
             Session::Index => ErrorCode::Index,
         };

@@ -15,7 +15,7 @@ pub struct ArgError(pub String);
 
 impl From<ArgError> for memory_bank_sessions::ActionError {
     fn from(e: ArgError) -> Self {
-        memory_bank_sessions::ActionError { code: memory_bank_sessions::ErrorCode::InvalidArgument, message: e.0 }
+        memory_bank_sessions::ActionError { code: memory_bank_sessions::ErrorCode::InvalidRequest, message: e.0 }
     }
 }
 

@@ -25,8 +25,8 @@ pub enum ErrorCode {
     SessionNotFound,
     /// The session has no messages.
     NoMessages,
-    /// An argument is missing or out of range.
-    InvalidArgument,
+    /// An argument is missing or out of range (`invalid_request`, as on every other door).
+    InvalidRequest,
     /// No session id was given and no session is open.
     NoOpenSession,
     /// The index itself failed.
@@ -39,7 +39,7 @@ impl ActionError {
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InvalidArgument, message)
+        Self::new(ErrorCode::InvalidRequest, message)
     }
 }
 

@@ -459,7 +459,7 @@ mod tests {
         assert_eq!(parse_max_chars(Some(&json!("20000")), "maxChars").unwrap(), Some(20_000));
         for bad in [json!(199), json!(20_001), json!(-1), json!(300.5), json!("all"), json!(false)] {
             let err = parse_max_chars(Some(&bad), "maxChars").unwrap_err();
-            assert_eq!(err.code, ErrorCode::InvalidArgument);
+            assert_eq!(err.code, ErrorCode::InvalidRequest);
             assert_eq!(err.message, "maxChars must be a whole number from 200 to 20000.");
         }
     }
@@ -470,7 +470,7 @@ mod tests {
         assert_eq!(parse_limit(Some(&json!(200)), 30, "limit").unwrap(), 200);
         assert_eq!(parse_limit(Some(&json!("15")), 30, "limit").unwrap(), 15);
         for bad in [json!(0), json!(201), json!(-1), json!(1.5), json!("many"), json!(true)] {
-            assert_eq!(parse_limit(Some(&bad), 30, "limit").unwrap_err().code, ErrorCode::InvalidArgument);
+            assert_eq!(parse_limit(Some(&bad), 30, "limit").unwrap_err().code, ErrorCode::InvalidRequest);
         }
     }
 }

@@ -88,8 +88,8 @@ fn ranges_and_bad_arguments() {
     assert_eq!(range(json!(2), json!(4)).unwrap().activity.len(), 1, "from - 1 is included");
     assert!(range(json!(3), json!(4)).unwrap().activity.is_empty());
     assert!(range(json!(0), json!(0)).unwrap().activity.is_empty());
-    assert_eq!(range(json!(-1), json!(2)).unwrap_err().code, ErrorCode::InvalidArgument);
-    assert_eq!(range(json!("x"), json!(2)).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(range(json!(-1), json!(2)).unwrap_err().code, ErrorCode::InvalidRequest);
+    assert_eq!(range(json!("x"), json!(2)).unwrap_err().code, ErrorCode::InvalidRequest);
     let missing = lib.session_activity(ActivityArgs { session_id: Some("nope".into()), ..Default::default() });
     assert_eq!(missing.unwrap_err().code, ErrorCode::SessionNotFound);
 }

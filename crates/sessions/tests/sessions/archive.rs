@@ -84,12 +84,12 @@ fn forgetting_needs_a_known_id_and_the_status_filter_a_known_status() {
     let err = forget("no-such-session", None).unwrap_err();
     assert_eq!(err.code, ErrorCode::SessionNotFound);
     assert!(err.message.contains("no-such-session") && err.message.contains("list_sessions"), "{}", err.message);
-    assert_eq!(forget("  ", None).unwrap_err().code, ErrorCode::InvalidArgument);
-    assert_eq!(forget("s1", Some("vim")).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(forget("  ", None).unwrap_err().code, ErrorCode::InvalidRequest);
+    assert_eq!(forget("s1", Some("vim")).unwrap_err().code, ErrorCode::InvalidRequest);
     assert_eq!(forget("s1", Some("codex")).unwrap_err().code, ErrorCode::SessionNotFound, "not a Codex session");
     assert_eq!(forget("s1", Some("claude")).unwrap().session_id, "s1");
     let err = lib.list_sessions(ListArgs { status: Some("deleted".into()), ..Default::default() }).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArgument);
+    assert_eq!(err.code, ErrorCode::InvalidRequest);
     assert!(err.message.contains("all, live"), "{}", err.message);
 }
 

@@ -160,10 +160,10 @@ fn search_matches_substrings_case_insensitively_newest_first() {
     assert!(search("\"client\" OR migration*").is_empty());
     for bad in [json!(0), json!(201), json!("x")] {
         let err = lib.search_messages(SearchArgs { query: Some("client".into()), limit: Some(bad), ..Default::default() }).unwrap_err();
-        assert_eq!(err.code, ErrorCode::InvalidArgument);
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
     }
     let err = lib.search_messages(SearchArgs { query: Some("  ".into()), limit: None, ..Default::default() }).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArgument);
+    assert_eq!(err.code, ErrorCode::InvalidRequest);
 }
 
 #[test]
@@ -188,8 +188,8 @@ fn list_filters_and_total_never_hide_a_cap() {
     let src = |s: &str| lib.list_sessions(ListArgs { source: Some(s.into()), ..Default::default() });
     assert_eq!(src("claude").unwrap().total, 6);
     assert_eq!(src("codex").unwrap().total, 0);
-    assert_eq!(src("vim").unwrap_err().code, ErrorCode::InvalidArgument);
-    assert_eq!(lib.list_sessions(ListArgs { limit: Some(json!(201)), ..Default::default() }).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(src("vim").unwrap_err().code, ErrorCode::InvalidRequest);
+    assert_eq!(lib.list_sessions(ListArgs { limit: Some(json!(201)), ..Default::default() }).unwrap_err().code, ErrorCode::InvalidRequest);
     let facets = lib.facets().unwrap();
     assert_eq!(facets.sources[0].source, Source::ClaudeCode);
     assert_eq!(facets.workspaces[0].workspace, "/work/app");
@@ -232,7 +232,7 @@ fn errors_are_clear_and_the_open_session_is_the_default() {
     assert_eq!(err.code, ErrorCode::SessionNotFound);
     assert!(err.message.contains("nope"));
     let err = lib.open_session(OpenArgs { session_id: Some(" ".into()), source: None }).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArgument);
+    assert_eq!(err.code, ErrorCode::InvalidRequest);
     let err = lib.read_transcript(ReadArgs { session_id: Some("empty".into()), ..Default::default() }).unwrap_err();
     assert_eq!(err.code, ErrorCode::NoMessages);
     assert!(err.message.contains("no messages"));

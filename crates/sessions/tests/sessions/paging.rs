@@ -121,13 +121,13 @@ fn bad_cursors_are_clear_errors() {
     let list = |cursor: &str| lib.list_sessions(ListArgs { cursor: Some(cursor.into()), ..Default::default() });
     for err in [list("page-2").unwrap_err(), search("3").unwrap_err(), search(page.next_cursor.as_deref().unwrap()).unwrap_err()]
     {
-        assert_eq!(err.code, ErrorCode::InvalidArgument);
+        assert_eq!(err.code, ErrorCode::InvalidRequest);
         assert!(err.message.contains("nextCursor"), "{}", err.message);
     }
     // An empty cursor is the first page.
     assert_eq!(list("  ").unwrap().total, 57);
     let err = lib.search_messages(SearchArgs { query: Some("x".into()), source: Some("vim".into()), ..Default::default() });
-    assert_eq!(err.unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(err.unwrap_err().code, ErrorCode::InvalidRequest);
 }
 
 /// A home whose sessions hold 2 300 messages containing "wombat" (more than the search
@@ -276,7 +276,7 @@ fn texts_are_cut_to_the_requested_characters() {
     let whole = lib.read_transcript(ReadArgs { session_id: Some("s1".into()), ..Default::default() }).unwrap();
     assert_eq!(whole.messages[0].text, long);
     for bad in [json!(199), json!(20_001), json!("lots")] {
-        assert_eq!(read(bad).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(read(bad).unwrap_err().code, ErrorCode::InvalidRequest);
     }
     let latest = |cap| lib.latest_message(LatestArgs { session_id: Some("s1".into()), max_chars: cap }).unwrap();
     assert_eq!((latest(Some(json!(200))).text.as_str(), latest(Some(json!(200))).truncated), ("short answer", false));
