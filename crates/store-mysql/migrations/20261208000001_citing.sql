@@ -1,6 +1,6 @@
--- Which memories cite a session (the Sessions view's markers): the cited session id as a
--- virtual column with an index (MariaDB and MySQL both index virtual columns; neither
--- indexes an expression on JSON directly in every version we support).
-ALTER TABLE memory_context
-    ADD COLUMN conversation_id VARCHAR(128) AS (JSON_UNQUOTE(JSON_EXTRACT(citation, '$.conversationId'))) VIRTUAL,
-    ADD KEY memory_context_conversation (conversation_id);
+-- Marks the `conversation_id` column of `memory_context` (the cited session id, a
+-- virtual column over the citation, with an index: which memories cite a session). The
+-- column is added in code right after the migrations (`schema::ADDED_COLUMNS`): a
+-- database adopted from an older release replays every migration, and MySQL 8 has no
+-- `ADD COLUMN IF NOT EXISTS`.
+DO 0;

@@ -144,7 +144,7 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
 /// Columns added after the first release, each with the DDL that adds it: run only when
 /// the column is missing, because a database adopted from an older release replays
 /// every migration and MySQL 8 has no `ADD COLUMN IF NOT EXISTS`.
-const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
+const ADDED_COLUMNS: [(&str, &str, &str); 4] = [
     (
         "api_tokens",
         "kind",
@@ -156,6 +156,16 @@ const ADDED_COLUMNS: [(&str, &str, &str); 3] = [
         "ALTER TABLE memory ADD COLUMN confirmed_via ENUM('app', 'elicitation', 'cli', 'import') NULL DEFAULT NULL",
     ),
     ("memory", "proposed_by", "ALTER TABLE memory ADD COLUMN proposed_by VARCHAR(128) NULL DEFAULT NULL"),
+    // Which memories cite a session: the cited session id as a virtual column with an
+    // index (MariaDB and MySQL both index virtual columns; neither indexes an expression
+    // on JSON directly in every version supported).
+    (
+        "memory_context",
+        "conversation_id",
+        "ALTER TABLE memory_context \
+         ADD COLUMN conversation_id VARCHAR(128) AS (JSON_UNQUOTE(JSON_EXTRACT(citation, '$.conversationId'))) VIRTUAL, \
+         ADD KEY memory_context_conversation (conversation_id)",
+    ),
 ];
 
 async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
