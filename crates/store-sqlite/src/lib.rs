@@ -162,6 +162,14 @@ pub async fn checkpoint(store: &SqliteStore) -> Result<(), StoreError> {
     sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.pool).await.map_err(db_err).map(drop)
 }
 
+/// The file a SQLite URL names, or `None` for an in-memory database.
+pub fn bank_path(url: &str) -> Result<Option<PathBuf>, StoreError> {
+    let options = SqliteConnectOptions::from_str(url).map_err(|e| {
+        StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"))
+    })?;
+    Ok(bank_file(url, &options))
+}
+
 /// The bank's file, or `None` for an in-memory database.
 fn bank_file(url: &str, options: &SqliteConnectOptions) -> Option<PathBuf> {
     let path = options.get_filename();
