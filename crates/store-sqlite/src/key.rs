@@ -57,7 +57,9 @@ impl DbKey {
     }
 
     /// The value of `PRAGMA key = …` / `PRAGMA rekey = …`: the raw-key literal as a string.
-    pub(crate) fn pragma_value(&self) -> String {
+    /// Public for other SQLite drivers on the same SQLCipher (rusqlite): run
+    /// `PRAGMA key = <this>` as the connection's very first statement. Never log it.
+    pub fn pragma_value(&self) -> String {
         format!("\"{}\"", self.raw_literal())
     }
 }
