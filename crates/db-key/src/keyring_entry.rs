@@ -9,6 +9,9 @@ use memory_bank_store_sqlite::DbKey;
 
 use crate::KeyError;
 
+/// The entries made so far, by service and account.
+type Entries = Mutex<HashMap<(String, String), Arc<keyring::Entry>>>;
+
 /// The keyring service the desktop app keeps its secrets under (its team-server tokens too).
 pub const KEYRING_SERVICE: &str = "memory-bank";
 
@@ -81,7 +84,7 @@ impl KeyringEntry {
     /// One `Entry` per service and account for the process's life: cheap, and what lets
     /// keyring's mock store (the tests' keyring) see its own writes.
     fn entry(&self) -> Result<Arc<keyring::Entry>, KeyError> {
-        static ENTRIES: OnceLock<Mutex<HashMap<(String, String), Arc<keyring::Entry>>>> = OnceLock::new();
+        static ENTRIES: OnceLock<Entries> = OnceLock::new();
         let mut entries = ENTRIES.get_or_init(Mutex::default).lock().unwrap_or_else(|poison| poison.into_inner());
         let id = (self.service.clone(), self.account.clone());
         if let Some(entry) = entries.get(&id) {
