@@ -69,7 +69,11 @@ fn inbox_and_agent_commands_work_over_the_local_service() {
     // An agent proposes, through the same database the embedded service uses.
     let rt = tokio::runtime::Runtime::new().unwrap();
     let bank = rt.block_on(async {
-        let store = SqliteStore::open(&format!("sqlite://{}", data.join("memory.db").display())).await.unwrap();
+        // The app encrypted its bank with a key it made in the (mock) keyring: the same
+        // key must open it here, and nothing else.
+        let url = format!("sqlite://{}", data.join("memory.db").display());
+        assert!(SqliteStore::open(&url).await.is_err(), "the local bank is encrypted");
+        let store = memory_bank_db_key::open_bank(&url, &memory_bank_access::default_key_source(&data, None)).await.unwrap();
         Bank::new(Arc::new(store))
     });
     let propose = |content: &str| {

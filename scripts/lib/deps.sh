@@ -27,8 +27,9 @@ ensure_rust() {
 
 # What building the Rust workspace needs.
 ensure_build_deps() {
-    # libdbus: the desktop keyring (Secret Service); webkit2gtk/gtk: the Tauri window.
-    apt_install build-essential pkg-config ca-certificates libdbus-1-dev libwebkit2gtk-4.1-dev
+    # libdbus: the desktop keyring (Secret Service); webkit2gtk/gtk: the Tauri window;
+    # libssl-dev: OpenSSL's libcrypto for SQLCipher, the encryption of SQLite banks.
+    apt_install build-essential pkg-config ca-certificates libdbus-1-dev libssl-dev libwebkit2gtk-4.1-dev
     ensure_rust
 }
 

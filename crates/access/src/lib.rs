@@ -18,7 +18,7 @@ use memory_bank_contract::wire::{
 };
 use memory_bank_contract::{ErrorCode, FieldError};
 
-pub use local::{app_data_dir, LocalAccess, APP_IDENTIFIER, LOCAL_EMAIL, LOCAL_ORG};
+pub use local::{app_data_dir, bank_file, default_key_source, LocalAccess, APP_IDENTIFIER, LOCAL_EMAIL, LOCAL_ORG};
 pub use remote::RemoteAccess;
 
 /// Why an action failed: a stable code and a message saying what to do.

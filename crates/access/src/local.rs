@@ -12,8 +12,8 @@ use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
 };
 use memory_bank_contract::ErrorCode;
+use memory_bank_db_key::{KeyError, KeySource};
 use memory_bank_store::{Bank, ProposalError, StoreError, TokenKind};
-use memory_bank_store_sqlite::SqliteStore;
 
 use crate::{AccessError, MemoryAccess};
 
@@ -44,18 +44,31 @@ pub struct LocalAccess {
     may_confirm: bool,
 }
 
+/// The local bank's file in `data_dir`.
+pub fn bank_file(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("memory.db")
+}
+
+/// Where the desktop app and `memory-bank mcp` find the local bank's key: the key file
+/// when one is given (`MEMORY_BANK_DB_KEY_FILE`, `--db-key-file`), else the OS keyring
+/// (see [`KeySource::local_default`]).
+pub fn default_key_source(data_dir: &Path, key_file: Option<std::path::PathBuf>) -> KeySource {
+    KeySource::local_default(&bank_file(data_dir), key_file)
+}
+
 impl LocalAccess {
-    /// Opens (creating if needed) `data_dir/memory.db` and provisions the local user
-    /// and org on first use, as the desktop app does.
-    pub async fn open(data_dir: &Path) -> Result<Self, AccessError> {
+    /// Opens (creating if needed) `data_dir/memory.db` with the key from `key` (encrypting
+    /// a plaintext bank; see `memory_bank_db_key::open_bank`) and provisions the local
+    /// user and org on first use, as the desktop app does.
+    pub async fn open(data_dir: &Path, key: &KeySource) -> Result<Self, AccessError> {
         let prepare = || {
             crate::private_files::secure_data_dir(data_dir).map_err(|e| {
                 AccessError::new(ErrorCode::Internal, format!("cannot prepare the data folder {}: {e}", data_dir.display()))
             })
         };
         prepare()?;
-        let path = data_dir.join("memory.db");
-        let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.map_err(store_error)?;
+        let path = bank_file(data_dir);
+        let store = memory_bank_db_key::open_bank(&format!("sqlite://{}", path.display()), key).await.map_err(key_error)?;
         // A bank file created just now has the process's umask: make it private too.
         prepare()?;
         let bank = Bank::new(Arc::new(store));
@@ -100,6 +113,14 @@ fn store_error(err: StoreError) -> AccessError {
         _ => ErrorCode::Internal,
     };
     AccessError::new(code, format!("the local memory bank failed: {err}"))
+}
+
+fn key_error(err: KeyError) -> AccessError {
+    match err {
+        KeyError::Store(err) => store_error(err),
+        // Every other message names its fix (restore the keyring entry, the key file…).
+        other => AccessError::new(ErrorCode::Keyring, other.to_string()),
+    }
 }
 
 fn proposal_error(err: ProposalError) -> AccessError {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use memory_bank_db_key::KeySource;
 use memory_bank_access::{AccessError, LocalAccess, MemoryAccess, RemoteAccess};
 use memory_bank_client::Client;
 use memory_bank_contract::wire::{
@@ -116,7 +117,7 @@ async fn contract(access: &dyn MemoryAccess) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_local_bank_keeps_the_contract() {
     let dir = tempfile::tempdir().unwrap();
-    contract(&LocalAccess::open(dir.path()).await.unwrap()).await;
+    contract(&LocalAccess::open(dir.path(), &KeySource::None).await.unwrap()).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -160,7 +161,7 @@ async fn a_callers_bank_keeps_the_agent_token_rule_too() {
 #[tokio::test(flavor = "multi_thread")]
 async fn two_openers_of_one_bank_file_never_lose_each_others_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (LocalAccess::open(dir.path()).await.unwrap(), LocalAccess::open(dir.path()).await.unwrap());
+    let (a, b) = (LocalAccess::open(dir.path(), &KeySource::None).await.unwrap(), LocalAccess::open(dir.path(), &KeySource::None).await.unwrap());
     let write = |access: LocalAccess, who: &'static str| async move {
         for i in 0..40 {
             let p = access.propose(draft(&format!("{who} wrote fact {i}"))).await.unwrap();
@@ -168,7 +169,7 @@ async fn two_openers_of_one_bank_file_never_lose_each_others_writes() {
         }
     };
     tokio::join!(write(a, "first"), write(b, "second"));
-    let reader = LocalAccess::open(dir.path()).await.unwrap();
+    let reader = LocalAccess::open(dir.path(), &KeySource::None).await.unwrap();
     let mut seen = 0;
     let mut cursor = None;
     loop {

@@ -35,7 +35,7 @@ pub async fn load(dir: &Path, options: &LoadOptions<'_>) -> anyhow::Result<()> {
     let path = dir.join("memory.db");
     // Never add bench rows to a bank someone uses.
     anyhow::ensure!(!path.exists(), "{} exists: --load-local-bank fills a new bank only (delete it first)", path.display());
-    let access = LocalAccess::open(dir).await.map_err(|e| anyhow::anyhow!(e.message)).context("open the local bank")?;
+    let access = LocalAccess::open(dir, &memory_bank_db_key::KeySource::None).await.map_err(|e| anyhow::anyhow!(e.message)).context("open the local bank")?;
     let user_id = access.user_id().to_owned();
     let org_id = access.bank().user_orgs(&user_id).await?.into_iter().next().context("the local user has no org")?.id;
     drop(access);

@@ -52,6 +52,10 @@ struct Args {
     /// Folder for the database files (default: a temporary folder). SQLite only.
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
+    /// SQLite: run every size twice, plaintext and encrypted (SQLCipher, a random key),
+    /// one row each, to compare them in the same run.
+    #[arg(long)]
+    sqlcipher: bool,
     /// `sqlite` (default), or `mysql://user:password@host:3306/db`: each size then runs
     /// in a fresh database created on that server (needs CREATE/DROP DATABASE) and
     /// dropped afterwards.
@@ -112,8 +116,8 @@ struct Args {
 
 /// Where each size's fresh store comes from.
 enum Engine {
-    /// A new SQLite file per size in this folder.
-    Sqlite(std::path::PathBuf),
+    /// A new SQLite file per size in this folder, encrypted with the key when there is one.
+    Sqlite(std::path::PathBuf, Option<memory_bank_store_sqlite::DbKey>),
     /// A new database per size on this server (URL without a database).
     MySql {
         server_url: String,
@@ -137,10 +141,10 @@ enum Backing {
 impl Engine {
     async fn fresh(&self, size: usize, users: usize) -> anyhow::Result<Fresh> {
         match self {
-            Engine::Sqlite(dir) => {
+            Engine::Sqlite(dir, key) => {
                 let path = dir.join(format!("bench-{size}-{users}.db"));
                 remove_sqlite_files(&path);
-                let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.context("open")?;
+                let store = SqliteStore::open_with_key(&format!("sqlite://{}", path.display()), key.as_ref()).await.context("open")?;
                 Ok(Fresh { store: Arc::new(store.clone()), backing: Backing::Sqlite { path, store } })
             }
             Engine::MySql { server_url, .. } => {
@@ -349,7 +353,7 @@ async fn main() -> anyhow::Result<()> {
         Engine::MySql { server_url: server.server_url(), _server: Some(server) }
     } else if url == "sqlite" {
         std::fs::create_dir_all(&dir)?;
-        Engine::Sqlite(dir.clone())
+        Engine::Sqlite(dir.clone(), None)
     } else {
         anyhow::bail!("--database-url must be `sqlite` or mysql://user:password@host:3306/db, not {url:?}");
     };
@@ -357,6 +361,11 @@ async fn main() -> anyhow::Result<()> {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for &size in &args.sizes {
         run(&args, &engine, size, args.users).await?;
+        if let (true, Engine::Sqlite(dir, None)) = (args.sqlcipher, &engine) {
+            // The same size again, encrypted: its row follows the plaintext one.
+            eprint!("encrypted (SQLCipher): ");
+            run(&args, &Engine::Sqlite(dir.clone(), Some(memory_bank_store_sqlite::DbKey::generate())), size, args.users).await?;
+        }
         if args.single_user {
             run(&args, &engine, size, 1).await?;
         }

@@ -7,10 +7,12 @@
 
 use std::sync::Arc;
 
+use std::path::PathBuf;
+
 use anyhow::{bail, Context as _};
+use memory_bank_db_key::{KeySource, KeyringEntry};
 use memory_bank_store::Bank;
 use memory_bank_store_mysql::{MySqlStore, SchemaState};
-use memory_bank_store_sqlite::SqliteStore;
 
 /// The URL to use: the flag/env value, or a SQLite file in the OS data folder.
 pub fn resolve_url(given: Option<&str>) -> anyhow::Result<String> {
@@ -22,15 +24,45 @@ pub fn resolve_url(given: Option<&str>) -> anyhow::Result<String> {
     Ok(format!("sqlite://{}", dirs.data_dir().join("memory.db").display()))
 }
 
-fn is_mysql(url: &str) -> bool {
+/// How the global key options say to find a SQLite bank's key: `--db-key-file` (or
+/// `MEMORY_BANK_DB_KEY_FILE`), `--db-key-keyring` (the OS keyring entry of that bank
+/// file, the one the desktop app makes for its bank), or no key.
+pub fn key_source(url: &str, key_file: Option<PathBuf>, keyring: bool) -> anyhow::Result<KeySource> {
+    if is_mysql(url) {
+        if key_file.is_some() || keyring {
+            tracing::warn!(
+                "--db-key-file and --db-key-keyring apply to SQLite banks; a MySQL/MariaDB server encrypts its \
+                 tables itself (see the README, \"Encryption at rest\")"
+            );
+        }
+        return Ok(KeySource::None);
+    }
+    Ok(match (key_file, keyring) {
+        (Some(_), true) => bail!("give the database key one way: --db-key-file (MEMORY_BANK_DB_KEY_FILE) or --db-key-keyring, not both"),
+        (Some(path), false) => KeySource::File(path),
+        (None, true) => {
+            let path = sqlite_path(url)?;
+            KeySource::Keyring { entry: KeyringEntry::for_bank(&path), plaintext_without_keyring: false }
+        }
+        (None, false) => KeySource::None,
+    })
+}
+
+/// The file of a SQLite URL.
+pub fn sqlite_path(url: &str) -> anyhow::Result<PathBuf> {
+    memory_bank_store_sqlite::bank_path(url)?
+        .with_context(|| format!("{url} is an in-memory database; there is no file to encrypt or look at"))
+}
+
+pub fn is_mysql(url: &str) -> bool {
     url.starts_with("mysql:") || url.starts_with("mariadb:")
 }
 
 /// Opens the store the URL names for everyday use (`serve`, `admin`). A MySQL
 /// database must already be bootstrapped and migrated.
-pub async fn open(url: &str) -> anyhow::Result<Bank> {
+pub async fn open(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
     if !is_mysql(url) {
-        return open_sqlite(url).await;
+        return open_sqlite(url, key).await;
     }
     let store = open_mysql(url).await?;
     let shown = redact(url);
@@ -53,23 +85,23 @@ pub async fn open(url: &str) -> anyhow::Result<Bank> {
 }
 
 /// Opens the store for `db bootstrap` / `db migrate`, whatever state its schema is in.
-pub async fn open_for_maintenance(url: &str) -> anyhow::Result<Bank> {
+pub async fn open_for_maintenance(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
     if !is_mysql(url) {
-        return open_sqlite(url).await;
+        return open_sqlite(url, key).await;
     }
     Ok(Bank::new(Arc::new(open_mysql(url).await?)))
 }
 
-async fn open_sqlite(url: &str) -> anyhow::Result<Bank> {
+async fn open_sqlite(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
     let store = if url.starts_with("sqlite:") {
-        SqliteStore::open(url).await.with_context(|| format!("cannot open the SQLite database {url}"))?
+        memory_bank_db_key::open_bank(url, key).await.with_context(|| format!("cannot open the SQLite database {url}"))?
     } else {
         bail!("unsupported database URL {url:?}; use sqlite:///path/to/memory.db or mysql://user:password@host:3306/memory_bank")
     };
     Ok(Bank::new(Arc::new(store)))
 }
 
-async fn open_mysql(url: &str) -> anyhow::Result<MySqlStore> {
+pub async fn open_mysql(url: &str) -> anyhow::Result<MySqlStore> {
     MySqlStore::open(url).await.with_context(|| format!("cannot open the MySQL database {}", redact(url)))
 }
 

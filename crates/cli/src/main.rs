@@ -2,6 +2,7 @@
 
 mod admin;
 mod database;
+mod db_key;
 mod markdown;
 mod mcp;
 mod memory;
@@ -21,6 +22,17 @@ struct Cli {
     /// or mysql://user:password@host:3306/memory_bank (MySQL 8 / MariaDB 10.6+).
     #[arg(long, global = true, env = "MEMORY_BANK_DATABASE_URL", value_name = "URL")]
     database_url: Option<String>,
+
+    /// A file holding the SQLite bank's key (64 hex characters, e.g. from `openssl rand -hex
+    /// 32`, readable by its owner only). The bank is encrypted with it (a plaintext one on
+    /// first open). Also read by `mcp`.
+    #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_FILE", value_name = "PATH")]
+    db_key_file: Option<std::path::PathBuf>,
+
+    /// Keep the SQLite bank's key in the OS keyring (the entry the desktop app makes for its
+    /// bank; one is made for a bank that has none).
+    #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_KEYRING")]
+    db_key_keyring: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -72,6 +84,11 @@ enum DbCommand {
     /// search); run this after a bulk import and then regularly, e.g. weekly. Searches
     /// go on meanwhile; saves and deletes wait until it is done.
     Optimize,
+    /// Whether the bank is encrypted at rest and where its key is looked for (never the key).
+    Status,
+    /// Give an encrypted SQLite bank a new random key, stored where its key is now. Close
+    /// the app, agents and `serve` first: it needs the bank to itself.
+    Rekey,
 }
 
 fn main() -> ExitCode {
@@ -113,7 +130,7 @@ fn run_command(cli: Cli) -> ExitCode {
         return sessions::run(args);
     }
     if let Command::Mcp(args) = cli.command {
-        return mcp::run(args);
+        return mcp::run(args, cli.db_key_file);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -133,6 +150,8 @@ fn run_command(cli: Cli) -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let url = || database::resolve_url(cli.database_url.as_deref());
+    let key_file = cli.db_key_file.clone();
+    let key = |url: &str| database::key_source(url, key_file.clone(), cli.db_key_keyring);
     match cli.command {
         Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst } => {
             let quota = (max_memories_per_user > 0).then_some(max_memories_per_user);
@@ -140,28 +159,44 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 per_second,
                 burst: std::num::NonZeroU32::new(rate_burst).unwrap_or(per_second),
             });
-            serve(&url()?, listen, quota, rate).await
+            let url = url()?;
+            serve(&url, &key(&url)?, listen, quota, rate).await
         }
-        Command::Db { command: DbCommand::Optimize } => optimize(&url()?).await,
+        Command::Db { command: DbCommand::Optimize } => {
+            let url = url()?;
+            optimize(&url, &key(&url)?).await
+        }
+        Command::Db { command: DbCommand::Status } => {
+            let url = url()?;
+            db_key::status(&url, &key(&url)?).await
+        }
+        Command::Db { command: DbCommand::Rekey } => {
+            let url = url()?;
+            db_key::rekey(&url, &key(&url)?).await
+        }
         // One code path for both: migrations, then the full-text index ensured. They
         // differ in intent (a new database, an existing one) and in what they report.
         Command::Db { command } => {
-            let bank = database::open_for_maintenance(&url()?).await?;
+            let url = url()?;
+            let bank = database::open_for_maintenance(&url, &key(&url)?).await?;
             let outcome = bank.store().migrate().await?;
             let done = if matches!(command, DbCommand::Bootstrap) { "bootstrapped" } else { "migrated" };
             let index = if outcome.created { "full-text index created" } else { "full-text index present" };
             println!("{done}; {index}");
             Ok(())
         }
-        Command::Admin { command } => admin::run(&database::open(&url()?).await?, command).await,
+        Command::Admin { command } => {
+            let url = url()?;
+            admin::run(&database::open(&url, &key(&url)?).await?, command).await
+        }
         Command::Memory(args) => memory::run(args).await,
         Command::Sessions(_) | Command::Mcp(_) => unreachable!("answered before the runtime starts"),
     }
 }
 
 /// `db optimize`: the index rewritten, with how long it took and its size before and after.
-async fn optimize(url: &str) -> anyhow::Result<()> {
-    let bank = database::open(url).await?;
+async fn optimize(url: &str, key: &memory_bank_db_key::KeySource) -> anyhow::Result<()> {
+    let bank = database::open(url, key).await?;
     eprintln!("memory-bank: rewriting the full-text index; searches go on, saves and deletes wait until it is done");
     let started = std::time::Instant::now();
     let outcome = bank.store().optimize_search_index().await?;
@@ -178,13 +213,17 @@ async fn optimize(url: &str) -> anyhow::Result<()> {
 
 async fn serve(
     url: &str,
+    key: &memory_bank_db_key::KeySource,
     listen: SocketAddr,
     quota: Option<u64>,
     rate_limit: Option<memory_bank_server::RateLimit>,
 ) -> anyhow::Result<()> {
-    let bank = database::open(url).await?.with_memory_quota(quota);
+    let bank = database::open(url, key).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
     bank.assert_search_index().await?;
+    if database::is_mysql(url) {
+        warn_unless_encrypted(url).await;
+    }
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .with_context(|| format!("cannot listen on {listen}; is another service using it? pick another with --listen"))?;
@@ -207,6 +246,28 @@ async fn serve(
     memory_bank_server::serve(listener, bank, options, shutdown).await?;
     tracing::info!("memory service stopped");
     Ok(())
+}
+
+/// A MySQL/MariaDB database whose memory tables the server does not encrypt is served
+/// all the same, with a warning saying how to encrypt them.
+async fn warn_unless_encrypted(url: &str) {
+    let report = match database::open_mysql(url).await {
+        Ok(store) => store.encryption_report().await,
+        Err(e) => return tracing::warn!("cannot check whether the database is encrypted at rest: {e:#}"),
+    };
+    match report {
+        Ok(report) if report.all_encrypted() => tracing::info!(tables = report.tables.len(), "the database is encrypted at rest"),
+        Ok(report) => {
+            let plain = report.plaintext_tables();
+            tracing::warn!(
+                tables = plain.len(),
+                "the server does not encrypt these memory tables at rest: {}; turn on InnoDB encryption \
+                 (file_key_management, innodb_encrypt_tables) and run `memory-bank db migrate` (README: \"Encryption at rest\")",
+                plain.join(", ")
+            );
+        }
+        Err(e) => tracing::warn!("cannot check whether the database is encrypted at rest: {e}"),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM; unlike a lazily polled future, the handlers are

@@ -72,10 +72,12 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
 }
 
 /// Runs `memory-bank mcp …`; errors are printed here, to stderr.
-pub fn run(args: McpArgs) -> ExitCode {
+/// `key_file`: the global `--db-key-file` / `MEMORY_BANK_DB_KEY_FILE`; without it the
+/// local bank's key is the OS keyring's, as in the desktop app.
+pub fn run(args: McpArgs, key_file: Option<std::path::PathBuf>) -> ExitCode {
     let outcome = match args.command {
         Some(McpCommand::Install(install_args)) => install(&args.library, &install_args),
-        None => serve(args.library, Bank { url: args.url, token: args.token, org: args.org }, args.meta),
+        None => serve(args.library, Bank { url: args.url, token: args.token, org: args.org, key_file }, args.meta),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -91,6 +93,7 @@ struct Bank {
     url: Option<String>,
     token: Option<String>,
     org: Option<String>,
+    key_file: Option<std::path::PathBuf>,
 }
 
 impl Bank {
@@ -105,7 +108,8 @@ impl Bank {
             }
             None => {
                 let dir = app_data_dir().ok_or("cannot find the data folder; set MEMORY_BANK_DATA_DIR")?;
-                Ok(Arc::new(LocalAccess::open(&dir).await.map_err(|e| e.message)?))
+                let key = memory_bank_access::default_key_source(&dir, self.key_file);
+                Ok(Arc::new(LocalAccess::open(&dir, &key).await.map_err(|e| e.message)?))
             }
         }
     }

@@ -32,11 +32,14 @@ pub struct CoreConfig {
     pub agent_env: Option<memory_bank_agent_install::AgentEnv>,
     /// The `memory-bank` binary Install registers; `None` = [`crate::agents::find_cli_binary`].
     pub cli_binary: Option<PathBuf>,
+    /// Where the local bank's key lives: `MEMORY_BANK_DB_KEY_FILE`, else the OS keyring.
+    pub db_key: memory_bank_db_key::KeySource,
 }
 
 impl CoreConfig {
-    /// Reads `MEMORY_BANK_DATA_DIR`, `MEMORY_BANK_URL`, `MEMORY_BANK_TOKEN` and
-    /// `MEMORY_BANK_ORG`; `default_data_dir` is the OS app-data folder.
+    /// Reads `MEMORY_BANK_DATA_DIR`, `MEMORY_BANK_URL`, `MEMORY_BANK_TOKEN`,
+    /// `MEMORY_BANK_ORG` and `MEMORY_BANK_DB_KEY_FILE`; `default_data_dir` is the OS
+    /// app-data folder.
     pub fn from_env(default_data_dir: PathBuf) -> Self {
         let var = |name: &str| {
             std::env::var(name)
@@ -45,13 +48,16 @@ impl CoreConfig {
                 .filter(|v| !v.is_empty())
         };
         let env_server = var("MEMORY_BANK_URL").zip(var("MEMORY_BANK_TOKEN"));
+        let data_dir = var("MEMORY_BANK_DATA_DIR").map(PathBuf::from).unwrap_or(default_data_dir);
+        let db_key = memory_bank_access::default_key_source(&data_dir, var("MEMORY_BANK_DB_KEY_FILE").map(PathBuf::from));
         Self {
-            data_dir: var("MEMORY_BANK_DATA_DIR").map(PathBuf::from).unwrap_or(default_data_dir),
+            data_dir,
             env_server,
             env_org: var("MEMORY_BANK_ORG"),
             delete_timing: DeleteTiming::default(),
             agent_env: None,
             cli_binary: None,
+            db_key,
         }
     }
 }
@@ -239,7 +245,7 @@ impl Core {
                 None,
             )
         } else {
-            let local = start_local_service(&self.config.data_dir).await?;
+            let local = start_local_service(&self.config.data_dir, &self.config.db_key).await?;
             (Account::Local, Client::new(&local.url, &local.token)?, Some(local))
         };
         self.attach(account, client, local).await

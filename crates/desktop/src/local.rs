@@ -5,15 +5,17 @@
 use std::path::Path;
 
 use memory_bank_access::LocalAccess;
+use memory_bank_db_key::KeySource;
 pub use memory_bank_server::local::{LocalService, LOCAL_EMAIL, LOCAL_ORG};
 
 use crate::DesktopError;
 
-/// Opens (creating if needed) `data_dir/memory.db`, private to this user, with the local
-/// user and org provisioned: the same bank, user and org agents reach through
-/// `memory-bank mcp`. Then serves it on a free loopback port.
-pub async fn start_local_service(data_dir: &Path) -> Result<LocalService, DesktopError> {
-    let local = LocalAccess::open(data_dir).await.map_err(|e| DesktopError::new(e.code, e.message))?;
+/// Opens (creating if needed) `data_dir/memory.db`, private to this user and encrypted
+/// with the key from `key` (the OS keyring by default), with the local user and org
+/// provisioned: the same bank, user and org agents reach through `memory-bank mcp`.
+/// Then serves it on a free loopback port.
+pub async fn start_local_service(data_dir: &Path, key: &KeySource) -> Result<LocalService, DesktopError> {
+    let local = LocalAccess::open(data_dir, key).await.map_err(|e| DesktopError::new(e.code, e.message))?;
     LocalService::start(local.bank().clone(), local.user_id())
         .await
         .map_err(|e| DesktopError::internal(e.to_string()))

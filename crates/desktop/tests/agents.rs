@@ -39,6 +39,7 @@ async fn core(home: &Path, cli: Option<PathBuf>) -> Core {
         delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: Some(AgentEnv::new(home)),
         cli_binary: cli,
+        db_key: memory_bank_db_key::KeySource::None,
     };
     Core::start(config, Box::new(MemoryPrefs::default()), Box::new(NoKeyring), |_| {}).await
 }

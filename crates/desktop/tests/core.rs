@@ -122,7 +122,7 @@ impl PrefsStore for SharedPrefs {
 type Log = Arc<Mutex<Vec<Settled>>>;
 
 fn config(dir: &std::path::Path, delay: Duration) -> CoreConfig {
-    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_timing: DeleteTiming { delay, ..Default::default() }, agent_env: None, cli_binary: None }
+    CoreConfig { data_dir: dir.to_owned(), env_server: None, env_org: None, delete_timing: DeleteTiming { delay, ..Default::default() }, agent_env: None, cli_binary: None, db_key: memory_bank_db_key::KeySource::None }
 }
 
 async fn core_with(config: CoreConfig, prefs: SharedPrefs, secrets: Box<dyn SecretStore>) -> (Core, Log) {

@@ -104,6 +104,7 @@ async fn app(data_dir: &std::path::Path, team: &Team, token: &str, delay: Durati
         delete_timing: DeleteTiming { delay, retry_first: Duration::from_millis(100), retry_max: Duration::from_millis(400) },
         agent_env: None,
         cli_binary: None,
+        db_key: memory_bank_db_key::KeySource::None,
     };
     let log: Log = Arc::default();
     let sink = log.clone();

@@ -55,6 +55,7 @@ async fn a_delete_that_cannot_be_sent_at_exit_is_logged_at_warn_and_kept() {
         delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,
         cli_binary: None,
+        db_key: memory_bank_db_key::KeySource::None,
     };
     let core = Core::start(config, Box::new(MemoryPrefs::default()), Box::new(Keyring::new("memory-bank-test")), |_| {}).await;
     let id = "mem_01jdq0000000000000000042";

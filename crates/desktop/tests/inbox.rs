@@ -96,6 +96,7 @@ async fn core_for(team: &Team) -> Core {
         delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,
         cli_binary: None,
+        db_key: memory_bank_db_key::KeySource::None,
     };
     Core::start(config, Box::new(MemoryPrefs::default()), Box::new(NoKeyring), |_| {}).await
 }

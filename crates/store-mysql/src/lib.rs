@@ -11,6 +11,7 @@
 //!
 //! Supported servers: MariaDB 10.6+ and MySQL 8.0.4+ (both needed for `JSON_TABLE`).
 
+mod encryption;
 mod fulltext;
 mod layout;
 mod offboarding;
@@ -31,6 +32,7 @@ use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{Connection as _, MySqlPool};
 
+pub use encryption::EncryptionReport;
 pub use fulltext::SEARCH_INDEX;
 pub use schema::SchemaState;
 

@@ -1,8 +1,13 @@
-//! The embedded SQLite backend: one file, WAL mode, FTS5 over the app's search terms.
+//! The embedded SQLite backend: one file, WAL mode, FTS5 over the app's search terms,
+//! encrypted at rest when opened with a key (SQLCipher; see [`encryption`]).
 //!
 //! Two processes may share a database file: WAL lets readers run beside a writer,
 //! and a busy timeout makes writers wait for each other instead of failing.
 
+pub mod encryption;
+mod file_lock;
+mod key;
+mod verify;
 mod proposals;
 mod offboarding;
 mod revisions;
@@ -25,6 +30,8 @@ use memory_bank_store::{
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
+pub use encryption::FileState;
+pub use key::{DbKey, KeyFormatError};
 use rows::{attach_contexts, db_err, memory_from_row, org_from_row, user_from_row};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -33,7 +40,7 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 pub const FTS_TABLE: &str = "memory_fts";
 
 /// How long a writer waits for another process's write lock before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The SQLite store.
 #[derive(Debug, Clone)]
@@ -43,16 +50,49 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if missing) the database at `url` (`sqlite:///abs/path.db`,
-    /// `sqlite://relative.db`, `sqlite::memory:`). A new database gets its schema and
-    /// search index; an older one gets pending migrations and then the index ensured.
+    /// `sqlite://relative.db`, `sqlite::memory:`) without a key: a plaintext bank. A new
+    /// database gets its schema and search index; an older one gets pending migrations and
+    /// then the index ensured. An encrypted bank is refused ([`StoreError::KeyMissing`]).
     pub async fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with_key(url, None).await
+    }
+
+    /// Like [`Self::open`], encrypted with `key` when one is given: a new bank is created
+    /// encrypted, a plaintext one is encrypted in place first (see
+    /// [`encryption::encrypt_plaintext`]), and an encrypted one is opened with it. A key
+    /// that does not open the bank is [`StoreError::KeyRejected`]; nothing is changed
+    /// then, and no new bank ever replaces one that could not be opened.
+    pub async fn open_with_key(url: &str, key: Option<&DbKey>) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str(url).map_err(|e| {
+            StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"))
+        })?;
+        let path = bank_file(url, &options);
+        if let Some(path) = &path {
+            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| {
+                    StoreError::Invalid(format!("cannot create the database folder {}: {e}", dir.display()))
+                })?;
+            }
+            match (encryption::file_state(path)?, key) {
+                (FileState::Encrypted, None) => return Err(StoreError::KeyMissing { path: path.display().to_string() }),
+                (FileState::Plaintext, Some(key)) => encryption::encrypt_plaintext(path, key).await?,
+                _ => {}
+            }
+        }
+        let options = match key {
+            Some(key) => {
+                encryption::quiet_cipher_log().await;
+                encryption::keyed(options, key)
+            }
+            None => options,
+        };
         // Another process opening the same new bank (the app and an agent's
         // `memory-bank mcp`) can hold the lock through steps SQLite's busy handler does
         // not cover (switching to WAL, creating the schema): wait and open again.
         const ATTEMPTS: u32 = 8;
         let mut attempt = 1;
         loop {
-            match Self::open_once(url).await {
+            match Self::open_once(options.clone(), path.as_deref()).await {
                 Err(err) if attempt < ATTEMPTS && err.to_string().contains("database is locked") => {
                     tracing::debug!(attempt, "the bank is busy being opened by another process; trying again");
                     tokio::time::sleep(Duration::from_millis(25 * u64::from(attempt))).await;
@@ -63,27 +103,14 @@ impl SqliteStore {
         }
     }
 
-    async fn open_once(url: &str) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(url)
-            .map_err(|e| {
-                StoreError::Invalid(format!(
-                    "{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"
-                ))
-            })?
+    async fn open_once(options: SqliteConnectOptions, path: Option<&std::path::Path>) -> Result<Self, StoreError> {
+        let options = options
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
-        if let Some(dir) = database_dir(&options) {
-            std::fs::create_dir_all(&dir).map_err(|e| {
-                StoreError::Invalid(format!(
-                    "cannot create the database folder {}: {e}",
-                    dir.display()
-                ))
-            })?;
-        }
-        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let in_memory = path.is_none();
         // An in-memory database exists per connection, so it must have exactly one.
         let pool = SqlitePoolOptions::new()
             .max_connections(if in_memory { 1 } else { 8 })
@@ -91,7 +118,11 @@ impl SqliteStore {
             .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
             .connect_with(options)
             .await
-            .map_err(db_err)?;
+            .map_err(|e| match path {
+                // The key (or its absence) does not fit the file: SQLCipher cannot read page 1.
+                Some(path) if encryption::is_not_a_database(&e) => StoreError::KeyRejected { path: path.display().to_string() },
+                _ => db_err(e),
+            })?;
         let store = Self { pool };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.pool).await?;
@@ -131,12 +162,21 @@ pub async fn checkpoint(store: &SqliteStore) -> Result<(), StoreError> {
     sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.pool).await.map_err(db_err).map(drop)
 }
 
-fn database_dir(options: &SqliteConnectOptions) -> Option<PathBuf> {
+/// The file a SQLite URL names, or `None` for an in-memory database.
+pub fn bank_path(url: &str) -> Result<Option<PathBuf>, StoreError> {
+    let options = SqliteConnectOptions::from_str(url).map_err(|e| {
+        StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"))
+    })?;
+    Ok(bank_file(url, &options))
+}
+
+/// The bank's file, or `None` for an in-memory database.
+fn bank_file(url: &str, options: &SqliteConnectOptions) -> Option<PathBuf> {
     let path = options.get_filename();
-    if path.as_os_str().is_empty() || path.to_string_lossy().contains(":memory:") {
+    if path.as_os_str().is_empty() || url.contains(":memory:") || url.contains("mode=memory") {
         return None;
     }
-    path.parent().filter(|p| !p.as_os_str().is_empty()).map(PathBuf::from)
+    Some(path.to_path_buf())
 }
 
 async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {

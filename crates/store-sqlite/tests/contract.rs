@@ -1,24 +1,33 @@
-//! The shared store contract suite, run against a real SQLite file.
+//! The shared store contract suite, run against a real SQLite file: plaintext, and
+//! encrypted (SQLCipher, a random key) in `mod encrypted`.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use memory_bank_store::suite::Fixture;
 use memory_bank_store::MemoryStore;
-use memory_bank_store_sqlite::SqliteStore;
+use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
 struct SqliteFixture {
     _dir: tempfile::TempDir,
     url: String,
+    key: Option<DbKey>,
     store: SqliteStore,
 }
 
 impl SqliteFixture {
     async fn new() -> Self {
+        Self::with_key(None).await
+    }
+
+    async fn with_key(key: Option<DbKey>) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("memory.db").display());
-        let store = SqliteStore::open(&url).await.unwrap();
-        Self { _dir: dir, url, store }
+        let path = dir.path().join("memory.db");
+        let url = format!("sqlite://{}", path.display());
+        let store = SqliteStore::open_with_key(&url, key.as_ref()).await.unwrap();
+        let expected = if key.is_some() { FileState::Encrypted } else { FileState::Plaintext };
+        assert_eq!(memory_bank_store_sqlite::encryption::file_state(&path).unwrap(), expected);
+        Self { _dir: dir, url, key, store }
     }
 }
 
@@ -29,7 +38,7 @@ impl Fixture for SqliteFixture {
     }
 
     async fn reopen(&self) -> Arc<dyn MemoryStore> {
-        Arc::new(SqliteStore::open(&self.url).await.unwrap())
+        Arc::new(SqliteStore::open_with_key(&self.url, self.key.as_ref()).await.unwrap())
     }
 
     async fn fail_poison_context_inserts(&self) {
@@ -83,6 +92,13 @@ impl Fixture for SqliteFixture {
 }
 
 memory_bank_store::store_suite!(SqliteFixture::new());
+
+/// The whole suite again on an encrypted bank: every pooled connection is keyed.
+mod encrypted {
+    use super::*;
+
+    memory_bank_store::store_suite!(SqliteFixture::with_key(Some(DbKey::generate())));
+}
 
 /// The desktop app and agents' `memory-bank mcp` processes may open a new bank at the
 /// same moment: every opener must succeed, and the bank is migrated once.

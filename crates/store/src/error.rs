@@ -33,6 +33,28 @@ pub enum StoreError {
     /// The input was rejected before reaching the database.
     #[error("{0}")]
     Invalid(String),
+    /// The bank file is encrypted and was opened without a key.
+    #[error("the bank {path} is encrypted and no key was given; give it its key (see `memory-bank db status`)")]
+    KeyMissing {
+        /// The bank file.
+        path: String,
+    },
+    /// The key given does not open the bank (or the file is not a bank at all).
+    #[error("the key given does not open the bank {path} (or it is not a Memory Bank file); nothing was changed")]
+    KeyRejected {
+        /// The bank file.
+        path: String,
+    },
+    /// The change needs the bank to itself (encrypting it, rekeying it) and another
+    /// connection has it open.
+    #[error(
+        "the bank {path} is open in another process (the Memory Bank app, an agent's `memory-bank mcp`, \
+         `memory-bank serve`); close them and try again"
+    )]
+    InUse {
+        /// The bank file.
+        path: String,
+    },
     /// Any other database failure.
     #[error("database error: {0}")]
     Database(String),

@@ -85,6 +85,11 @@ impl MariaDb {
         Err(last_error)
     }
 
+    /// The server's data folder (its tablespaces, redo log, undo logs).
+    pub fn data_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("data")
+    }
+
     /// The loopback port the server listens on.
     pub fn port(&self) -> u16 {
         self.port

@@ -1,0 +1,50 @@
+//! `memory-bank db status` and `memory-bank db rekey`: encryption at rest of the bank the
+//! URL names, and where its key lives. Nothing here ever prints a key.
+
+use anyhow::bail;
+use memory_bank_db_key::{FileState, KeySource};
+
+use crate::database;
+
+/// Prints whether the bank is encrypted and where its key is looked for.
+pub async fn status(url: &str, key: &KeySource) -> anyhow::Result<()> {
+    if database::is_mysql(url) {
+        let store = database::open_mysql(url).await?;
+        let report = store.encryption_report().await;
+        println!("database: MySQL/MariaDB (encryption at rest is the server's: InnoDB tablespace encryption)");
+        for line in report?.lines() {
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    let path = database::sqlite_path(url)?;
+    let status = memory_bank_db_key::status(&path, key).await?;
+    println!("bank: {}", status.path.display());
+    let encrypted = match status.state {
+        FileState::Encrypted => "yes",
+        FileState::Plaintext => "no",
+        FileState::Missing => "no (there is no bank there yet)",
+    };
+    println!("encrypted: {encrypted}");
+    let found = match (status.key_found, status.key_opens) {
+        (None, _) => String::new(),
+        (Some(false), _) => " (no key stored there yet)".into(),
+        (Some(true), Some(true)) => " (found; it opens the bank)".into(),
+        (Some(true), Some(false)) => " (found, but it does NOT open the bank)".into(),
+        (Some(true), None) => " (found; the bank is encrypted with it on its next open)".into(),
+    };
+    println!("key: {}{found}", status.source);
+    println!("cipher: {}", status.cipher.map_or("none (plain SQLite)".into(), |v| format!("SQLCipher {v}, AES-256")));
+    Ok(())
+}
+
+/// Rekeys an encrypted SQLite bank.
+pub async fn rekey(url: &str, key: &KeySource) -> anyhow::Result<()> {
+    if database::is_mysql(url) {
+        bail!("MySQL/MariaDB keys are the server's: rotate them in its key management plugin (see the README, \"Encryption at rest\")");
+    }
+    let path = database::sqlite_path(url)?;
+    memory_bank_db_key::rekey_bank(&path, key).await?;
+    println!("the bank {} has a new key, stored in {}", path.display(), key.describe());
+    Ok(())
+}

@@ -1,0 +1,47 @@
+//! The key file: 64 hexadecimal characters, readable by its owner only.
+
+use std::io::Write as _;
+use std::path::Path;
+
+use memory_bank_store_sqlite::DbKey;
+
+use crate::KeyError;
+
+/// Reads the key in `path`, refusing a file that other users can read (on Unix: any
+/// group or other permission bit).
+pub fn read_key_file(path: &Path) -> Result<DbKey, KeyError> {
+    let shown = path.display().to_string();
+    let unreadable = |e: std::io::Error| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() };
+    let metadata = std::fs::metadata(path).map_err(unreadable)?;
+    if !metadata.is_file() {
+        return Err(KeyError::FileUnreadable { path: shown, detail: "it is not a file".into() });
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = metadata.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            return Err(KeyError::FileNotPrivate { path: shown, mode });
+        }
+    }
+    let text = std::fs::read_to_string(path).map_err(unreadable)?;
+    DbKey::from_hex(&text).map_err(|_| KeyError::FileFormat { path: shown })
+}
+
+/// Writes `key` to `path` (mode 0600), replacing it in one step: a new file beside it,
+/// flushed, then renamed over it.
+pub fn write_key_file(path: &Path, key: &DbKey) -> Result<(), KeyError> {
+    let failed = |e: std::io::Error| KeyError::FileWrite { path: path.display().to_string(), detail: e.to_string() };
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".tmp");
+    let temporary = path.with_file_name(name);
+    let _ = std::fs::remove_file(&temporary);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temporary).map_err(failed)?;
+    file.write_all(format!("{}\n", key.to_hex()).as_bytes()).and_then(|()| file.sync_all()).map_err(failed)?;
+    std::fs::rename(&temporary, path).map_err(failed)?;
+    Ok(())
+}
