@@ -83,7 +83,8 @@ impl MemoryBankMcp {
             .required_property("content", PrimitiveSchemaDefinition::String(sentence(&proposal.content)))
             .property("tags", PrimitiveSchemaDefinition::String(tag_list(proposal.tags.as_deref())));
         if let Some(choice) = save_as(&proposal) {
-            form = form.required_property(SAVE_AS, PrimitiveSchemaDefinition::Enum(choice));
+            // Optional: a client that fills only the fields it knows still answers, and saves as new.
+            form = form.property(SAVE_AS, PrimitiveSchemaDefinition::Enum(choice));
         }
         let form = form.build();
         match form {
@@ -237,7 +238,7 @@ async fn answer_to_save(access: &dyn MemoryAccess, proposal: &Proposal, answer: 
             match access.accept(&proposal.id, edits).await {
                 Ok(accepted) => match accepted.memory {
                     Some(memory) => {
-                        bounded::answer(&json!({"status": status, "memory": shaped(&[memory])[0], "similar": accepted.similar}))
+                        bounded::answer(&json!({"status": status, "memory": shaped(&[memory])[0], "similar": hints(&accepted.similar)}))
                     }
                     None => pending(proposal),
                 },
@@ -313,6 +314,19 @@ fn parse_tags(text: &str) -> Vec<String> {
     text.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect()
 }
 
+/// Duplicate hints as an agent sees them: each sentence cut to 200 characters, so three
+/// long memories never push an answer past the output budget.
+fn hints(similar: &[memory_bank_contract::wire::SimilarMemory]) -> serde_json::Value {
+    let shown: Vec<serde_json::Value> = similar
+        .iter()
+        .map(|alike| {
+            let (content, cut) = prefix(&alike.content, 200);
+            json!({"id": alike.id, "content": content, "truncated": cut})
+        })
+        .collect();
+    json!(shown)
+}
+
 /// The form field offering to reword an alike memory instead of saving a new one.
 const SAVE_AS: &str = "saveAs";
 const SAVE_AS_NEW: &str = "new";
@@ -367,7 +381,7 @@ fn pending(proposal: &Proposal) -> CallToolResult {
     bounded::answer(&json!({
         "status": "pending",
         "proposalId": proposal.id,
-        "similar": proposal.similar,
+        "similar": hints(&proposal.similar),
         "message": format!(
             "Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
              tell them it is waiting, and check later with proposal_status."
