@@ -94,11 +94,13 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert!(file.contains("zh-CN"), "{file}");
 
     // Restart: preferences come back from the store file; the local account is the same.
-    let (_app, window) = mock_app::start("dev.memorybank.test");
+    let (app, window) = mock_app::start("dev.memorybank.test");
     let again = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false}));
     assert_eq!(again["user"]["id"], user.as_str());
     assert_eq!(again["activeOrgId"], org.as_str());
+    // Stopped the way the app stops, so no connection is left working as the test exits.
+    memory_bank_app_lib::shutdown(app.handle());
 }
 
 /// The window's capability grants event listen/unlisten, exactly the app's own commands

@@ -77,6 +77,7 @@ static QUIETED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
 pub(crate) async fn quiet_cipher_log() {
     QUIETED
         .get_or_init(|| async {
+            keep_openssl_until_exit();
             let quieted = async {
                 let mut conn = SqliteConnectOptions::from_str("sqlite::memory:")?.disable_statement_logging().connect().await?;
                 sqlx::query("PRAGMA cipher_log_level = NONE").execute(&mut conn).await?;
@@ -87,6 +88,25 @@ pub(crate) async fn quiet_cipher_log() {
             }
         })
         .await;
+}
+
+/// Tells OpenSSL (SQLCipher's crypto, linked from the system's libcrypto) not to free its
+/// state in an `atexit` handler. With it, a process that exits while a pooled
+/// connection's worker thread is still decrypting a page (a test ending with its app
+/// still up, or the app's own exit) could crash in that thread (SIGSEGV, seen at the end
+/// of `tests/desktop_commands.rs`); the OS frees the memory at exit anyway. It must run
+/// before OpenSSL's first use, so before the first SQLCipher connection of the process.
+fn keep_openssl_until_exit() {
+    const OPENSSL_INIT_NO_ATEXIT: u64 = 0x0008_0000;
+    unsafe extern "C" {
+        fn OPENSSL_init_crypto(opts: u64, settings: *const std::ffi::c_void) -> std::ffi::c_int;
+    }
+    // SAFETY: a documented OpenSSL 1.1.1+/3 entry point, called with no settings; it only
+    // records options for the library's one-time initialisation.
+    let initialised = unsafe { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, std::ptr::null()) };
+    if initialised != 1 {
+        tracing::debug!("OpenSSL refused OPENSSL_INIT_NO_ATEXIT; it frees its state at exit");
+    }
 }
 
 /// True for SQLite's "file is not a database" (SQLITE_NOTADB), what SQLCipher answers
