@@ -38,5 +38,5 @@ pub async fn memories_citing_a_session_are_found_newest_first(f: &dyn Fixture) {
 
     assert!(w.bank.delete(&w.alice, &newer.id).await.unwrap());
     let after: Vec<String> = w.bank.citing(&w.alice, "ses-1", 100).await.unwrap().into_iter().map(|m| m.id).collect();
-    assert_eq!(after, [older.id.clone()]);
+    assert_eq!(after, std::slice::from_ref(&older.id));
 }
