@@ -53,8 +53,11 @@ pub fn file_state(path: &Path) -> Result<FileState, StoreError> {
         .read_to_end(&mut head)
         .map_err(|e| StoreError::Invalid(format!("cannot read the bank {}: {e}", path.display())))?;
     Ok(match head.as_slice() {
-        [] => FileState::Missing,
         head if head == PLAINTEXT_HEADER => FileState::Plaintext,
+        // Empty, shorter than a header, or zeros: a bank another process is creating
+        // this instant (two `memory-bank mcp` starting together). An encrypted bank
+        // starts with a random 16-byte salt, never with zeros.
+        head if head.len() < PLAINTEXT_HEADER.len() || head.iter().all(|b| *b == 0) => FileState::Missing,
         _ => FileState::Encrypted,
     })
 }

@@ -354,3 +354,18 @@ async fn the_key_never_reaches_the_log() {
         assert!(!log.to_lowercase().contains(&secret[..16]), "the key is in the log");
     }
 }
+
+/// A bank another process is creating this instant (empty, shorter than a header, or
+/// zeros so far) is a new bank, never "encrypted": two `memory-bank mcp` starting together
+/// on a new data folder both open it.
+#[test]
+fn a_bank_being_created_is_new_not_encrypted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    for partial in [&b""[..], b"SQLite", &[0u8; 16], &[0u8; 4096]] {
+        std::fs::write(&path, partial).unwrap();
+        assert_eq!(file_state(&path).unwrap(), FileState::Missing, "{} bytes", partial.len());
+    }
+    std::fs::write(&path, [7u8; 32]).unwrap();
+    assert_eq!(file_state(&path).unwrap(), FileState::Encrypted, "anything else that is not SQLite's header");
+}
