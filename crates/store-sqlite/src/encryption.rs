@@ -80,7 +80,6 @@ static QUIETED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
 pub(crate) async fn quiet_cipher_log() {
     QUIETED
         .get_or_init(|| async {
-            keep_openssl_until_exit();
             let quieted = async {
                 let mut conn = SqliteConnectOptions::from_str("sqlite::memory:")?.disable_statement_logging().connect().await?;
                 sqlx::query("PRAGMA cipher_log_level = NONE").execute(&mut conn).await?;
@@ -99,7 +98,12 @@ pub(crate) async fn quiet_cipher_log() {
 /// still up, or the app's own exit) could crash in that thread (SIGSEGV, seen at the end
 /// of `tests/desktop_commands.rs`); the OS frees the memory at exit anyway. It must run
 /// before OpenSSL's first use, so before the first SQLCipher connection of the process.
-fn keep_openssl_until_exit() {
+pub(crate) fn keep_openssl_until_exit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(keep_openssl_state);
+}
+
+fn keep_openssl_state() {
     const OPENSSL_INIT_NO_ATEXIT: u64 = 0x0008_0000;
     unsafe extern "C" {
         fn OPENSSL_init_crypto(opts: u64, settings: *const std::ffi::c_void) -> std::ffi::c_int;

@@ -63,6 +63,8 @@ impl SqliteStore {
     /// that does not open the bank is [`StoreError::KeyRejected`]; nothing is changed
     /// then, and no new bank ever replaces one that could not be opened.
     pub async fn open_with_key(url: &str, key: Option<&DbKey>) -> Result<Self, StoreError> {
+        // Before this process's first SQLite connection of any kind (see the function).
+        encryption::keep_openssl_until_exit();
         let options = SqliteConnectOptions::from_str(url).map_err(|e| {
             StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"))
         })?;
