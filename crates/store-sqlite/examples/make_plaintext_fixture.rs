@@ -2,9 +2,8 @@
 //! before encryption (commit d794bc4), kept so the migration to an encrypted bank is
 //! tested against a file an older release really wrote, not one this code made.
 //!
-//! Ignored: run it only to remake the fixture, with a build of that older release
-//! (`MEMORY_BANK_WRITE_FIXTURE=/path/plaintext-0.1.db cargo test -p memory-bank-store-sqlite
-//! --test make_fixture -- --ignored`).
+//! Run it only to remake the fixture, from a checkout of that older release:
+//! `cargo run -p memory-bank-store-sqlite --example make_plaintext_fixture -- /path/plaintext-0.1.db`.
 
 use std::sync::Arc;
 
@@ -15,12 +14,11 @@ use memory_bank_store::Bank;
 use memory_bank_store_sqlite::SqliteStore;
 
 /// Every memory of the fixture holds this word, so a test can look for it in the bytes.
-pub const MARKER: &str = "plaintextfixturemarker";
+const MARKER: &str = "plaintextfixturemarker";
 
-#[tokio::test]
-#[ignore = "remakes the committed fixture"]
-async fn write_the_plaintext_fixture() {
-    let path = std::env::var("MEMORY_BANK_WRITE_FIXTURE").expect("set MEMORY_BANK_WRITE_FIXTURE to the file to write");
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let path = std::env::args().nth(1).expect("usage: make_plaintext_fixture FILE (the fixture to write)");
     let _ = std::fs::remove_file(&path);
     let store = SqliteStore::open(&format!("sqlite://{path}")).await.unwrap();
     let bank = Bank::new(Arc::new(store.clone()));
