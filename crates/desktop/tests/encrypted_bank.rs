@@ -9,6 +9,7 @@ use memory_bank_contract::wire::{ContextInput, SaveMemoryRequest};
 use memory_bank_db_key::{KeySource, KeyringEntry};
 use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::prefs::MemoryPrefs;
+use memory_bank_store::suite::{files_holding, files_under};
 use memory_bank_desktop::secrets::Keyring;
 use memory_bank_desktop::{Account, Core, CoreConfig};
 use memory_bank_store::terms;
@@ -33,25 +34,8 @@ async fn start(config: CoreConfig) -> Core {
     Core::start(config, Box::new(MemoryPrefs::default()), Box::new(Keyring::new("memory-bank-test")), |_| {}).await
 }
 
-/// Every file under `dir`, recursively.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
-
 fn holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
-    files(dir)
-        .into_iter()
-        .filter(|f| std::fs::read(f).unwrap_or_default().windows(needle.len()).any(|w| w == needle.as_bytes()))
-        .collect()
+    files_holding(files_under(dir), needle.as_bytes())
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -3,30 +3,19 @@
 //! auxiliary tables included) and no file of the server's data folder holds a saved
 //! word in plain bytes; with it off (the control), the same words are found there.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use memory_bank_contract::validate::validate_save;
 use memory_bank_contract::wire::{ContextInput, SaveMemoryRequest};
+use memory_bank_store::suite::{files_holding, files_under};
 use memory_bank_store::{Bank, MemoryStore as _};
 use memory_bank_store_mysql::testing::{MariaDb, TestDatabase};
 use memory_bank_store_mysql::MySqlStore;
 
 const MARKER: &str = "zqxinnodbmarker";
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
 
 /// Starts a server (encrypting or not), saves marked memories, lets InnoDB write its
 /// pages out, and returns the files holding the marker and the encryption report.
@@ -71,11 +60,20 @@ async fn run(encrypt: bool) -> (Vec<PathBuf>, memory_bank_store_mysql::Encryptio
     // The rows are in the redo log at commit; make InnoDB write the pages out too.
     sqlx::query("SET GLOBAL innodb_max_dirty_pages_pct = 0").execute(store.pool()).await.unwrap();
     sqlx::query("OPTIMIZE TABLE memory").execute(store.pool()).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let holding = files(&server.data_dir())
-        .into_iter()
-        .filter(|f| std::fs::read(f).unwrap_or_default().windows(MARKER.len()).any(|w| w == MARKER.as_bytes()))
-        .collect();
+    // Until the buffer pool holds no dirty page, not a fixed wait: on a loaded machine
+    // 3 s was once too short and the control found nothing.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, dirty): (String, String) = sqlx::query_as("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'")
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        if dirty == "0" || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let holding = files_holding(files_under(&server.data_dir()), MARKER.as_bytes());
     (holding, report)
 }
 

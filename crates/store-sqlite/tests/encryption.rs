@@ -32,13 +32,7 @@ fn bank_files(path: &Path) -> Vec<PathBuf> {
 
 /// The files of the bank (named) whose bytes contain `needle`.
 fn files_containing(path: &Path, needle: &[u8]) -> Vec<PathBuf> {
-    bank_files(path)
-        .into_iter()
-        .filter(|file| {
-            let bytes = std::fs::read(file).unwrap_or_default();
-            bytes.windows(needle.len()).any(|w| w == needle)
-        })
-        .collect()
+    memory_bank_store::suite::files_holding(bank_files(path), needle)
 }
 
 struct Saved {

@@ -75,6 +75,25 @@ macro_rules! store_suite {
     };
 }
 
+/// Every file under `dir`, recursively: for tests that look for plain bytes on disk.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Those of `files` whose bytes contain `needle` (unreadable files count as empty).
+pub fn files_holding(files: impl IntoIterator<Item = std::path::PathBuf>, needle: &[u8]) -> Vec<std::path::PathBuf> {
+    files.into_iter().filter(|f| std::fs::read(f).unwrap_or_default().windows(needle.len()).any(|w| w == needle)).collect()
+}
+
 /// A clock that stands still unless told to move: lets cases create ties.
 pub struct FixedClock(AtomicI64);
 
