@@ -9,7 +9,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { Harness, sleep, waitFor, xpathString } from "./harness.mjs";
+import { Harness, memoryId, sleep, waitFor, xpathString } from "./harness.mjs";
 
 const LINES = Number(process.env.LINES ?? 100000);
 // The service's defaults would refuse a 10⁵ import (10 000 per user) and pace it (20/s).
@@ -20,15 +20,6 @@ const run = promisify(execFile);
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
 const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
-const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
-function memoryId(ms, n) {
-  let time = "";
-  for (let i = 0; i < 10; i++, ms = Math.floor(ms / 32)) time = CROCKFORD[ms % 32] + time;
-  let rest = "";
-  for (let i = 0; i < 16; i++, n = Math.floor(n / 32)) rest = CROCKFORD[n % 32] + rest;
-  return `mem_${time}${rest}`;
-}
-
 const h = new Harness();
 await h.start();
 try {

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { Harness, root, screenshot, waitFor, xpathString } from "./harness.mjs";
+import { Harness, memoryId, root, screenshot, waitFor, xpathString } from "./harness.mjs";
 
 const run = promisify(execFile);
 const shots = process.env.MEMORY_BANK_UPDATE_SCREENSHOTS === "1" ? path.join(root, "docs/screenshots") : path.join(root, "target/e2e");
@@ -25,18 +25,9 @@ after(async () => {
   await h.stop();
 });
 
-const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
-/** A canonical `mem_…` id (a ULID at `ms`, `n` as its random part). */
-function memoryId(ms, n) {
-  let time = "";
-  for (let i = 0; i < 10; i++, ms = Math.floor(ms / 32)) time = CROCKFORD[ms % 32] + time;
-  let rest = "";
-  for (let i = 0; i < 16; i++, n = Math.floor(n / 32)) rest = CROCKFORD[n % 32] + rest;
-  return `mem_${time}${rest}`;
-}
 
 function importLine(n) {
-  const at = new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString().replace(".000Z", ".000Z");
+  const at = new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString();
   const content = n === 4001 ? "the key is ghp_0123456789abcdefghijABCDEFGHIJ0123" : `Imported memory ${n}`;
   return JSON.stringify({ id: memoryId(Date.parse(at), n), content, tags: null, createdAt: at, updatedAt: at, contexts: [], revisions: [] });
 }

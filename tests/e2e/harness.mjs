@@ -15,6 +15,16 @@ export const root = path.resolve(import.meta.dirname, "../..");
 const cli = process.env.MEMORY_BANK_BIN ?? path.join(root, "target/debug/memory-bank");
 export const appBinary = process.env.MEMORY_BANK_APP ?? path.join(root, "target/debug/memory-bank-app");
 
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
+/** A canonical `mem_…` id (a ULID at `ms`, `n` as its random part), for export files. */
+export function memoryId(ms, n) {
+  let time = "";
+  for (let i = 0; i < 10; i++, ms = Math.floor(ms / 32)) time = CROCKFORD[ms % 32] + time;
+  let rest = "";
+  for (let i = 0; i < 16; i++, n = Math.floor(n / 32)) rest = CROCKFORD[n % 32] + rest;
+  return `mem_${time}${rest}`;
+}
+
 export class Harness {
   /** `beforeApp(harness)` runs once the temp home exists, before the driver starts. */
   async start({ beforeApp, appEnv = {} } = {}) {
