@@ -72,8 +72,4 @@ pub trait MemoryAccess: Send + Sync {
 
     /// Rejects a proposal the person declined.
     async fn reject(&self, id: &str) -> Result<Proposal, AccessError>;
-
-    /// Before the process exits: closes the connections of a local bank (see
-    /// `MemoryStore::close`); nothing for a memory service.
-    async fn close(&self) {}
 }

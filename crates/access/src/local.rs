@@ -192,8 +192,4 @@ impl MemoryAccess for LocalAccess {
         self.require_person()?;
         self.bank.reject_proposal(&self.user_id, id).await.map_err(proposal_error)
     }
-
-    async fn close(&self) {
-        self.bank.close().await;
-    }
 }

@@ -179,9 +179,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Db { command } => {
             let url = url()?;
             let bank = database::open_for_maintenance(&url, &key(&url)?).await?;
-            let outcome = bank.store().migrate().await;
-            bank.close().await;
-            let outcome = outcome?;
+            let outcome = bank.store().migrate().await?;
             let done = if matches!(command, DbCommand::Bootstrap) { "bootstrapped" } else { "migrated" };
             let index = if outcome.created { "full-text index created" } else { "full-text index present" };
             println!("{done}; {index}");
@@ -189,10 +187,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin { command } => {
             let url = url()?;
-            let bank = database::open(&url, &key(&url)?).await?;
-            let done = admin::run(&bank, command).await;
-            bank.close().await;
-            done
+            admin::run(&database::open(&url, &key(&url)?).await?, command).await
         }
         Command::Memory(args) => memory::run(args).await,
         Command::Sessions(_) | Command::Mcp(_) => unreachable!("answered before the runtime starts"),
@@ -204,9 +199,7 @@ async fn optimize(url: &str, key: &memory_bank_db_key::KeySource) -> anyhow::Res
     let bank = database::open(url, key).await?;
     eprintln!("memory-bank: rewriting the full-text index; searches go on, saves and deletes wait until it is done");
     let started = std::time::Instant::now();
-    let outcome = bank.store().optimize_search_index().await;
-    bank.close().await;
-    let outcome = outcome?;
+    let outcome = bank.store().optimize_search_index().await?;
     let took = started.elapsed().as_secs_f64();
     let mb = |bytes: u64| bytes as f64 / 1e6;
     match (outcome.before_bytes, outcome.after_bytes) {
@@ -250,10 +243,7 @@ async fn serve(
         rate_limit,
         ..Default::default()
     };
-    let served = memory_bank_server::serve(listener, bank.clone(), options, shutdown).await;
-    // Drained by now: the connections close before the process exits.
-    bank.close().await;
-    served?;
+    memory_bank_server::serve(listener, bank, options, shutdown).await?;
     tracing::info!("memory service stopped");
     Ok(())
 }

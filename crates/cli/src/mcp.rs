@@ -124,14 +124,9 @@ fn serve(options: LibraryOptions, bank: Bank, meta: bool) -> Result<(), String> 
     let sessions = Arc::new(Sessions::new(move || options.open()));
     sessions.warm_up();
     let memory = runtime.block_on(bank.open())?;
-    let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory.clone());
+    let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory);
     let server = if meta { server.meta_face() } else { server };
     let served = runtime.block_on(memory_bank_mcp::serve_stdio(server));
-    // The bank's connections close before the process exits (a call still running gets
-    // a moment, not forever).
-    runtime.block_on(async {
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), memory.close()).await;
-    });
     // Once the agent has gone, a lookup still running (a long first index) must not hold
     // the process up.
     runtime.shutdown_background();

@@ -283,10 +283,6 @@ impl MemoryStore for SqliteStore {
         "sqlite"
     }
 
-    async fn close(&self) {
-        self.pool.close().await;
-    }
-
     async fn ping(&self) -> Result<(), StoreError> {
         sqlx::query("SELECT 1").execute(&self.pool).await.map_err(db_err).map(drop)
     }

@@ -70,11 +70,6 @@ impl Bank {
         Ok(())
     }
 
-    /// Closes the store's connections and waits for them (see [`MemoryStore::close`]).
-    pub async fn close(&self) {
-        self.store.close().await;
-    }
-
     /// The underlying store.
     pub fn store(&self) -> &dyn MemoryStore {
         self.store.as_ref()

@@ -215,11 +215,6 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// Cheap round trip to check the database answers.
     async fn ping(&self) -> Result<(), StoreError>;
 
-    /// Closes every connection and waits until they are closed. A process calls it
-    /// before it exits: an encrypted SQLite connection still open in its worker thread
-    /// as the process exits can crash it (SQLCipher and OpenSSL tear down underneath).
-    async fn close(&self) {}
-
     /// Applies pending migrations, then [`Self::ensure_search_index`]. Idempotent.
     async fn migrate(&self) -> Result<EnsureOutcome, StoreError>;
 
