@@ -37,13 +37,13 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
 
     // Seed through the same database file the embedded service uses.
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let (store, bank) = rt.block_on(async {
+    let bank = rt.block_on(async {
         // The app encrypted its bank with a key it made in the (mock) keyring: the same
         // key must open it here, and nothing else.
         let url = format!("sqlite://{}", data.join("memory.db").display());
         assert!(SqliteStore::open(&url).await.is_err(), "the local bank is encrypted");
         let store = memory_bank_db_key::open_bank(&url, &memory_bank_access::default_key_source(&data, None)).await.unwrap();
-        (store.clone(), Bank::new(Arc::new(store)))
+        Bank::new(Arc::new(store))
     });
     let mut ids = Vec::new();
     for content in ["<img src=x onerror=alert(1)>", "second memory", "third memory"] {
@@ -99,10 +99,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false}));
     assert_eq!(again["user"]["id"], user.as_str());
     assert_eq!(again["activeOrgId"], org.as_str());
-    // Stopped the way the app stops, and this test's own connections closed, so no
-    // connection is left working as the test process exits.
     memory_bank_app_lib::shutdown(app.handle());
-    rt.block_on(store.pool().close());
 }
 
 /// The window's capability grants event listen/unlisten, exactly the app's own commands

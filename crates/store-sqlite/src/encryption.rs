@@ -92,28 +92,43 @@ pub(crate) async fn quiet_cipher_log() {
         .await;
 }
 
-/// Tells OpenSSL (SQLCipher's crypto, linked from the system's libcrypto) not to free its
-/// state in an `atexit` handler. With it, a process that exits while a pooled
-/// connection's worker thread is still decrypting a page (a test ending with its app
-/// still up, or the app's own exit) could crash in that thread (SIGSEGV, seen at the end
-/// of `tests/desktop_commands.rs`); the OS frees the memory at exit anyway. It must run
-/// before OpenSSL's first use, so before the first SQLCipher connection of the process.
-pub(crate) fn keep_openssl_until_exit() {
+/// Makes the process wait, as it exits, until sqlx's SQLite worker threads are gone.
+///
+/// Why: SQLCipher frees its crypto provider and private heap at exit (an `atexit`
+/// handler and a `.fini_array` destructor), while a connection whose pool was dropped as
+/// `main` returned may still be closing on its worker thread; that close then read freed
+/// memory and the process died (SIGSEGV in `sqlite3FreeCodecArg`, in test binaries and
+/// the CLI). `atexit` handlers run last-registered first and before the destructors, so
+/// this one, registered after the process's first SQLite connection (after SQLCipher's),
+/// runs before either. It waits at most 2 s; where thread names cannot be read
+/// (not Linux) it does not wait.
+pub(crate) fn wait_for_workers_at_exit() {
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(keep_openssl_state);
+    ONCE.call_once(|| {
+        unsafe extern "C" {
+            fn atexit(handler: extern "C" fn()) -> std::ffi::c_int;
+        }
+        // SAFETY: the C library's `atexit`, given a function that never unwinds.
+        if unsafe { atexit(wait_for_workers) } != 0 {
+            tracing::debug!("cannot register the exit handler that waits for SQLite's worker threads");
+        }
+    });
 }
 
-fn keep_openssl_state() {
-    const OPENSSL_INIT_NO_ATEXIT: u64 = 0x0008_0000;
-    unsafe extern "C" {
-        fn OPENSSL_init_crypto(opts: u64, settings: *const std::ffi::c_void) -> std::ffi::c_int;
+extern "C" fn wait_for_workers() {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while std::time::Instant::now() < deadline && workers_alive() {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    // SAFETY: a documented OpenSSL 1.1.1+/3 entry point, called with no settings; it only
-    // records options for the library's one-time initialisation.
-    let initialised = unsafe { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, std::ptr::null()) };
-    if initialised != 1 {
-        tracing::debug!("OpenSSL refused OPENSSL_INIT_NO_ATEXIT; it frees its state at exit");
-    }
+}
+
+/// Whether a thread of sqlx's SQLite workers (`sqlx-sqlite-worker-N`, cut to 15
+/// characters by the kernel) still runs in this process.
+fn workers_alive() -> bool {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return false };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("comm")).is_ok_and(|name| name.starts_with("sqlx-sqlite-wor"))
+    })
 }
 
 /// True for SQLite's "file is not a database" (SQLITE_NOTADB), what SQLCipher answers

@@ -63,8 +63,6 @@ impl SqliteStore {
     /// that does not open the bank is [`StoreError::KeyRejected`]; nothing is changed
     /// then, and no new bank ever replaces one that could not be opened.
     pub async fn open_with_key(url: &str, key: Option<&DbKey>) -> Result<Self, StoreError> {
-        // Before this process's first SQLite connection of any kind (see the function).
-        encryption::keep_openssl_until_exit();
         let options = SqliteConnectOptions::from_str(url).map_err(|e| {
             StoreError::Invalid(format!("{url:?} is not a SQLite URL ({e}); use sqlite:///path/to/memory.db"))
         })?;
@@ -125,6 +123,8 @@ impl SqliteStore {
                 Some(path) if encryption::is_not_a_database(&e) => StoreError::KeyRejected { path: path.display().to_string() },
                 _ => db_err(e),
             })?;
+        // After the first connection, so after SQLCipher registered its own exit handler.
+        encryption::wait_for_workers_at_exit();
         let store = Self { pool };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.pool).await?;
