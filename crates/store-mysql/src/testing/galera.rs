@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use sqlx::{Connection as _, MySqlConnection};
 
-use super::process::{find_program, spawn_tied_to_this_process, sweep_stale_dirs};
+use super::process::{find_program, own_tmpdir, spawn_tied_to_this_process, sweep_stale_dirs};
 
 /// The wsrep provider of Debian's `galera-4` package.
 pub const GALERA_PROVIDER: &str = "/usr/lib/galera/libgalera_smm.so";
@@ -97,8 +97,10 @@ impl GaleraCluster {
         for i in 0..size {
             let data = dir.path().join(format!("node{i}")).join("data");
             std::fs::create_dir_all(&data).map_err(|e| format!("cannot create {}: {e}", data.display()))?;
+            let node = data.parent().unwrap_or(&data).to_path_buf();
+            own_tmpdir(&node)?;
             if let Some((uid, gid)) = account {
-                for path in [data.parent().unwrap_or(&data), &data] {
+                for path in [node.as_path(), &data, &node.join("tmp")] {
                     std::os::unix::fs::chown(path, Some(uid), Some(gid))
                         .map_err(|e| format!("cannot hand {} to the mysql user: {e}", path.display()))?;
                 }
@@ -109,6 +111,7 @@ impl GaleraCluster {
         command
             .arg("--no-defaults")
             .arg(format!("--datadir={}", dir.path().join("node0").join("data").display()))
+            .arg(own_tmpdir(&dir.path().join("node0"))?)
             // The server's default 96 MB redo log would only be shrunk at first start.
             .args(["--auth-root-authentication-method=normal", "--skip-test-db", "--innodb-log-file-size=16M"])
             .stdin(Stdio::null());
@@ -232,6 +235,7 @@ impl GaleraCluster {
         let mut command = Command::new(&self.server);
         command.arg("--no-defaults").args([
             format!("--datadir={}", dir.join("data").display()),
+            own_tmpdir(&dir)?,
             format!("--socket={}", dir.join("mariadb.sock").display()),
             format!("--pid-file={}", dir.join("mariadb.pid").display()),
             format!("--log-error={}", dir.join("error.log").display()),

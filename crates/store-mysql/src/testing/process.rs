@@ -78,3 +78,13 @@ pub(crate) fn spawn_tied_to_this_process(mut command: Command) -> io::Result<Chi
         .map_err(|_| io::Error::other("the database keeper thread is gone"))?;
     reply_rx.recv().map_err(|_| io::Error::other("the database keeper thread did not answer"))?
 }
+
+/// `--tmpdir` inside the server's own folder. Why: a starting server deletes every
+/// `#sql*` file in its tmpdir as left over from a crash, so servers sharing `/tmp` (tests
+/// running in parallel) deleted each other's temporary tables, and `mariadb-install-db`
+/// failed with "Unknown table 'mysql.tmp_user_sys'".
+pub(crate) fn own_tmpdir(dir: &Path) -> Result<String, String> {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    Ok(format!("--tmpdir={}", tmp.display()))
+}

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::process::{find_program, spawn_tied_to_this_process, sweep_stale_dirs};
+use super::process::{find_program, own_tmpdir, spawn_tied_to_this_process, sweep_stale_dirs};
 
 /// How long a starting server may take to accept connections (crash recovery after
 /// a kill included) on a loaded machine.
@@ -55,7 +55,11 @@ impl MariaDb {
             .prefix(&format!("{DIR_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|e| format!("cannot create a temporary folder for MariaDB: {e}"))?;
-        let mut args = vec!["--no-defaults".to_owned(), format!("--datadir={}", dir.path().join("data").display())];
+        let mut args = vec![
+            "--no-defaults".to_owned(),
+            format!("--datadir={}", dir.path().join("data").display()),
+            own_tmpdir(dir.path())?,
+        ];
         args.extend(root_user_flag());
         args.extend(["--auth-root-authentication-method=normal".to_owned(), "--skip-test-db".to_owned()]);
         let installed = Command::new(&install)
@@ -126,6 +130,7 @@ impl MariaDb {
         let mut command = Command::new(server);
         command.arg("--no-defaults").args(root_user_flag()).args([
             format!("--datadir={}", dir.join("data").display()),
+            own_tmpdir(dir)?,
             format!("--socket={}", dir.join("mariadb.sock").display()),
             format!("--pid-file={}", dir.join("mariadb.pid").display()),
             format!("--log-error={}", dir.join("error.log").display()),
