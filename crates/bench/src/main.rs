@@ -16,6 +16,7 @@
 mod corpus;
 mod limiter;
 mod local_bank;
+mod paired;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -52,8 +53,9 @@ struct Args {
     /// Folder for the database files (default: a temporary folder). SQLite only.
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
-    /// SQLite: run every size twice, plaintext and encrypted (SQLCipher, a random key),
-    /// one row each, to compare them in the same run.
+    /// SQLite: load every size twice, plaintext and encrypted (SQLCipher, a random key),
+    /// and time each operation on both back to back (see `paired.rs`): a row each and
+    /// their ratio.
     #[arg(long)]
     sqlcipher: bool,
     /// `sqlite` (default), or `mysql://user:password@host:3306/db`: each size then runs
@@ -287,6 +289,37 @@ fn stats(mut samples: Vec<Duration>) -> Stats {
     Stats { p50: at(0.50), p95: at(0.95) }
 }
 
+/// Loads `size` memories of the corpus for `users` users (`usr_bench00000`…), oldest
+/// first, 5 000 rows per transaction, as `bulk_load` is timed in every row; returns rows/s.
+async fn bulk_load(store: &dyn MemoryStore, size: usize, users: usize, rng: &mut StdRng) -> anyhow::Result<f64> {
+    let zipf = Zipf::new(VOCABULARY);
+    let start_ms = Timestamp::now().unix_ms() - size as i64 * 10;
+    let loaded = Instant::now();
+    let mut batch = Vec::with_capacity(5000);
+    for i in 0..size {
+        let user = format!("usr_bench{:05}", rng.random_range(0..users));
+        let content = sentence(&zipf, rng);
+        let at = start_ms + i as i64 * 10;
+        batch.push(NewMemory::plain(&user, "org_bench", content, at));
+        if batch.len() == 5000 || i + 1 == size {
+            store.insert_memories(&batch).await?;
+            batch.clear();
+        }
+    }
+    Ok(size as f64 / loaded.elapsed().as_secs_f64())
+}
+
+/// The `i`th list request: the first page on even `i`, else a page from a cursor
+/// somewhere among the loaded rows.
+fn list_request(i: usize, start_ms: i64, size: usize, rng: &mut StdRng) -> ValidList {
+    if i % 2 == 0 {
+        parse_list(Some("20"), None).expect("a valid limit")
+    } else {
+        let mid = start_ms + rng.random_range(0..size as i64) * 10;
+        ValidList { limit: 20, cursor: Some(Cursor { created_at_ms: mid, id: ids::new_id_at(MEMORY_PREFIX, mid) }) }
+    }
+}
+
 /// p50/p95 of `queries` searches per term class (rare, mid, very common), one term
 /// per query, a random user each time.
 async fn search_cells(bank: &Bank, user_ids: &[String], queries: usize, rng: &mut StdRng) -> anyhow::Result<Vec<Stats>> {
@@ -357,15 +390,18 @@ async fn main() -> anyhow::Result<()> {
     } else {
         anyhow::bail!("--database-url must be `sqlite` or mysql://user:password@host:3306/db, not {url:?}");
     };
-    println!("| rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |";
+    if args.sqlcipher {
+        println!("| bank | {columns}\n|---|---|---|---|---|---|---|---|---|---|---|");
+    } else {
+        println!("| {columns}\n|---|---|---|---|---|---|---|---|---|---|");
+    }
     for &size in &args.sizes {
-        run(&args, &engine, size, args.users).await?;
         if let (true, Engine::Sqlite(dir, None)) = (args.sqlcipher, &engine) {
-            // The same size again, encrypted: its row follows the plaintext one.
-            eprint!("encrypted (SQLCipher): ");
-            run(&args, &Engine::Sqlite(dir.clone(), Some(memory_bank_store_sqlite::DbKey::generate())), size, args.users).await?;
+            paired::run(dir, size, args.users, args.queries).await?;
+            continue;
         }
+        run(&args, &engine, size, args.users).await?;
         if args.single_user {
             run(&args, &engine, size, 1).await?;
         }
@@ -384,22 +420,8 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
     let user_ids: Vec<String> = (0..users).map(|i| format!("usr_bench{i:05}")).collect();
     let mut rng = StdRng::seed_from_u64(7);
     let zipf = Zipf::new(VOCABULARY);
-
-    // Bulk load, oldest first, 5 000 rows per transaction.
     let start_ms = Timestamp::now().unix_ms() - size as i64 * 10;
-    let loaded = Instant::now();
-    let mut batch = Vec::with_capacity(5000);
-    for i in 0..size {
-        let user = &user_ids[rng.random_range(0..users)];
-        let content = sentence(&zipf, &mut rng);
-        let at = start_ms + i as i64 * 10;
-        batch.push(NewMemory::plain(user, "org_bench", content, at));
-        if batch.len() == 5000 || i + 1 == size {
-            store.insert_memories(&batch).await?;
-            batch.clear();
-        }
-    }
-    let load_rate = size as f64 / loaded.elapsed().as_secs_f64();
+    let load_rate = bulk_load(store.as_ref(), size, users, &mut rng).await?;
     let size_mb = fresh.size_mb().await?;
 
     // Search: one term per query from each frequency class, random user.
@@ -426,12 +448,7 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
     let mut list_samples = Vec::new();
     for i in 0..args.queries {
         let user = &user_ids[rng.random_range(0..users)];
-        let request = if i % 2 == 0 {
-            parse_list(Some("20"), None).map_err(|e| anyhow::anyhow!("{e:?}"))?
-        } else {
-            let mid = start_ms + rng.random_range(0..size as i64) * 10;
-            ValidList { limit: 20, cursor: Some(Cursor { created_at_ms: mid, id: ids::new_id_at(MEMORY_PREFIX, mid) }) }
-        };
+        let request = list_request(i, start_ms, size, &mut rng);
         let t = Instant::now();
         std::hint::black_box(bank.list(user, &request).await?);
         list_samples.push(t.elapsed());
