@@ -111,9 +111,12 @@ impl SqliteStore {
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true);
         let in_memory = path.is_none();
-        // An in-memory database exists per connection, so it must have exactly one.
+        // An in-memory database exists per connection, so it must have exactly one. A
+        // file gets 4: each connection has its own page cache and sqlx hands idle
+        // connections out in turn, so with fewer, each cache sees more of the reads
+        // (measured: an encrypted bank's searches, BENCHMARKS.md).
         let pool = SqlitePoolOptions::new()
-            .max_connections(if in_memory { 1 } else { 8 })
+            .max_connections(if in_memory { 1 } else { 4 })
             .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
             .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
             .connect_with(options)

@@ -363,3 +363,39 @@ fn a_bank_being_created_is_new_not_encrypted() {
     std::fs::write(&path, [7u8; 32]).unwrap();
     assert_eq!(file_state(&path).unwrap(), FileState::Encrypted, "anything else that is not SQLite's header");
 }
+
+/// Whether a connection keyed with `key` and naming `hmac` reads the bank at `path`.
+async fn opens_with_hmac(path: &Path, key: &DbKey, hmac: &str) -> bool {
+    use sqlx::{ConnectOptions as _, Connection as _};
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(path)
+        .pragma("key", key.pragma_value())
+        .pragma("cipher_hmac_algorithm", hmac.to_owned())
+        .disable_statement_logging();
+    let Ok(mut conn) = options.connect().await else { return false };
+    let read = sqlx::query("SELECT count(*) FROM sqlite_schema").execute(&mut conn).await.is_ok();
+    let _ = conn.close().await;
+    read
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn new_migrated_and_rekeyed_banks_carry_hmac_sha256() {
+    use memory_bank_store_sqlite::encryption::HMAC_ALGORITHM;
+    assert_eq!(HMAC_ALGORITHM, "HMAC_SHA256");
+    let dir = tempfile::tempdir().unwrap();
+    let key = DbKey::generate();
+    let new = dir.path().join("new.db");
+    provision(SqliteStore::open_with_key(&url(&new), Some(&key)).await.unwrap()).await;
+    let migrated = dir.path().join("migrated.db");
+    std::fs::copy(FIXTURE, &migrated).unwrap();
+    SqliteStore::open_with_key(&url(&migrated), Some(&key)).await.unwrap().pool().close().await;
+    let rekeyed = dir.path().join("rekeyed.db");
+    std::fs::copy(&migrated, &rekeyed).unwrap();
+    let new_key = DbKey::generate();
+    rekey(&rekeyed, &key, &new_key).await.unwrap();
+    for (path, key) in [(&new, &key), (&migrated, &key), (&rekeyed, &new_key)] {
+        assert!(opens_with_hmac(path, key, "HMAC_SHA256").await, "{}", path.display());
+        // SQLCipher's default would not read it: the setting really is in the file.
+        assert!(!opens_with_hmac(path, key, "HMAC_SHA512").await, "{}", path.display());
+    }
+}
