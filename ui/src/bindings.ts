@@ -197,7 +197,13 @@ activeOrgId: string | null,
 /**
  * UI preferences.
  */
-prefs: UiPrefs, };
+prefs: UiPrefs, 
+/**
+ * Why the app is not signed in when connecting failed (a local bank whose key is
+ * missing or does not open it, a team server that refused the token), its message
+ * saying what to do; null when signed in, or signed out on purpose.
+ */
+connectError: DesktopError | null, };
 
 /**
  * `apply_agent_change`.

@@ -74,6 +74,7 @@ export function defaultState(): AppState {
     ],
     activeOrgId: "org_a",
     prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true },
+    connectError: null,
   };
 }
 

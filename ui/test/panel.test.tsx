@@ -24,6 +24,18 @@ describe("screens", () => {
     expect(screen.getByRole("heading", { name: "Account" })).not.toBeNull();
   });
 
+  it("signed out because connecting failed: the reason and its fix instead of the sign-in prompt", async () => {
+    const message =
+      "the bank /data/memory.db is encrypted but its key is missing from the OS keyring (database-key:/data/memory.db); restore that entry, or point MEMORY_BANK_DB_KEY_FILE at a copy of the key. The bank was not changed";
+    installFakeBackend({
+      state: { account: null, user: null, orgs: [], activeOrgId: null, connectError: { code: "keyring", message } },
+    });
+    await start();
+    expect(screen.getByRole("heading", { name: "You are not signed in" })).not.toBeNull();
+    expect(screen.getByRole("alert").textContent).toBe(`Memory Bank could not open your account: ${message}`);
+    expect(screen.queryByText(/Sign in to a team server/)).toBeNull();
+  });
+
   it("no active org: a notice and an org picker that calls set_active_org", async () => {
     const backend = installFakeBackend({ state: { activeOrgId: null }, memories: memories(2) });
     const app = await start();

@@ -129,6 +129,10 @@ pub struct AppState {
     pub active_org_id: Option<String>,
     /// UI preferences.
     pub prefs: UiPrefs,
+    /// Why the app is not signed in when connecting failed (a local bank whose key is
+    /// missing or does not open it, a team server that refused the token), its message
+    /// saying what to do; null when signed in, or signed out on purpose.
+    pub connect_error: Option<DesktopError>,
 }
 
 /// A scheduled delete.
@@ -160,6 +164,8 @@ pub struct Core {
     prefs: std::sync::Mutex<Prefs>,
     session: RwLock<Session>,
     deletes: DeleteScheduler,
+    /// The last connection attempt's error (see [`AppState::connect_error`]).
+    connect_error: std::sync::Mutex<Option<DesktopError>>,
 }
 
 impl Core {
@@ -178,7 +184,15 @@ impl Core {
         }
         let journal = Journal::open(&config.data_dir);
         let deletes = DeleteScheduler::new(journal, config.delete_timing, on_settled);
-        let core = Self { config, prefs_store, secrets, prefs: std::sync::Mutex::new(prefs), session: RwLock::default(), deletes };
+        let core = Self {
+            config,
+            prefs_store,
+            secrets,
+            prefs: std::sync::Mutex::new(prefs),
+            session: RwLock::default(),
+            deletes,
+            connect_error: std::sync::Mutex::default(),
+        };
         // A team server's deletes left by the last run need no sign-in: its token is enough.
         core.deletes.restore(|account| match account {
             AccountKey::Team { url } => core.token_for(url).and_then(|token| Client::new(url, &token).ok()),
@@ -218,8 +232,19 @@ impl Core {
         }
     }
 
-    /// (Re)connects the account the environment or preferences choose.
+    /// (Re)connects the account the environment or preferences choose; a failure is
+    /// kept for the UI to show (a missing bank key otherwise looks like being signed out).
     async fn connect(&self) -> Result<(), DesktopError> {
+        let outcome = self.connect_chosen().await;
+        self.set_connect_error(outcome.as_ref().err().cloned());
+        outcome
+    }
+
+    fn set_connect_error(&self, error: Option<DesktopError>) {
+        *self.connect_error.lock().unwrap_or_else(|poison| poison.into_inner()) = error;
+    }
+
+    async fn connect_chosen(&self) -> Result<(), DesktopError> {
         self.disconnect().await;
         let prefs = self.prefs();
         let (account, client, local) = if let Some((url, token)) = &self.config.env_server {
@@ -302,6 +327,7 @@ impl Core {
                 session_roots: prefs.session_roots,
                 keep_archived_sessions: prefs.keep_archived_sessions,
             },
+            connect_error: self.connect_error.lock().map(|e| e.clone()).unwrap_or_default(),
         }
     }
 
@@ -399,6 +425,7 @@ impl Core {
         });
         self.disconnect().await;
         self.attach(Account::Team { url, from_env: false }, client, None).await?;
+        self.set_connect_error(None);
         Ok(self.state().await)
     }
 
@@ -421,6 +448,7 @@ impl Core {
             p.account = AccountKind::Team;
             p.active_org = None;
         });
+        self.set_connect_error(None);
         self.disconnect().await;
         Ok(self.state().await)
     }

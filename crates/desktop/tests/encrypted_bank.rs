@@ -93,7 +93,11 @@ async fn a_bank_whose_keyring_entry_is_gone_is_never_replaced() {
 
     let (config, _) = keyring_config(dir.path());
     let core = start(config).await;
-    assert_eq!(core.state().await.account, None, "starts signed out instead of on an empty bank");
+    let state = core.state().await;
+    assert_eq!(state.account, None, "starts signed out instead of on an empty bank");
+    // And says why, with the fix, for the UI to show.
+    let why = state.connect_error.expect("the reason it is signed out");
+    assert!(why.message.contains("keyring") && why.message.contains("MEMORY_BANK_DB_KEY_FILE"), "{why:?}");
     core.shutdown().await;
     assert_eq!(std::fs::read(&bank).unwrap(), bytes, "the bank is untouched");
     assert_eq!(entry.get().unwrap(), None, "no new key was made over the lost one");
@@ -102,6 +106,7 @@ async fn a_bank_whose_keyring_entry_is_gone_is_never_replaced() {
     entry.set(&key).unwrap();
     let (config, _) = keyring_config(dir.path());
     let core = start(config).await;
+    assert_eq!(core.state().await.connect_error, None);
     let org = core.state().await.active_org_id.unwrap();
     assert_eq!(core.list(&org, None, None).await.unwrap().memories[0].content, "kept safe");
     core.shutdown().await;

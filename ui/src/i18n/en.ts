@@ -37,6 +37,7 @@ const en = {
   states: {
     notSignedInTitle: "You are not signed in",
     notSignedInBody: "Sign in to a team server, or use the local account on this device, to see your memories.",
+    connectFailed: "Memory Bank could not open your account: {{message}}",
     openSettings: "Open account settings",
     noOrgTitle: "No active organization",
     noOrgBody: "Choose an organization to see your memories.",

@@ -39,6 +39,7 @@ const zhCN: Strings = {
   states: {
     notSignedInTitle: "你尚未登录",
     notSignedInBody: "登录团队服务器，或使用本机的本地账户，即可查看你的记忆。",
+    connectFailed: "Memory Bank 无法打开你的账户：{{message}}",
     openSettings: "打开账户设置",
     noOrgTitle: "没有当前组织",
     noOrgBody: "请选择一个组织以查看你的记忆。",

@@ -35,7 +35,7 @@ interface Props {
 
 export function InboxView({ state, onOpenSettings, onOpenAgents, onSwitchOrg }: Props) {
   const headingId = useId();
-  if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} />;
+  if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} error={state.connectError} />;
   if (state.activeOrgId === null) return <NoActiveOrg orgs={state.orgs} onSwitchOrg={onSwitchOrg} />;
   return (
     <section className="inbox" aria-labelledby={headingId}>

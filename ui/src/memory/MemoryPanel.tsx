@@ -28,7 +28,7 @@ export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, 
   }, [flush]);
   useEffect(() => () => flushRef.current(), []);
 
-  if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} />;
+  if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} error={state.connectError} />;
   if (state.activeOrgId === null)
     return <NoActiveOrg orgs={state.orgs} onSwitchOrg={onSwitchOrg} />;
   return (
