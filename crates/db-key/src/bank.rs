@@ -38,6 +38,21 @@ impl KeySource {
         }
     }
 
+    /// The key source of the session archive at `archive`, which is encrypted by the same
+    /// rules as the bank this source is for: the same key file (so the same key), or a
+    /// keyring entry of its own under the same service (`database-key:` and the archive's
+    /// path, with the same fallback where no keyring answers), or none.
+    pub fn for_archive(&self, archive: &Path) -> Self {
+        match self {
+            Self::None => Self::None,
+            Self::File(path) => Self::File(path.clone()),
+            Self::Keyring { entry, plaintext_without_keyring } => Self::Keyring {
+                entry: KeyringEntry::with_service(&entry.service, archive),
+                plaintext_without_keyring: *plaintext_without_keyring,
+            },
+        }
+    }
+
     /// How the source is shown to the person (never the key).
     pub fn describe(&self) -> String {
         match self {
@@ -92,9 +107,53 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The key that opens (or will encrypt) the SQLite file at `path`, by the rules every
+/// encrypted file here follows (the bank, the session archive):
+///
+/// - a key stored in `source` is used;
+/// - a keyring source with no entry yet makes one, with a new random key, for a file that
+///   is missing or still plaintext (it is then encrypted with it);
+/// - an encrypted file with no key found is an error that names the fix, never a new file;
+/// - where no keyring answers and the source allows it (`plaintext_without_keyring`), a
+///   file not encrypted yet goes on unencrypted (`None`), with a warning.
+///
+/// `None` means: open it as plain SQLite. Nothing is opened or written here except the
+/// keyring entry a new key goes into.
+pub fn resolve_key(path: &Path, source: &KeySource) -> Result<Option<DbKey>, KeyError> {
+    resolve_in_state(path, source, file_state(path)?)
+}
+
+fn resolve_in_state(path: &Path, source: &KeySource, state: FileState) -> Result<Option<DbKey>, KeyError> {
+    let shown = || path.display().to_string();
+    match (source.stored(), source, state) {
+        (Ok(Some(key)), _, _) => Ok(Some(key)),
+        (Ok(None), KeySource::None, FileState::Encrypted) => Err(KeyError::NoKey { path: shown() }),
+        (Ok(None), KeySource::None, _) => Ok(None),
+        (Ok(None), KeySource::Keyring { entry, .. }, FileState::Encrypted) => {
+            Err(KeyError::KeyringEntryMissing { path: shown(), entry: entry.describe() })
+        }
+        (Ok(None), KeySource::Keyring { entry, .. }, _) => {
+            let key = DbKey::generate();
+            entry.set(&key)?;
+            tracing::info!(file = %shown(), "made a new database key in the OS keyring");
+            Ok(Some(key))
+        }
+        (Ok(None), KeySource::File(_), _) => unreachable!("a key file either holds a key or fails to read"),
+        (Err(KeyError::KeyringUnavailable { detail }), KeySource::Keyring { plaintext_without_keyring: true, .. }, FileState::Missing | FileState::Plaintext) => {
+            tracing::warn!(
+                "the OS keyring is not available ({detail}): {} stays unencrypted for now; \
+                 it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE",
+                shown()
+            );
+            Ok(None)
+        }
+        (Err(e), _, _) => Err(e),
+    }
+}
+
 /// Opens the SQLite bank at `url` with the key from `source` (see
-/// [`SqliteStore::open_with_key`]): a keyring entry is made for a bank that has no key
-/// yet, a plaintext bank is encrypted, and an encrypted bank needs its key.
+/// [`SqliteStore::open_with_key`]): the key is found by [`resolve_key`]'s rules, a
+/// plaintext bank is encrypted, and an encrypted bank needs its key.
 pub async fn open_bank(url: &str, source: &KeySource) -> Result<SqliteStore, KeyError> {
     let Some(path) = memory_bank_store_sqlite::bank_path(url)? else {
         // An in-memory bank never reaches a disk: nothing to encrypt.
@@ -102,33 +161,13 @@ pub async fn open_bank(url: &str, source: &KeySource) -> Result<SqliteStore, Key
     };
     let shown = path.display().to_string();
     let state = file_state(&path)?;
-    let key = match (source.stored(), source, state) {
-        (Ok(Some(key)), _, _) => Some(key),
-        (Ok(None), KeySource::None, FileState::Encrypted) => return Err(KeyError::NoKey { path: shown }),
-        (Ok(None), KeySource::None, _) => None,
-        (Ok(None), KeySource::Keyring { entry, .. }, FileState::Encrypted) => {
-            // A rekey cut short may have left the bank under the waiting key.
-            if let Some(key) = recover_interrupted_rekey(&path, source).await? {
-                Some(key)
-            } else {
-                return Err(KeyError::KeyringEntryMissing { path: shown, entry: entry.describe() });
-            }
-        }
-        (Ok(None), KeySource::Keyring { entry, .. }, _) => {
-            let key = DbKey::generate();
-            entry.set(&key)?;
-            tracing::info!("made a new database key in the OS keyring");
-            Some(key)
-        }
-        (Ok(None), KeySource::File(_), _) => unreachable!("a key file either holds a key or fails to read"),
-        (Err(KeyError::KeyringUnavailable { detail }), KeySource::Keyring { plaintext_without_keyring: true, .. }, FileState::Missing | FileState::Plaintext) => {
-            tracing::warn!(
-                "the OS keyring is not available ({detail}): the bank {shown} stays unencrypted for now; \
-                 it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE"
-            );
-            None
-        }
-        (Err(e), _, _) => return Err(e),
+    let key = match resolve_in_state(&path, source, state) {
+        // A rekey cut short may have left the bank under the waiting key.
+        Err(missing @ KeyError::KeyringEntryMissing { .. }) => match recover_interrupted_rekey(&path, source).await? {
+            Some(key) => Some(key),
+            None => return Err(missing),
+        },
+        other => other?,
     };
     match SqliteStore::open_with_key(url, key.as_ref()).await {
         Ok(store) => Ok(store),
