@@ -6,7 +6,7 @@ use memory_bank_store::StoreError;
 use memory_bank_store_sqlite::encryption::{self, file_state};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
-use crate::file::{read_key_file, write_key_file};
+use crate::file::{read_key_file, read_retired, write_key_file, write_retired};
 use crate::{KeyError, KeyringEntry};
 
 /// Where a bank's key lives.
@@ -69,6 +69,29 @@ impl KeySource {
             Self::File(path) => read_key_file(path).map(Some),
             Self::Keyring { entry, .. } => entry.get(),
         }
+    }
+
+    /// The keys `db rekey` replaced in this key file (`<key file>.retired`, oldest first):
+    /// the session archive shares the bank's key file, and one still under an old key is
+    /// moved to the current one when it is next opened (`memory_bank_sessions::rekey_archive`).
+    /// Empty for other sources (a keyring entry is the archive's own, and no rekey of the
+    /// bank changes it).
+    pub fn retired_keys(&self) -> Result<Vec<DbKey>, KeyError> {
+        match self {
+            Self::File(path) => read_retired(&with_suffix(path, ".retired")),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Keeps `key` among [`Self::retired_keys`] (a key file only).
+    fn retire(&self, key: &DbKey) -> Result<(), KeyError> {
+        let Self::File(path) = self else { return Ok(()) };
+        let retired = with_suffix(path, ".retired");
+        let mut keys = read_retired(&retired)?;
+        if !keys.contains(key) {
+            keys.push(key.clone());
+        }
+        write_retired(&retired, &keys)
     }
 
     /// Where a new key waits while the bank is rekeyed to it: if the rekey is cut
@@ -220,6 +243,8 @@ pub async fn rekey_bank(path: &Path, source: &KeySource) -> Result<(), KeyError>
     if !encryption::key_opens(path, &old).await? {
         return Err(KeyError::WrongKey { path: shown, source_: source.describe() });
     }
+    // Before anything can replace it: archives sharing this key file may still be under it.
+    source.retire(&old)?;
     let next = source.next_slot().expect("a source with a key has a spare slot");
     let new = DbKey::generate();
     next.store(&new)?;
