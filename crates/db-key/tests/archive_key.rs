@@ -107,7 +107,7 @@ async fn a_rekey_keeps_the_replaced_key_file_keys_for_the_archives_that_share_it
     memory_bank_db_key::rekey_bank(&bank, &source).await.unwrap();
     let second = memory_bank_db_key::read_key_file(&path).unwrap();
     assert_ne!(second, first);
-    assert_eq!(source.retired_keys().unwrap(), [first.clone()]);
+    assert_eq!(source.retired_keys().unwrap(), std::slice::from_ref(&first));
     let retired = dir.path().join("db.key.retired");
     assert_eq!(std::fs::metadata(&retired).unwrap().permissions().mode() & 0o777, 0o600);
     memory_bank_db_key::rekey_bank(&bank, &source).await.unwrap();

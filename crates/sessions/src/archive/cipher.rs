@@ -204,10 +204,8 @@ pub(super) fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), NotEncry
         let _ = std::fs::remove_file(&staging);
         return outcome;
     }
-    // The WAL index of the replaced plaintext file, if SQLite left one.
-    for stale in [sibling(path, "-wal"), sibling(path, "-shm")] {
-        let _ = std::fs::remove_file(stale);
-    }
+    // No WAL to clear away: leaving WAL mode folded it into the file and removed it, and
+    // removing one now could hit the new file's own, made by an open that came after.
     tracing::info!("the session archive was encrypted");
     Ok(())
 }
