@@ -94,6 +94,7 @@ fn try_key(conn: &Connection, path: &Path, key: Option<&DbKey>) -> Result<bool, 
 fn opens(path: &Path, key: &DbKey) -> Result<bool, IndexError> {
     let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .map_err(|e| archive_error(path, e.to_string()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(|e| archive_error(path, e.to_string()))?;
     try_key(&conn, path, Some(key))
 }
 
@@ -115,8 +116,8 @@ pub(crate) fn rekey_from_retired(path: &Path, key: &DbKey, retired: &[DbKey]) ->
     let Some(old) = old else { return Ok(false) };
     let failed = |e: rusqlite::Error| archive_error(path, format!("cannot change it to the key file's new key: {e}; it is unchanged"));
     let conn = Connection::open(path).map_err(failed)?;
-    apply_key(&conn, path, Some(old))?;
     conn.busy_timeout(std::time::Duration::from_secs(2)).map_err(failed)?;
+    apply_key(&conn, path, Some(old))?;
     // Like encrypting it, this needs the archive to itself (SQLCipher rekeys outside WAL mode).
     let mode: String = conn.query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0)).map_err(failed)?;
     if !mode.eq_ignore_ascii_case("delete") {

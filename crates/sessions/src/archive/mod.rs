@@ -183,9 +183,10 @@ impl Archive {
             (key, _) => key,
         };
         let conn = Connection::open(path).map_err(failed)?;
+        // A setting of the connection, not a statement: the key is still the first one.
+        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(failed)?;
         // The key first: nothing may read the file before it.
         cipher::apply_key(&conn, path, key)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(failed)?;
         // Durable: a commit here is the only copy of what it holds.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;").map_err(failed)?;
         Self::init(conn).map_err(|e| match e {

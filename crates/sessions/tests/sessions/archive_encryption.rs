@@ -183,3 +183,16 @@ fn an_archive_under_a_retired_key_moves_to_the_new_one_with_every_session_kept()
     assert_eq!(archived_from_the_archive_alone(&h, Some(&new)), [format!("the {MARKER} plan"), format!("noted {MARKER} again")]);
     assert_eq!(holding(&archive_files(&h), MARKER), Vec::<PathBuf>::new());
 }
+
+#[test]
+fn two_keyed_opens_at_once_encrypt_it_once_and_both_work() {
+    let h = archived_home(None);
+    let key = DbKey::generate();
+    let libraries: Vec<_> = std::thread::scope(|s| {
+        let opens: Vec<_> = (0..2).map(|_| s.spawn(|| open(&h, Some(&key)).map(drop))).collect();
+        opens.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert!(libraries.iter().all(Result::is_ok), "{libraries:?}");
+    assert!(!is_plaintext(&archive_path(&h.index)));
+    assert_eq!(archived_from_the_archive_alone(&h, Some(&key)), [format!("the {MARKER} plan"), format!("noted {MARKER} again")]);
+}
