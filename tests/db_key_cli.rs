@@ -15,6 +15,8 @@ fn run(dir: &Path, key_file: Option<&Path>, args: &[&str]) -> Output {
     let mut command = Command::new(BIN);
     command.args(["--database-url", &format!("sqlite://{}", bank(dir).display())]);
     command.env_remove("MEMORY_BANK_DB_KEY_FILE").env_remove("MEMORY_BANK_DB_KEY_KEYRING");
+    // The session archive `db status` reports, and `sessions` opens, is this one's.
+    command.env("MEMORY_BANK_DATA_DIR", dir.join("data")).env("HOME", dir.join("home")).env_remove("MEMORY_BANK_SESSIONS_INDEX");
     if let Some(key_file) = key_file {
         command.env("MEMORY_BANK_DB_KEY_FILE", key_file);
     }
@@ -110,4 +112,32 @@ fn db_rekey_gives_the_bank_a_new_key_in_the_same_file() {
     ok(plain.path(), None, &["admin", "user", "add", "bob@example.com"]);
     let err = failure(plain.path(), Some(&key_path), &["db", "rekey"]);
     assert!(err.contains("is not encrypted"), "{err}");
+}
+
+#[test]
+fn the_session_archive_shares_the_key_file_and_follows_it_through_a_rekey() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    let (key_path, _) = key_file(dir.path(), "db.key", 0o600);
+    let archive = dir.path().join("data/sessions-archive.sqlite");
+    assert!(ok(dir.path(), Some(&key_path), &["db", "migrate"]).contains("migrated"));
+    ok(dir.path(), Some(&key_path), &["sessions", "list"]);
+    assert!(!header_is_plaintext(&archive), "encrypted with the key file");
+    let status = ok(dir.path(), Some(&key_path), &["db", "status"]);
+    assert!(status.contains(&format!("session archive: {} (encrypted; the key found opens it", archive.display())), "{status}");
+
+    // A rekey changes the key file; the archive moves to the new key at its next open.
+    ok(dir.path(), Some(&key_path), &["db", "rekey"]);
+    assert!(dir.path().join("db.key.retired").exists());
+    let status = ok(dir.path(), Some(&key_path), &["db", "status"]);
+    assert!(status.contains("the key found does NOT open it"), "not yet: {status}");
+    ok(dir.path(), Some(&key_path), &["sessions", "list"]);
+    let status = ok(dir.path(), Some(&key_path), &["db", "status"]);
+    assert!(status.contains("encrypted; the key found opens it"), "{status}");
+
+    // Another key file does not open it, and says what to do.
+    let (other, _) = key_file(dir.path(), "other.key", 0o600);
+    std::fs::write(&other, format!("{}\n", "ab".repeat(32))).unwrap();
+    let err = failure(dir.path(), Some(&other), &["sessions", "list"]);
+    assert!(err.contains("session archive") && err.contains("does not open it") && err.contains("not changed"), "{err}");
 }

@@ -36,10 +36,22 @@ fn cli_json(home: &std::path::Path, index: &std::path::Path, args: &[&str]) -> V
         .args(["--json", "--index"])
         .arg(index)
         .env("HOME", home)
+        // The CLI's own archive key, so the test never reaches the machine's keyring.
+        .env("MEMORY_BANK_DB_KEY_FILE", key_file(index))
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A key file beside `index`, made on first use.
+fn key_file(index: &std::path::Path) -> PathBuf {
+    let path = index.with_extension("key");
+    if !path.exists() {
+        std::fs::write(&path, format!("{}\n", memory_bank_sessions::DbKey::generate().to_hex())).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    }
+    path
 }
 
 fn wait_for(what: &str, mut done: impl FnMut() -> bool) {

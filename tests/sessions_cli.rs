@@ -12,6 +12,8 @@ use serde_json::Value;
 struct Home {
     _dir: tempfile::TempDir,
     home: PathBuf,
+    /// The session archive's key file (so no test reaches the machine's own keyring).
+    key_file: PathBuf,
 }
 
 impl Home {
@@ -19,14 +21,28 @@ impl Home {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         session_home::populate_home(&home);
-        Home { _dir: dir, home }
+        let key_file = dir.path().join("db.key");
+        std::fs::write(&key_file, format!("{}\n", memory_bank_sessions::DbKey::generate().to_hex())).unwrap();
+        std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        Home { _dir: dir, home, key_file }
     }
 
     /// Runs `memory-bank sessions ARGS` with `HOME` set to this home (the data folder,
     /// and so the index, follow it).
     fn run(&self, args: &[&str]) -> Output {
+        self.run_with_key(args, Some(&self.key_file))
+    }
+
+    /// [`Home::run`] with the archive key in `key_file`, or in a new key file when `None`.
+    fn run_with_key(&self, args: &[&str], key_file: Option<&Path>) -> Output {
+        let other = self._dir.path().join("other.key");
+        if key_file.is_none() {
+            std::fs::write(&other, format!("{}\n", memory_bank_sessions::DbKey::generate().to_hex())).unwrap();
+            std::fs::set_permissions(&other, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        }
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_memory-bank"));
         cmd.arg("sessions").args(args).env("HOME", &self.home).env_remove("MEMORY_BANK_DATA_DIR");
+        cmd.env("MEMORY_BANK_DB_KEY_FILE", key_file.unwrap_or(&other));
         cmd.env_remove("MEMORY_BANK_SESSIONS_INDEX");
         for var in session_home::TOOL_VARS {
             cmd.env_remove(var);
@@ -243,6 +259,13 @@ fn a_session_its_tool_deleted_stays_archived_until_forgotten() {
     assert_eq!(h.json(&["search", "CLIENT MIGRATION"])["hits"][0]["archived"], true);
     let text = String::from_utf8_lossy(&h.run(&["list", "--status", "archived"]).stdout).into_owned();
     assert!(text.contains("Archived: the original was removed on "), "{text}");
+    // The archive, maybe the session's only copy now, is encrypted with the key file.
+    let archive = h.home.join(".local/share/memory-bank/sessions-archive.sqlite");
+    assert!(!std::fs::read(&archive).unwrap().starts_with(b"SQLite format 3\0"), "encrypted");
+    let out = h.run_with_key(&["list", "--status", "archived"], None);
+    assert!(!out.status.success(), "another key does not open it");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("session archive") && err.contains("does not open it") && err.contains("not changed"), "{err}");
 
     let forgotten = h.json(&["forget", SHOP]);
     assert_eq!((forgotten["sessionId"].as_str(), forgotten["archived"].as_bool()), (Some(SHOP), Some(true)));

@@ -1,13 +1,16 @@
 //! `memory-bank db status` and `memory-bank db rekey`: encryption at rest of the bank the
 //! URL names, and where its key lives. Nothing here ever prints a key.
 
+use std::path::Path;
+
 use anyhow::bail;
 use memory_bank_db_key::{FileState, KeySource};
 
 use crate::database;
 
 /// Prints whether the bank is encrypted and where its key is looked for.
-pub async fn status(url: &str, key: &KeySource) -> anyhow::Result<()> {
+/// `key_file`: the global `--db-key-file`, which the session archive's key comes from too.
+pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyhow::Result<()> {
     if database::is_mysql(url) {
         let store = database::open_mysql(url).await?;
         let report = store.encryption_report().await;
@@ -35,6 +38,31 @@ pub async fn status(url: &str, key: &KeySource) -> anyhow::Result<()> {
     };
     println!("key: {}{found}", status.source);
     println!("cipher: {}", status.cipher.map_or("none (plain SQLite)".into(), |v| format!("SQLCipher {v}, AES-256")));
+    archive_status(key_file).await
+}
+
+/// The session archive of `memory-bank sessions` and `mcp` (the default index's), which
+/// may hold the only copy of deleted sessions: whether it is encrypted, and its key.
+async fn archive_status(key_file: Option<&Path>) -> anyhow::Result<()> {
+    let Some(archive) = crate::sessions::default_index().map(|index| memory_bank_sessions::archive_path(&index)) else {
+        return Ok(());
+    };
+    let source = crate::sessions::archive_key_source(&archive, key_file);
+    let status = match memory_bank_db_key::status(&archive, &source).await {
+        Ok(status) => status,
+        Err(e) => {
+            println!("session archive: {} (cannot check it: {e})", archive.display());
+            return Ok(());
+        }
+    };
+    let encrypted = match (status.state, status.key_opens) {
+        (FileState::Missing, _) => "no archive there yet",
+        (FileState::Plaintext, _) => "not encrypted (it is on the next open with a key)",
+        (FileState::Encrypted, Some(false)) => "encrypted; the key found does NOT open it",
+        (FileState::Encrypted, Some(true)) => "encrypted; the key found opens it",
+        (FileState::Encrypted, None) => "encrypted; no key found for it",
+    };
+    println!("session archive: {} ({encrypted}; key: {})", archive.display(), status.source);
     Ok(())
 }
 

@@ -25,7 +25,7 @@ struct Cli {
 
     /// A file holding the SQLite bank's key (64 hex characters, e.g. from `openssl rand -hex
     /// 32`, readable by its owner only). The bank is encrypted with it (a plaintext one on
-    /// first open). Also read by `mcp`.
+    /// first open). Also read by `mcp`, and by `sessions` and `mcp` for the session archive.
     #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_FILE", value_name = "PATH")]
     db_key_file: Option<std::path::PathBuf>,
 
@@ -127,7 +127,7 @@ fn report_panics_as_errors() {
 
 fn run_command(cli: Cli) -> ExitCode {
     if let Command::Sessions(args) = cli.command {
-        return sessions::run(args);
+        return sessions::run(args, cli.db_key_file);
     }
     if let Command::Mcp(args) = cli.command {
         return mcp::run(args, cli.db_key_file);
@@ -168,7 +168,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Db { command: DbCommand::Status } => {
             let url = url()?;
-            db_key::status(&url, &key(&url)?).await
+            db_key::status(&url, &key(&url)?, cli.db_key_file.as_deref()).await
         }
         Command::Db { command: DbCommand::Rekey } => {
             let url = url()?;

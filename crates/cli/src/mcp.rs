@@ -121,7 +121,9 @@ fn serve(options: LibraryOptions, bank: Bank, meta: bool) -> Result<(), String> 
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let sessions = Arc::new(Sessions::new(move || options.open()));
+    // The archive's key comes from the same key file as the bank's, else its own keyring entry.
+    let key_file = bank.key_file.clone();
+    let sessions = Arc::new(Sessions::new(move || options.open(key_file.as_deref())));
     sessions.warm_up();
     let memory = runtime.block_on(bank.open())?;
     let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory);

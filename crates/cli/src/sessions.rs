@@ -2,11 +2,12 @@
 //! library functions answer the desktop app, so `--json` prints exactly its shapes.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use memory_bank_db_key::KeySource;
 use memory_bank_sessions::{
-    ActionError, Env, ForgetArgs, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, SessionInfo,
+    archive_path, ActionError, Env, ErrorCode, ForgetArgs, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, SessionInfo,
     Source,
 };
 use serde::Serialize;
@@ -43,12 +44,38 @@ pub(crate) struct LibraryOptions {
 
 impl LibraryOptions {
     /// Opens the library over the tools' default folders (from the process environment)
-    /// and the extra roots, with its index; nothing is read until a refresh.
-    pub(crate) fn open(&self) -> Result<Library, ActionError> {
+    /// and the extra roots, with its index; nothing is read until a refresh. The archive
+    /// is encrypted with the key in `key_file` (the global `--db-key-file`) when one is
+    /// given, else with its own OS keyring entry (plaintext where no keyring answers): the
+    /// default `memory-bank mcp` and the app use for the bank.
+    pub(crate) fn open(&self, key_file: Option<&Path>) -> Result<Library, ActionError> {
         let roots = Roots::new(&Env::from_process(), &self.roots);
         let index = self.index.clone().or_else(default_index);
-        Library::open(index.as_deref(), roots)
+        let key = match &index {
+            Some(index) => {
+                let archive = archive_path(index);
+                let source = archive_key_source(&archive, key_file);
+                let failed = |e: memory_bank_db_key::KeyError| ActionError {
+                    code: ErrorCode::Index,
+                    message: format!("Cannot open the session archive: {e}."),
+                };
+                let key = memory_bank_db_key::resolve_key(&archive, &source).map_err(failed)?;
+                // An archive still under a key `db rekey` replaced in the key file moves to its new key.
+                if let Some(key) = &key {
+                    memory_bank_sessions::rekey_archive(&archive, key, &source.retired_keys().map_err(failed)?)?;
+                }
+                key
+            }
+            None => None,
+        };
+        Library::open(index.as_deref(), roots, key)
     }
+}
+
+/// Where the key of the archive at `archive` is looked for: the key file when one is
+/// given, else the archive's own keyring entry, plaintext where no keyring answers.
+pub(crate) fn archive_key_source(archive: &Path, key_file: Option<&Path>) -> KeySource {
+    KeySource::local_default(archive, key_file.map(Path::to_path_buf))
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,8 +176,9 @@ pub(crate) fn default_index() -> Option<PathBuf> {
 }
 
 /// Runs a `sessions` command; errors are printed here (JSON with `--json`).
-pub fn run(args: SessionsArgs) -> std::process::ExitCode {
-    match answer(&args) {
+/// `key_file`: the global `--db-key-file` / `MEMORY_BANK_DB_KEY_FILE` (the archive's key).
+pub fn run(args: SessionsArgs, key_file: Option<PathBuf>) -> std::process::ExitCode {
+    match answer(&args, key_file.as_deref()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => {
             if args.json {
@@ -163,8 +191,8 @@ pub fn run(args: SessionsArgs) -> std::process::ExitCode {
     }
 }
 
-fn answer(args: &SessionsArgs) -> Result<(), ActionError> {
-    let library = args.library.open()?;
+fn answer(args: &SessionsArgs, key_file: Option<&Path>) -> Result<(), ActionError> {
+    let library = args.library.open(key_file)?;
     let report = library.refresh()?;
     for problem in &report.problems {
         tracing::warn!(path = %problem.path.display(), "unreadable: {}", problem.message);

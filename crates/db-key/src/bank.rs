@@ -6,7 +6,7 @@ use memory_bank_store::StoreError;
 use memory_bank_store_sqlite::encryption::{self, file_state};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
-use crate::file::{read_key_file, write_key_file};
+use crate::file::{read_key_file, read_retired, write_key_file, write_retired};
 use crate::{KeyError, KeyringEntry};
 
 /// Where a bank's key lives.
@@ -38,6 +38,21 @@ impl KeySource {
         }
     }
 
+    /// The key source of the session archive at `archive`, which is encrypted by the same
+    /// rules as the bank this source is for: the same key file (so the same key), or a
+    /// keyring entry of its own under the same service (`database-key:` and the archive's
+    /// path, with the same fallback where no keyring answers), or none.
+    pub fn for_archive(&self, archive: &Path) -> Self {
+        match self {
+            Self::None => Self::None,
+            Self::File(path) => Self::File(path.clone()),
+            Self::Keyring { entry, plaintext_without_keyring } => Self::Keyring {
+                entry: KeyringEntry::with_service(&entry.service, archive),
+                plaintext_without_keyring: *plaintext_without_keyring,
+            },
+        }
+    }
+
     /// How the source is shown to the person (never the key).
     pub fn describe(&self) -> String {
         match self {
@@ -54,6 +69,29 @@ impl KeySource {
             Self::File(path) => read_key_file(path).map(Some),
             Self::Keyring { entry, .. } => entry.get(),
         }
+    }
+
+    /// The keys `db rekey` replaced in this key file (`<key file>.retired`, oldest first):
+    /// the session archive shares the bank's key file, and one still under an old key is
+    /// moved to the current one when it is next opened (`memory_bank_sessions::rekey_archive`).
+    /// Empty for other sources (a keyring entry is the archive's own, and no rekey of the
+    /// bank changes it).
+    pub fn retired_keys(&self) -> Result<Vec<DbKey>, KeyError> {
+        match self {
+            Self::File(path) => read_retired(&with_suffix(path, ".retired")),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Keeps `key` among [`Self::retired_keys`] (a key file only).
+    fn retire(&self, key: &DbKey) -> Result<(), KeyError> {
+        let Self::File(path) = self else { return Ok(()) };
+        let retired = with_suffix(path, ".retired");
+        let mut keys = read_retired(&retired)?;
+        if !keys.contains(key) {
+            keys.push(key.clone());
+        }
+        write_retired(&retired, &keys)
     }
 
     /// Where a new key waits while the bank is rekeyed to it: if the rekey is cut
@@ -92,9 +130,53 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// The key that opens (or will encrypt) the SQLite file at `path`, by the rules every
+/// encrypted file here follows (the bank, the session archive):
+///
+/// - a key stored in `source` is used;
+/// - a keyring source with no entry yet makes one, with a new random key, for a file that
+///   is missing or still plaintext (it is then encrypted with it);
+/// - an encrypted file with no key found is an error that names the fix, never a new file;
+/// - where no keyring answers and the source allows it (`plaintext_without_keyring`), a
+///   file not encrypted yet goes on unencrypted (`None`), with a warning.
+///
+/// `None` means: open it as plain SQLite. Nothing is opened or written here except the
+/// keyring entry a new key goes into.
+pub fn resolve_key(path: &Path, source: &KeySource) -> Result<Option<DbKey>, KeyError> {
+    resolve_in_state(path, source, file_state(path)?)
+}
+
+fn resolve_in_state(path: &Path, source: &KeySource, state: FileState) -> Result<Option<DbKey>, KeyError> {
+    let shown = || path.display().to_string();
+    match (source.stored(), source, state) {
+        (Ok(Some(key)), _, _) => Ok(Some(key)),
+        (Ok(None), KeySource::None, FileState::Encrypted) => Err(KeyError::NoKey { path: shown() }),
+        (Ok(None), KeySource::None, _) => Ok(None),
+        (Ok(None), KeySource::Keyring { entry, .. }, FileState::Encrypted) => {
+            Err(KeyError::KeyringEntryMissing { path: shown(), entry: entry.describe() })
+        }
+        (Ok(None), KeySource::Keyring { entry, .. }, _) => {
+            let key = DbKey::generate();
+            entry.set(&key)?;
+            tracing::info!(file = %shown(), "made a new database key in the OS keyring");
+            Ok(Some(key))
+        }
+        (Ok(None), KeySource::File(_), _) => unreachable!("a key file either holds a key or fails to read"),
+        (Err(KeyError::KeyringUnavailable { detail }), KeySource::Keyring { plaintext_without_keyring: true, .. }, FileState::Missing | FileState::Plaintext) => {
+            tracing::warn!(
+                "the OS keyring is not available ({detail}): {} stays unencrypted for now; \
+                 it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE",
+                shown()
+            );
+            Ok(None)
+        }
+        (Err(e), _, _) => Err(e),
+    }
+}
+
 /// Opens the SQLite bank at `url` with the key from `source` (see
-/// [`SqliteStore::open_with_key`]): a keyring entry is made for a bank that has no key
-/// yet, a plaintext bank is encrypted, and an encrypted bank needs its key.
+/// [`SqliteStore::open_with_key`]): the key is found by [`resolve_key`]'s rules, a
+/// plaintext bank is encrypted, and an encrypted bank needs its key.
 pub async fn open_bank(url: &str, source: &KeySource) -> Result<SqliteStore, KeyError> {
     let Some(path) = memory_bank_store_sqlite::bank_path(url)? else {
         // An in-memory bank never reaches a disk: nothing to encrypt.
@@ -102,33 +184,13 @@ pub async fn open_bank(url: &str, source: &KeySource) -> Result<SqliteStore, Key
     };
     let shown = path.display().to_string();
     let state = file_state(&path)?;
-    let key = match (source.stored(), source, state) {
-        (Ok(Some(key)), _, _) => Some(key),
-        (Ok(None), KeySource::None, FileState::Encrypted) => return Err(KeyError::NoKey { path: shown }),
-        (Ok(None), KeySource::None, _) => None,
-        (Ok(None), KeySource::Keyring { entry, .. }, FileState::Encrypted) => {
-            // A rekey cut short may have left the bank under the waiting key.
-            if let Some(key) = recover_interrupted_rekey(&path, source).await? {
-                Some(key)
-            } else {
-                return Err(KeyError::KeyringEntryMissing { path: shown, entry: entry.describe() });
-            }
-        }
-        (Ok(None), KeySource::Keyring { entry, .. }, _) => {
-            let key = DbKey::generate();
-            entry.set(&key)?;
-            tracing::info!("made a new database key in the OS keyring");
-            Some(key)
-        }
-        (Ok(None), KeySource::File(_), _) => unreachable!("a key file either holds a key or fails to read"),
-        (Err(KeyError::KeyringUnavailable { detail }), KeySource::Keyring { plaintext_without_keyring: true, .. }, FileState::Missing | FileState::Plaintext) => {
-            tracing::warn!(
-                "the OS keyring is not available ({detail}): the bank {shown} stays unencrypted for now; \
-                 it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE"
-            );
-            None
-        }
-        (Err(e), _, _) => return Err(e),
+    let key = match resolve_in_state(&path, source, state) {
+        // A rekey cut short may have left the bank under the waiting key.
+        Err(missing @ KeyError::KeyringEntryMissing { .. }) => match recover_interrupted_rekey(&path, source).await? {
+            Some(key) => Some(key),
+            None => return Err(missing),
+        },
+        other => other?,
     };
     match SqliteStore::open_with_key(url, key.as_ref()).await {
         Ok(store) => Ok(store),
@@ -181,6 +243,8 @@ pub async fn rekey_bank(path: &Path, source: &KeySource) -> Result<(), KeyError>
     if !encryption::key_opens(path, &old).await? {
         return Err(KeyError::WrongKey { path: shown, source_: source.describe() });
     }
+    // Before anything can replace it: archives sharing this key file may still be under it.
+    source.retire(&old)?;
     let next = source.next_slot().expect("a source with a key has a spare slot");
     let new = DbKey::generate();
     next.store(&new)?;

@@ -41,16 +41,16 @@ pub enum KeyError {
         /// The keyring's reason.
         detail: String,
     },
-    /// The bank is encrypted and its key is not in the keyring.
-    #[error("the bank {path} is encrypted but its key is missing from the OS keyring ({entry}); restore that entry, or point MEMORY_BANK_DB_KEY_FILE at a copy of the key. The bank was not changed")]
+    /// The file (the bank, the session archive) is encrypted and its key is not in the keyring.
+    #[error("the database {path} is encrypted but its key is missing from the OS keyring ({entry}); restore that entry, or point MEMORY_BANK_DB_KEY_FILE at a copy of the key. The file was not changed")]
     KeyringEntryMissing {
         /// The bank file.
         path: String,
         /// The keyring entry, described.
         entry: String,
     },
-    /// The bank is encrypted and no key source was given.
-    #[error("the bank {path} is encrypted; give its key with --db-key-file PATH (or MEMORY_BANK_DB_KEY_FILE), or --db-key-keyring to use the OS keyring entry the app made. The bank was not changed")]
+    /// The file is encrypted and no key source was given.
+    #[error("the database {path} is encrypted; give its key with --db-key-file PATH (or MEMORY_BANK_DB_KEY_FILE), or --db-key-keyring to use the OS keyring entry the app made. The file was not changed")]
     NoKey {
         /// The bank file.
         path: String,

@@ -31,6 +31,35 @@ pub fn read_key_file(path: &Path) -> Result<DbKey, KeyError> {
 /// Writes `key` to `path` (mode 0600), replacing it in one step: a new file beside it,
 /// flushed, then renamed over it.
 pub fn write_key_file(path: &Path, key: &DbKey) -> Result<(), KeyError> {
+    write_private(path, &format!("{}\n", key.to_hex()))
+}
+
+/// The keys in a file of retired keys (one per line); none when there is no file. Held
+/// to the key file's rules: private, and only keys.
+pub(crate) fn read_retired(path: &Path) -> Result<Vec<DbKey>, KeyError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    // The same checks as a key file, on the whole text first (mode, readable).
+    let shown = path.display().to_string();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(path).map_err(|e| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() })?.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            return Err(KeyError::FileNotPrivate { path: shown, mode });
+        }
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() })?;
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| DbKey::from_hex(l).map_err(|_| KeyError::FileFormat { path: shown.clone() })).collect()
+}
+
+/// Writes the retired `keys` to `path` (mode 0600), in one step.
+pub(crate) fn write_retired(path: &Path, keys: &[DbKey]) -> Result<(), KeyError> {
+    write_private(path, &keys.iter().map(|k| format!("{}\n", k.to_hex())).collect::<String>())
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), KeyError> {
     let failed = |e: std::io::Error| KeyError::FileWrite { path: path.display().to_string(), detail: e.to_string() };
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".tmp");
@@ -41,7 +70,7 @@ pub fn write_key_file(path: &Path, key: &DbKey) -> Result<(), KeyError> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(&temporary).map_err(failed)?;
-    file.write_all(format!("{}\n", key.to_hex()).as_bytes()).and_then(|()| file.sync_all()).map_err(failed)?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(failed)?;
     std::fs::rename(&temporary, path).map_err(failed)?;
     Ok(())
 }

@@ -44,9 +44,9 @@ impl Desktop {
         on_settled: impl Fn(Settled) + Send + Sync + 'static,
         on_sessions_changed: impl Fn() + Send + Sync + 'static,
     ) -> Result<Desktop, DesktopError> {
-        let data_dir = config.data_dir.clone();
+        let (data_dir, bank_key) = (config.data_dir.clone(), config.db_key.clone());
         let core = Core::start(config, prefs_store, secrets, on_settled).await;
-        let history = History::start(&data_dir, &core.session_roots(), on_sessions_changed)?;
+        let history = History::start(&data_dir, &core.session_roots(), &bank_key, on_sessions_changed)?;
         history.set_keep_archived(core.keeps_archived_sessions());
         Ok(Desktop { core: Arc::new(core), history, files: Arc::new(NoFileDialog), on_transfer_progress: Arc::new(|_| {}) })
     }

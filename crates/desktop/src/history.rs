@@ -8,8 +8,9 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use memory_bank_contract::ErrorCode;
+use memory_bank_db_key::KeySource;
 use memory_bank_sessions::{
-    Activity, ActivityArgs, ActionError, Env, Facets, ForgetArgs, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs,
+    archive_path, Activity, ActivityArgs, ActionError, DbKey, Env, Facets, ForgetArgs, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs,
     ReadArgs, Roots, SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
 };
 use notify::{RecursiveMode, Watcher};
@@ -42,6 +43,9 @@ impl Drop for Watched {
 /// The session history and its watcher.
 pub struct History {
     index_path: PathBuf,
+    /// The archive's key, found once at start (a keyring lookup), for every library
+    /// started over this index.
+    archive_key: Option<DbKey>,
     on_change: OnChange,
     current: RwLock<Watched>,
     /// "Keep sessions after the tool deletes them", carried over to the library that
@@ -53,15 +57,28 @@ impl History {
     /// Opens the index at `data_dir/sessions-index.sqlite` over the tools' default folders
     /// (from the process environment) plus `extra_roots`, refreshes it in the background,
     /// and watches the folders; `on_change` runs after a refresh that changed something.
+    /// The archive of deleted sessions beside the index is encrypted with the key from
+    /// `bank_key`, the bank's key source (see [`KeySource::for_archive`]): the same key
+    /// file, or its own keyring entry.
     pub fn start(
         data_dir: &Path,
         extra_roots: &[(Source, PathBuf)],
+        bank_key: &KeySource,
         on_change: impl Fn() + Send + Sync + 'static,
     ) -> Result<History, DesktopError> {
         let index_path = data_dir.join("sessions-index.sqlite");
+        let archive = archive_path(&index_path);
+        let source = bank_key.for_archive(&archive);
+        let failed = |e: memory_bank_db_key::KeyError| DesktopError::new(ErrorCode::Index, format!("Cannot open the session archive: {e}."));
+        let archive_key = memory_bank_db_key::resolve_key(&archive, &source).map_err(failed)?;
+        // An archive still under a key `db rekey` replaced in the key file moves to its new key.
+        if let Some(key) = &archive_key {
+            let retired = source.retired_keys().map_err(failed)?;
+            memory_bank_sessions::rekey_archive(&archive, key, &retired).map_err(ActionError::from)?;
+        }
         let on_change: OnChange = Arc::new(on_change);
-        let current = RwLock::new(start_watched(&index_path, extra_roots, on_change.clone(), true)?);
-        Ok(History { index_path, on_change, current, keep_archived: AtomicBool::new(true) })
+        let current = RwLock::new(start_watched(&index_path, extra_roots, archive_key.clone(), on_change.clone(), true)?);
+        Ok(History { index_path, archive_key, on_change, current, keep_archived: AtomicBool::new(true) })
     }
 
     /// The preference "Keep sessions after the tool deletes them" (on by default): see
@@ -80,7 +97,7 @@ impl History {
     /// Reads `extra_roots` (besides the default folders) from now on.
     pub fn set_extra_roots(&self, extra_roots: &[(Source, PathBuf)]) -> Result<(), DesktopError> {
         let keep = self.keep_archived.load(Ordering::Relaxed);
-        let next = start_watched(&self.index_path, extra_roots, self.on_change.clone(), keep)?;
+        let next = start_watched(&self.index_path, extra_roots, self.archive_key.clone(), self.on_change.clone(), keep)?;
         // The old watcher stops when its `Watched` is dropped here.
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = next;
         Ok(())
@@ -147,11 +164,12 @@ impl History {
 fn start_watched(
     index: &Path,
     extra_roots: &[(Source, PathBuf)],
+    archive_key: Option<DbKey>,
     on_change: OnChange,
     keep_archived: bool,
 ) -> Result<Watched, DesktopError> {
     let roots = Roots::new(&Env::from_process(), extra_roots);
-    let library = Arc::new(Library::open(Some(index), roots)?);
+    let library = Arc::new(Library::open(Some(index), roots, archive_key)?);
     library.set_keep_archived(keep_archived);
     // A first index of a big history commits every 64 MB: the list fills as it goes
     // instead of appearing all at the end (at most one event per PROGRESS_EVERY; the

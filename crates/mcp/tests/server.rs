@@ -35,7 +35,7 @@ async fn a_server_with_sessions_serves_the_session_tools() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("s1.jsonl"), claude_line("u1", "first session")).unwrap();
     let env = Env { home: Some(home.clone()), vars: Default::default() };
-    let sessions = Arc::new(Sessions::new(move || Library::open(None, Roots::new(&env, &[]))));
+    let sessions = Arc::new(Sessions::new(move || Library::open(None, Roots::new(&env, &[]), None)));
     sessions.ready().unwrap();
     let server = MemoryBankMcp::new().with_sessions(sessions);
     let names: Vec<String> = server.tools().into_iter().map(|t| t.name.to_string()).collect();
@@ -78,7 +78,7 @@ async fn a_session_its_tool_deleted_is_kept_and_marked_archived_by_every_session
     std::fs::write(project.join("old.jsonl"), claude_line("u1", "an old platypus question")).unwrap();
     std::fs::write(project.join("live.jsonl"), claude_line("u2", "a live question")).unwrap();
     let env = Env { home: Some(home.clone()), vars: Default::default() };
-    let sessions = Arc::new(Sessions::new(move || Library::open(None, Roots::new(&env, &[]))));
+    let sessions = Arc::new(Sessions::new(move || Library::open(None, Roots::new(&env, &[]), None)));
     let library = sessions.ready().unwrap();
     // Claude Code's cleanup deletes the old transcript.
     std::fs::remove_file(project.join("old.jsonl")).unwrap();

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use memory_bank_sqlcipher_key::DbKey;
 use serde_json::Value;
 
 use crate::actions::{
@@ -72,13 +73,15 @@ type Progress = Box<dyn Fn() + Send>;
 
 impl Library {
     /// Opens the index at `index_path` (in memory when `None`) for `roots`, with the
-    /// archive beside it ([`archive_path`]; in memory too without an index file). Call
-    /// [`Library::refresh`] before the first lookup.
-    pub fn open(index_path: Option<&Path>, roots: Roots) -> Result<Library, ActionError> {
+    /// archive beside it ([`archive_path`]; in memory too without an index file), which is
+    /// encrypted with `archive_key` when one is given (the door finds it by the bank's
+    /// rules: `memory_bank_db_key::resolve_key`). Call [`Library::refresh`] before the
+    /// first lookup.
+    pub fn open(index_path: Option<&Path>, roots: Roots, archive_key: Option<DbKey>) -> Result<Library, ActionError> {
         let (mut writer, reader, search) = match index_path {
             Some(path) => {
                 let mut writer = Index::open(path)?;
-                writer.attach_archive(Archive::open(&archive_path(path))?)?;
+                writer.attach_archive(Archive::open(&archive_path(path), archive_key.as_ref())?)?;
                 let reader = Index::open(path)?;
                 let worker = SearchWorker::start(Index::open(path)?).map_err(|e| {
                     ActionError::new(ErrorCode::Index, format!("Could not start the search indexer: {e}"))

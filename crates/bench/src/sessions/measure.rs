@@ -50,7 +50,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     if args.search_only {
         // The index left by a previous run, brought up to date (nothing to read if unchanged).
         let env = Env { home: Some(home), vars: Default::default() };
-        let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &[]))?;
+        let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &[]), None)?;
         lib.refresh()?;
         lib.wait_for_search_index()?;
         let mut row = |name: &str, value: String, target: &str| println!("{name:<48} {value:<28} {target}");
@@ -68,7 +68,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     };
 
     // First full index.
-    let lib = Library::open(Some(&index), Roots::new(&env, &[]))?;
+    let lib = Library::open(Some(&index), Roots::new(&env, &[]), None)?;
     let t = Instant::now();
     let report = lib.refresh()?;
     let listed = t.elapsed().as_secs_f64();

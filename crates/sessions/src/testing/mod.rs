@@ -20,6 +20,11 @@ pub use crate::replay::{read_unit, ParsedMessage, ParsedSession, ParsedToolCall}
 pub use crate::source::{LineParser, LinePos, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
 pub use crate::sources::{all, reader};
 
+/// Where a plaintext archive's encrypted copy is written before it replaces it.
+pub fn archive_staging_path(archive: &Path) -> PathBuf {
+    crate::archive::staging_path(archive)
+}
+
 /// The variables that move the tools' folders; cleared so that only `HOME` decides.
 pub const TOOL_VARS: [&str; 4] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "GEMINI_CLI_HOME"];
 
@@ -91,7 +96,7 @@ pub fn env_with_home(home: &Path) -> Env {
 /// A library over `home`'s default folders with its index at `index` (in memory when
 /// `None`), refreshed.
 pub fn library(home: &Path, index: Option<&Path>) -> Library {
-    let lib = Library::open(index, Roots::new(&env_with_home(home), &[])).unwrap();
+    let lib = Library::open(index, Roots::new(&env_with_home(home), &[]), None).unwrap();
     lib.refresh().unwrap();
     lib
 }

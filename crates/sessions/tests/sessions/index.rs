@@ -126,7 +126,7 @@ fn the_index_survives_a_restart() {
     let h = Home::new();
     h.write("-work-app", "s1", &[user("u1", "persisted", 1)]);
     drop(h.library());
-    let lib = Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap();
+    let lib = Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap();
     // Before any refresh, the index already answers from disk.
     assert_eq!(lib.list_sessions(ListArgs::default()).unwrap().total, 1);
     assert_eq!(lib.refresh().unwrap().units_read, 0);
@@ -253,7 +253,7 @@ fn an_unreadable_root_is_reported_not_fatal() {
     let not_a_folder = h.home.join("file.txt");
     std::fs::write(&not_a_folder, "x").unwrap();
     let roots = Roots::new(&common::env_with_home(&h.home), &[(Source::ClaudeCode, not_a_folder.clone())]);
-    let lib = Library::open(None, roots).unwrap();
+    let lib = Library::open(None, roots, None).unwrap();
     let report = lib.refresh().unwrap();
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     assert_eq!(report.problems[0].path, not_a_folder);

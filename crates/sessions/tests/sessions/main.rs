@@ -3,6 +3,7 @@
 
 mod activity;
 mod archive;
+mod archive_encryption;
 mod claude;
 mod codex;
 mod concurrent_open;

@@ -216,7 +216,7 @@ fn two_libraries_on_one_index_share_the_search_index() {
         }
         std::fs::write(session(&h, &format!("s{s}")), lines).unwrap();
     }
-    let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap();
+    let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap();
     let (a, b) = (open(), open());
     std::thread::scope(|scope| {
         scope.spawn(|| a.refresh().unwrap());
@@ -258,7 +258,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     assert_eq!(t.unwrap().messages[0].text, "the first question");
     // Nor does a library opened meanwhile (another CLI run): it has no archive to import.
     let roots = Roots::new(&common::env_with_home(&h.home), &[]);
-    Library::open(Some(&h.index), roots).expect("opens without the write lock");
+    Library::open(Some(&h.index), roots, None).expect("opens without the write lock");
 
     other.execute_batch("ROLLBACK").unwrap();
     lib.refresh().unwrap();
@@ -272,7 +272,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
         std::fs::write(session(&h, &format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
     }
     let lib = std::sync::Arc::new(
-        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[])).unwrap(),
+        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap(),
     );
     // A few hundred bytes per commit: a dozen sessions take several commits, as 2 GB take
     // several 64 MB ones.

@@ -143,7 +143,7 @@ proptest! {
         let project = dir.path().join(".claude/projects/-p");
         std::fs::create_dir_all(&project).unwrap();
         let path = project.join("live.jsonl");
-        let lib = Library::open(None, Roots::new(&common::env_with_home(dir.path()), &[])).unwrap();
+        let lib = Library::open(None, Roots::new(&common::env_with_home(dir.path()), &[]), None).unwrap();
         let mut offsets: Vec<usize> = cuts.iter().map(|c| (c * bytes.len() as f64) as usize).collect();
         offsets.push(bytes.len());
         offsets.sort_unstable();

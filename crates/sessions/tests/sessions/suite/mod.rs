@@ -148,7 +148,7 @@ impl<W: SessionWriter> World<W> {
     /// library again (the app restarted).
     pub fn restart(&mut self, while_closed: impl FnOnce(&Path)) {
         // The old library (and its search indexer) closes when replaced.
-        self.lib = Library::open(None, memory_bank_sessions::Roots::default()).unwrap();
+        self.lib = Library::open(None, memory_bank_sessions::Roots::default(), None).unwrap();
         while_closed(&self.index);
         self.lib = open_library(&self.home, &self.index);
     }
@@ -296,7 +296,7 @@ impl<W: SessionWriter> World<W> {
 }
 
 fn open_library(home: &Path, index: &Path) -> Library {
-    Library::open(Some(index), memory_bank_sessions::Roots::new(&kit::env_with_home(home), &[])).unwrap()
+    Library::open(Some(index), memory_bank_sessions::Roots::new(&kit::env_with_home(home), &[]), None).unwrap()
 }
 
 /// A stable UUID (v4 layout) for a session name.

@@ -6,16 +6,25 @@
 //! Unlike the index, this is not a cache: for an archived session it holds the only copy
 //! left. So it is written durably (`synchronous = FULL`), each change in one transaction,
 //! before the index records the change; its schema is migrated forward, never dropped;
-//! and a rebuilt index imports it again (`index/keep.rs`). It is plaintext, like the
-//! source files it came from. [`Archive::open`] is the one place it is opened, so that
-//! encrypting it later changes one function.
+//! and a rebuilt index imports it again (`index/keep.rs`). Opened with a key it is
+//! encrypted at rest (SQLCipher, like the bank; a plaintext one is encrypted on the first
+//! keyed open: [`cipher`]), since it may be the last copy of a session and no longer sits
+//! next to a plaintext original. [`Archive::open`] is the one place it is opened.
+
+mod cipher;
+mod lock;
+mod verify;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use memory_bank_sqlcipher_key::DbKey;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::index::IndexError;
+
+#[cfg(feature = "testing")]
+pub(crate) use cipher::staging_path;
 
 /// The archive's current schema version; [`MIGRATIONS`] brings an older file up to it.
 const ARCHIVE_SCHEMA_VERSION: i64 = 1;
@@ -78,6 +87,15 @@ CREATE TABLE forgotten (
 );
 "#];
 
+/// Gives the encrypted archive at `path` the key `key` when it is still under one of the
+/// `retired` keys: a key file's keys that `memory-bank db rekey` replaced (the archive
+/// shares the bank's key file, but a rekey cannot reach every archive that uses it).
+/// Call it before [`crate::Library::open`]; an archive `key` already opens, or a
+/// plaintext one, is left alone. True when the key was changed.
+pub fn rekey_archive(path: &Path, key: &DbKey, retired: &[DbKey]) -> Result<bool, IndexError> {
+    cipher::rekey_from_retired(path, key, retired)
+}
+
 /// The archive file beside the index file at `index`: `sessions-archive.sqlite` in the
 /// same folder (or `<index>.archive.sqlite` should the index itself have that name).
 pub fn archive_path(index: &Path) -> PathBuf {
@@ -132,10 +150,13 @@ pub(crate) struct Archive {
 }
 
 impl Archive {
-    /// Opens (or creates) the archive at `path`, migrating an older one. A newer one (from a
-    /// later Memory Bank) or a file that is not an archive is an error that says what to
-    /// do: it is never replaced, since it may hold the only copy of a session.
-    pub(crate) fn open(path: &Path) -> Result<Archive, IndexError> {
+    /// Opens (or creates) the archive at `path`, migrating an older one. With `key` it is
+    /// encrypted: a new one from the start, a plaintext one first (unless another process
+    /// has it open: then it stays plaintext for now, with a warning). A newer one (from a
+    /// later Memory Bank), a file that is not an archive, a wrong key or an encrypted
+    /// archive without one is an error that says what to do: it is never replaced, since
+    /// it may hold the only copy of a session.
+    pub(crate) fn open(path: &Path, key: Option<&DbKey>) -> Result<Archive, IndexError> {
         let failed = |e: rusqlite::Error| IndexError::Archive {
             path: path.to_path_buf(),
             message: format!(
@@ -146,8 +167,26 @@ impl Archive {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         }
+        let key = match (key, cipher::file_state(path)?) {
+            (Some(key), cipher::FileState::Plaintext) => match cipher::encrypt_plaintext(path, key) {
+                Ok(()) => Some(key),
+                Err(cipher::NotEncrypted::InUse) => {
+                    tracing::warn!(
+                        "the session archive {} is open in another process, so it cannot be encrypted now; it stays \
+                         unencrypted until an open where nothing else has it open",
+                        path.display()
+                    );
+                    None
+                }
+                Err(cipher::NotEncrypted::Failed(e)) => return Err(e),
+            },
+            (key, _) => key,
+        };
         let conn = Connection::open(path).map_err(failed)?;
+        // A setting of the connection, not a statement: the key is still the first one.
         conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(failed)?;
+        // The key first: nothing may read the file before it.
+        cipher::apply_key(&conn, path, key)?;
         // Durable: a commit here is the only copy of what it holds.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;").map_err(failed)?;
         Self::init(conn).map_err(|e| match e {
@@ -396,14 +435,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = archive_path(&dir.path().join("sessions-index.sqlite"));
         assert_eq!(path, dir.path().join("sessions-archive.sqlite"));
-        let archive = Archive::open(&path).unwrap();
+        let archive = Archive::open(&path, None).unwrap();
         store(&archive, "a", &["one", "two"]);
         store(&archive, "b", &["three"]);
         store(&archive, "a", &["one again"]);
         assert!(archive.holds(&key("a")).unwrap());
         let id = archive.id();
         drop(archive);
-        let archive = Archive::open(&path).unwrap();
+        let archive = Archive::open(&path, None).unwrap();
         assert_eq!(archive.id(), id, "the same archive");
         assert_eq!(stored(&archive), [("b".to_string(), vec!["three".to_string()], 1), ("a".to_string(), vec!["one again".to_string()], 1)]);
         archive.remove(&key("b")).unwrap();
@@ -420,13 +459,13 @@ mod tests {
     fn an_archive_from_a_newer_version_is_refused_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions-archive.sqlite");
-        store(&Archive::open(&path).unwrap(), "a", &["kept"]);
+        store(&Archive::open(&path, None).unwrap(), "a", &["kept"]);
         Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 99;").unwrap();
-        let err = Archive::open(&path).err().expect("refused");
+        let err = Archive::open(&path, None).err().expect("refused");
         assert!(err.to_string().contains("newer Memory Bank"), "{err}");
         assert!(err.to_string().contains(&path.display().to_string()), "{err}");
         Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 1;").unwrap();
-        assert_eq!(stored(&Archive::open(&path).unwrap()).len(), 1, "nothing was lost");
+        assert_eq!(stored(&Archive::open(&path, None).unwrap()).len(), 1, "nothing was lost");
     }
 
     #[test]
@@ -434,7 +473,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions-archive.sqlite");
         std::fs::write(&path, "not a database, and longer than a header would be ........................").unwrap();
-        let err = Archive::open(&path).err().expect("refused");
+        let err = Archive::open(&path, None).err().expect("refused");
         assert!(err.to_string().contains("move it away"), "{err}");
         assert!(path.exists(), "never deleted");
     }
