@@ -358,37 +358,37 @@ commands! {
     }
     /// Agent sessions, newest first.
     ListSessions = "list_sessions" (desktop, args: ListArgs) -> sessions::SessionList {
-        desktop.history().list_sessions(args).await
+        desktop.history()?.list_sessions(args).await
     }
     /// Removes a session from the history (index, search, archive) until its tool adds to it.
     ForgetSession = "forget_session" (desktop, args: sessions::ForgetArgs) -> sessions::SessionInfo {
-        desktop.history().forget_session(args).await
+        desktop.history()?.forget_session(args).await
     }
     /// Sessions per tool and workspace.
-    SessionFacets = "session_facets" (desktop, _args: NoArgs) -> sessions::Facets { desktop.history().facets().await }
+    SessionFacets = "session_facets" (desktop, _args: NoArgs) -> sessions::Facets { desktop.history()?.facets().await }
     /// A session's metadata; it becomes the open session.
     OpenSession = "open_session" (desktop, args: OpenArgs) -> sessions::SessionInfo {
-        desktop.history().open_session(args).await
+        desktop.history()?.open_session(args).await
     }
     /// A session's metadata without opening it (citation links).
     FindSession = "find_session" (desktop, args: OpenArgs) -> sessions::SessionInfo {
-        desktop.history().session_info(args).await
+        desktop.history()?.session_info(args).await
     }
     /// Messages of a session, paging backwards.
     ReadTranscript = "read_transcript" (desktop, args: ReadArgs) -> sessions::Transcript {
-        desktop.history().read_transcript(args).await
+        desktop.history()?.read_transcript(args).await
     }
     /// The last message of a session.
     LatestMessage = "latest_message" (desktop, args: LatestArgs) -> sessions::LatestMessage {
-        desktop.history().latest_message(args).await
+        desktop.history()?.latest_message(args).await
     }
     /// The tool calls between messages.
     SessionActivity = "session_activity" (desktop, args: ActivityArgs) -> sessions::Activity {
-        desktop.history().session_activity(args).await
+        desktop.history()?.session_activity(args).await
     }
     /// Messages containing a text, newest first.
     SearchMessages = "search_messages" (desktop, args: SearchArgs) -> sessions::SearchResult {
-        desktop.history().search_messages(args).await
+        desktop.history()?.search_messages(args).await
     }
     /// Saves a memory the person wrote or picked (refusing secrets).
     SaveMemory = "save_memory" (desktop, args: SaveMemoryArgs) -> Memory {

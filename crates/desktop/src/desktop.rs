@@ -16,7 +16,9 @@ use crate::{AppState, Core, CoreConfig, DesktopError};
 /// agent sessions on this machine ([`History`]).
 pub struct Desktop {
     core: Arc<Core>,
-    history: History,
+    /// The session history, or why it could not start (its archive's key missing, say):
+    /// memories work without it, and every session command answers that error.
+    history: Result<History, DesktopError>,
     files: Arc<dyn FilePicker>,
     on_transfer_progress: Arc<dyn Fn(TransferProgress) + Send + Sync>,
 }
@@ -46,8 +48,11 @@ impl Desktop {
     ) -> Result<Desktop, DesktopError> {
         let (data_dir, bank_key) = (config.data_dir.clone(), config.db_key.clone());
         let core = Core::start(config, prefs_store, secrets, on_settled).await;
-        let history = History::start(&data_dir, &core.session_roots(), &bank_key, on_sessions_changed)?;
-        history.set_keep_archived(core.keeps_archived_sessions());
+        let history = History::start(&data_dir, &core.session_roots(), &bank_key, on_sessions_changed);
+        match &history {
+            Ok(history) => history.set_keep_archived(core.keeps_archived_sessions()),
+            Err(err) => tracing::warn!(code = %err.code, "the session history is unavailable: {}", err.message),
+        }
         Ok(Desktop { core: Arc::new(core), history, files: Arc::new(NoFileDialog), on_transfer_progress: Arc::new(|_| {}) })
     }
 
@@ -93,9 +98,9 @@ impl Desktop {
         &self.core
     }
 
-    /// The agent sessions on this machine.
-    pub fn history(&self) -> &History {
-        &self.history
+    /// The agent sessions on this machine, or why they cannot be read.
+    pub fn history(&self) -> Result<&History, DesktopError> {
+        self.history.as_ref().map_err(Clone::clone)
     }
 
     /// The data folder.
@@ -106,14 +111,18 @@ impl Desktop {
     /// Replaces the extra session folders and reads them from now on.
     pub async fn set_session_roots(&self, roots: Vec<SessionRoot>) -> Result<AppState, DesktopError> {
         let state = self.core.set_session_roots(roots).await?;
-        self.history.set_extra_roots(&self.core.session_roots())?;
+        if let Ok(history) = &self.history {
+            history.set_extra_roots(&self.core.session_roots())?;
+        }
         Ok(state)
     }
 
     /// Changes UI preferences; "keep archived sessions" also tells the session history.
     pub async fn set_prefs(&self, patch: crate::prefs::PrefsPatch) -> Result<AppState, DesktopError> {
         let state = self.core.set_prefs(patch).await?;
-        self.history.set_keep_archived(state.prefs.keep_archived_sessions);
+        if let Ok(history) = &self.history {
+            history.set_keep_archived(state.prefs.keep_archived_sessions);
+        }
         Ok(state)
     }
 

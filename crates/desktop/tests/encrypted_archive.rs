@@ -74,4 +74,35 @@ fn the_archive_of_an_earlier_release_is_encrypted_with_a_keyring_entry_of_its_ow
     let err = History::start(&data, &[], &bank_key, || {}).err().expect("refused");
     assert!(err.message.contains("database-key:") && err.message.contains("restore that entry"), "{}", err.message);
     assert_eq!(archive_entry.get().unwrap(), None, "no new key was made over the lost one");
+
+    // And the app still starts: memories work, and the Sessions view answers that error.
+    let config = memory_bank_desktop::CoreConfig {
+        data_dir: data.clone(),
+        env_server: None,
+        env_org: None,
+        delete_timing: Default::default(),
+        agent_env: None,
+        cli_binary: None,
+        db_key: bank_key.clone(),
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let desktop = memory_bank_desktop::Desktop::start(
+            config,
+            Box::new(memory_bank_desktop::prefs::MemoryPrefs::default()),
+            Box::new(memory_bank_desktop::secrets::Keyring::new("memory-bank-test")),
+            |_| {},
+            || {},
+        )
+        .await
+        .expect("the app starts without its session history");
+        let state = desktop.core().state().await;
+        assert_eq!(state.account, Some(memory_bank_desktop::Account::Local));
+        let org = state.active_org_id.unwrap();
+        let saved = desktop.core().save(&org, memory_bank_contract::wire::SaveMemoryRequest { content: "still remembered".into(), ..Default::default() }).await;
+        assert!(saved.is_ok(), "{saved:?}");
+        let sessions = desktop.history().err().expect("no session history");
+        assert_eq!(sessions.message, err.message);
+        desktop.shutdown().await;
+    });
 }

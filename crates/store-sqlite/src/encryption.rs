@@ -84,9 +84,7 @@ pub(crate) fn keyed(options: SqliteConnectOptions, key: &DbKey) -> SqliteConnect
         .disable_statement_logging()
 }
 
-/// The HMAC every page of our encrypted banks carries (see [`keyed`]). Part of the file
-/// format: a connection must name it to open the bank (SQLCipher's shell included).
-pub const HMAC_ALGORITHM: &str = "HMAC_SHA256";
+pub use memory_bank_sqlcipher_key::HMAC_ALGORITHM;
 
 /// Page cache of a keyed connection, in KiB (see [`keyed`]); it fills only as pages are
 /// read, so a small bank never takes more than its size.

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sqlcipher_key::DbKey;
+use memory_bank_sqlcipher_key::{DbKey, HMAC_ALGORITHM};
 use rusqlite::{params, Connection, ErrorCode};
 
 use super::verify::same_contents;
@@ -75,7 +75,8 @@ pub(super) fn apply_key(conn: &Connection, path: &Path, key: Option<&DbKey>) -> 
 fn try_key(conn: &Connection, path: &Path, key: Option<&DbKey>) -> Result<bool, IndexError> {
     if let Some(key) = key {
         quiet_cipher_log();
-        conn.execute_batch(&format!("PRAGMA key = {};", key.pragma_value())).map_err(|e| archive_error(path, e.to_string()))?;
+        conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {HMAC_ALGORITHM};", key.pragma_value()))
+            .map_err(|e| archive_error(path, e.to_string()))?;
         // Plain SQLite ignores `PRAGMA key`: never write the archive unencrypted while
         // claiming a key.
         let cipher: Option<String> = conn.query_row("PRAGMA cipher_version", [], |r| r.get(0)).ok();
@@ -229,6 +230,8 @@ fn export_verify_swap(conn: &Connection, path: &Path, staging: &Path, key: &DbKe
         NotEncrypted::Failed(archive_error(path, format!("the path {} is not UTF-8, so it cannot be encrypted", staging.display())))
     })?;
     conn.execute("ATTACH DATABASE ?1 AS encrypted KEY ?2", params![staging_text, key.raw_literal()]).map_err(failed)?;
+    // Before the copy's first page is written: the HMAC is part of its format.
+    conn.execute_batch(&format!("PRAGMA encrypted.cipher_hmac_algorithm = {HMAC_ALGORITHM};")).map_err(failed)?;
     let outcome = (|| {
         // Under the write lock: nothing changes the archive while it is exported.
         conn.execute_batch("BEGIN IMMEDIATE;").map_err(failed)?;

@@ -196,3 +196,25 @@ fn two_keyed_opens_at_once_encrypt_it_once_and_both_work() {
     assert!(!is_plaintext(&archive_path(&h.index)));
     assert_eq!(archived_from_the_archive_alone(&h, Some(&key)), [format!("the {MARKER} plan"), format!("noted {MARKER} again")]);
 }
+
+/// Whether a connection keyed with `key` and naming `hmac` reads the archive at `path`.
+fn opens_with_hmac(path: &Path, key: &DbKey, hmac: &str) -> bool {
+    let conn = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {hmac};", key.pragma_value())).unwrap();
+    conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(())).is_ok()
+}
+
+#[test]
+fn new_and_migrated_archives_carry_the_banks_hmac() {
+    let key = DbKey::generate();
+    let (new, lib) = archived_home_open(Some(&key));
+    drop(lib);
+    let migrated = archived_home(None);
+    drop(open(&migrated, Some(&key)).unwrap());
+    for h in [&new, &migrated] {
+        let archive = archive_path(&h.index);
+        assert!(opens_with_hmac(&archive, &key, memory_bank_sqlcipher_key::HMAC_ALGORITHM));
+        // SQLCipher's default would not read it: the setting really is in the file.
+        assert!(!opens_with_hmac(&archive, &key, "HMAC_SHA512"));
+    }
+}
