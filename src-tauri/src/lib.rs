@@ -7,6 +7,8 @@ mod commands;
 mod file_dialog;
 pub mod navigation;
 pub mod prefs_store;
+#[cfg(target_os = "linux")]
+mod web_memory;
 
 include!("../app_commands.rs");
 
@@ -216,7 +218,10 @@ pub fn run() {
     // Before any thread exists: everything the app writes is private to this user.
     memory_bank_desktop::private_files::restrict_new_files();
     #[cfg(target_os = "linux")]
-    avoid_software_compositing();
+    {
+        avoid_software_compositing();
+        web_memory::small_javascript_heap();
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
