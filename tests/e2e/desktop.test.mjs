@@ -3,7 +3,7 @@
 // window and SIGTERM. Run under Xvfb: `xvfb-run -a npm test` (scripts/test.sh does).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { Harness, appBinary, deleteRow, root, rowXPath, screenshot, sleep, waitFor } from "./harness.mjs";
@@ -59,6 +59,21 @@ test("MEMORY_BANK_DATA_DIR holds all app data, the web view's included, privatel
     assert.equal(existsSync(xdgDefault), false, `${xdgDefault} exists`);
     assert.equal(statSync(data).mode & 0o777, 0o700);
     assert.equal(statSync(path.join(data, "webview")).mode & 0o777, 0o700);
+  } finally {
+    await app.deleteSession();
+  }
+});
+
+test("the web process runs JavaScriptCore in its mini VM mode (issue 14: a smaller heap after scrolling)", async () => {
+  const app = await h.openApp();
+  try {
+    await app.$(rowXPath("Prefers green tea over coffee")).waitForExist({ timeout: 20000 });
+    const pid = execFileSync("pgrep", ["-n", "-f", appBinary]).toString().trim();
+    const children = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n");
+    const web = children.find((c) => readFileSync(`/proc/${c}/comm`, "utf8").trim() === "WebKitWebProces");
+    assert.ok(web, `no WebKitWebProcess among ${children}`);
+    const environ = readFileSync(`/proc/${web}/environ`, "utf8").split("\0");
+    assert.ok(environ.includes("JSC_forceMiniVMMode=true"), "the app set it for its web process");
   } finally {
     await app.deleteSession();
   }
