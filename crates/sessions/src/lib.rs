@@ -29,7 +29,7 @@ mod text;
 
 pub use archive::{archive_path, rekey_archive};
 /// The archive's key type (see [`Library::open`]).
-pub use memory_bank_sqlcipher_key::DbKey;
+pub use memory_bank_sqlcipher_file::DbKey;
 pub use index::{search_path, Facets, IndexError, RefreshReport, SessionStatus, SourceCount, WorkspaceCount};
 pub use actions::{
     ActionError, ActivityArgs, ErrorCode, ForgetArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs,

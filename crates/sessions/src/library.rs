@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use memory_bank_sqlcipher_key::DbKey;
+use memory_bank_sqlcipher_file::DbKey;
 use serde_json::Value;
 
 use crate::actions::{

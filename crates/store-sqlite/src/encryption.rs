@@ -24,42 +24,12 @@ use crate::key::DbKey;
 use crate::rows::db_err;
 use crate::BUSY_TIMEOUT;
 
-/// The first 16 bytes of every plaintext SQLite database; an encrypted one starts with
-/// its random salt instead.
-const PLAINTEXT_HEADER: &[u8; 16] = b"SQLite format 3\0";
+pub use memory_bank_sqlcipher_file::FileState;
 
-/// What a bank file is, from its first bytes (nothing is decrypted to tell).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileState {
-    /// No file, or an empty one: a new bank.
-    Missing,
-    /// A plaintext SQLite database.
-    Plaintext,
-    /// Not plaintext SQLite: an encrypted bank (or not a bank at all).
-    Encrypted,
-}
-
-/// Reads the first bytes of `path` to tell what it is.
+/// Reads the first bytes of `path` to tell what it is (nothing is decrypted to tell).
 pub fn file_state(path: &Path) -> Result<FileState, StoreError> {
-    use std::io::Read as _;
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileState::Missing),
-        Err(e) => return Err(StoreError::Invalid(format!("cannot read the bank {}: {e}", path.display()))),
-    };
-    let mut head = Vec::with_capacity(16);
-    file.by_ref()
-        .take(16)
-        .read_to_end(&mut head)
-        .map_err(|e| StoreError::Invalid(format!("cannot read the bank {}: {e}", path.display())))?;
-    Ok(match head.as_slice() {
-        head if head == PLAINTEXT_HEADER => FileState::Plaintext,
-        // Empty, shorter than a header, or zeros: a bank another process is creating
-        // this instant (two `memory-bank mcp` starting together). An encrypted bank
-        // starts with a random 16-byte salt, never with zeros.
-        head if head.len() < PLAINTEXT_HEADER.len() || head.iter().all(|b| *b == 0) => FileState::Missing,
-        _ => FileState::Encrypted,
-    })
+    memory_bank_sqlcipher_file::file_state(path)
+        .map_err(|e| StoreError::Invalid(format!("cannot read the bank {}: {e}", path.display())))
 }
 
 /// `options` with the key applied. sqlx runs `PRAGMA key` first on every new
@@ -84,7 +54,7 @@ pub(crate) fn keyed(options: SqliteConnectOptions, key: &DbKey) -> SqliteConnect
         .disable_statement_logging()
 }
 
-pub use memory_bank_sqlcipher_key::HMAC_ALGORITHM;
+pub use memory_bank_sqlcipher_file::HMAC_ALGORITHM;
 
 /// Page cache of a keyed connection, in KiB (see [`keyed`]); it fills only as pages are
 /// read, so a small bank never takes more than its size.
@@ -210,9 +180,10 @@ async fn take_sole_use(conn: &mut SqliteConnection, path: &Path) -> Result<(), S
 pub async fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), StoreError> {
     let lock_path = sibling(path, ".encrypt-lock");
     // flock blocks the thread while another process encrypts: not a runtime worker's.
-    let _lock = tokio::task::spawn_blocking(move || crate::file_lock::FileLock::acquire(&lock_path))
+    let _lock = tokio::task::spawn_blocking(move || memory_bank_sqlcipher_file::FileLock::acquire(&lock_path))
         .await
-        .map_err(|e| StoreError::Database(format!("the lock wait failed: {e}")))??;
+        .map_err(|e| StoreError::Database(format!("the lock wait failed: {e}")))?
+        .map_err(|e| StoreError::Invalid(e.to_string()))?;
     // Another process may have encrypted it while this one waited for the lock.
     if file_state(path)? != FileState::Plaintext {
         return Ok(());

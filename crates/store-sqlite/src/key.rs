@@ -1,4 +1,4 @@
-//! The bank's key type lives in `memory-bank-sqlcipher-key`, which the session archive
+//! The bank's key type lives in `memory-bank-sqlcipher-file`, which the session archive
 //! (rusqlite, no sqlx) shares; re-exported here so every path to it keeps working.
 
-pub use memory_bank_sqlcipher_key::{DbKey, KeyFormatError};
+pub use memory_bank_sqlcipher_file::{DbKey, KeyFormatError};

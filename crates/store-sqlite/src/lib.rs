@@ -5,7 +5,6 @@
 //! and a busy timeout makes writers wait for each other instead of failing.
 
 pub mod encryption;
-mod file_lock;
 mod key;
 mod verify;
 mod proposals;

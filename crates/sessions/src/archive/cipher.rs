@@ -12,42 +12,17 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sqlcipher_key::{DbKey, HMAC_ALGORITHM};
+use memory_bank_sqlcipher_file::{DbKey, HMAC_ALGORITHM};
 use rusqlite::{params, Connection, ErrorCode};
 
 use super::verify::same_contents;
 use crate::index::IndexError;
 
-/// The first 16 bytes of every plaintext SQLite file; an encrypted one starts with its
-/// random salt instead.
-const PLAINTEXT_HEADER: &[u8; 16] = b"SQLite format 3\0";
+pub(crate) use memory_bank_sqlcipher_file::FileState;
 
 /// What the archive file is, from its first bytes (nothing is decrypted to tell).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileState {
-    /// No file, or not even a header yet (another process is creating it).
-    Missing,
-    /// A plaintext SQLite file.
-    Plaintext,
-    /// Anything else: encrypted (or not a database at all).
-    Encrypted,
-}
-
 pub(crate) fn file_state(path: &Path) -> Result<FileState, IndexError> {
-    use std::io::Read as _;
-    let io = |source| IndexError::Io { path: path.to_path_buf(), source };
-    let mut file = match std::fs::File::open(path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FileState::Missing),
-        Err(e) => return Err(io(e)),
-    };
-    let mut head = Vec::with_capacity(16);
-    file.by_ref().take(16).read_to_end(&mut head).map_err(io)?;
-    Ok(match head.as_slice() {
-        head if head == PLAINTEXT_HEADER => FileState::Plaintext,
-        head if head.len() < PLAINTEXT_HEADER.len() || head.iter().all(|b| *b == 0) => FileState::Missing,
-        _ => FileState::Encrypted,
-    })
+    memory_bank_sqlcipher_file::file_state(path).map_err(|source| IndexError::Io { path: path.to_path_buf(), source })
 }
 
 /// Where the encrypted copy is written before it replaces the archive.
@@ -184,7 +159,7 @@ pub(super) enum NotEncrypted {
 /// Encrypts the plaintext archive at `path` with `key`, in place (see the module docs).
 pub(super) fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), NotEncrypted> {
     let failed = |message: String| NotEncrypted::Failed(archive_error(path, format!("{message}; the archive is unchanged")));
-    let _lock = super::lock::FileLock::acquire(&sibling(path, ".encrypt-lock")).map_err(|e| failed(e.to_string()))?;
+    let _lock = memory_bank_sqlcipher_file::FileLock::acquire(&sibling(path, ".encrypt-lock")).map_err(|e| failed(e.to_string()))?;
     // Another process may have encrypted it while this one waited for the lock.
     if file_state(path).map_err(NotEncrypted::Failed)? != FileState::Plaintext {
         return Ok(());

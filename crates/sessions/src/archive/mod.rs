@@ -12,13 +12,12 @@
 //! next to a plaintext original. [`Archive::open`] is the one place it is opened.
 
 mod cipher;
-mod lock;
 mod verify;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use memory_bank_sqlcipher_key::DbKey;
+use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::index::IndexError;

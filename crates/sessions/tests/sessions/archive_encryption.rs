@@ -213,7 +213,7 @@ fn new_and_migrated_archives_carry_the_banks_hmac() {
     drop(open(&migrated, Some(&key)).unwrap());
     for h in [&new, &migrated] {
         let archive = archive_path(&h.index);
-        assert!(opens_with_hmac(&archive, &key, memory_bank_sqlcipher_key::HMAC_ALGORITHM));
+        assert!(opens_with_hmac(&archive, &key, memory_bank_sqlcipher_file::HMAC_ALGORITHM));
         // SQLCipher's default would not read it: the setting really is in the file.
         assert!(!opens_with_hmac(&archive, &key, "HMAC_SHA512"));
     }

@@ -1,29 +1,28 @@
-//! A lock file that lets one process at a time encrypt a bank: two processes opening a
-//! plaintext bank with its new key at once (the app and an agent's `memory-bank mcp`)
-//! would otherwise write the same encrypted copy together.
+//! A lock file that lets one process at a time encrypt a plaintext file: two processes
+//! opening it with its new key at once (the app and an agent's `memory-bank mcp`) would
+//! otherwise write the same encrypted copy together.
 //!
 //! `flock` on Unix (released by the kernel if the process dies, so a crash never leaves
-//! the bank locked); the standard library's file lock elsewhere.
+//! the file locked); the standard library's file lock elsewhere.
 
 use std::path::Path;
 
-use memory_bank_store::StoreError;
-
 /// Held until dropped.
-pub(crate) struct FileLock {
+pub struct FileLock {
     _file: std::fs::File,
 }
 
 impl FileLock {
     /// Waits for and takes the lock on `path`, creating the (empty) file if needed.
-    pub(crate) fn acquire(path: &Path) -> Result<Self, StoreError> {
+    pub fn acquire(path: &Path) -> std::io::Result<Self> {
+        let with_path = |what: &str, e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot {what} {}: {e}", path.display()));
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
             .open(path)
-            .map_err(|e| StoreError::Invalid(format!("cannot create the lock file {}: {e}", path.display())))?;
-        lock(&file).map_err(|e| StoreError::Invalid(format!("cannot lock {}: {e}", path.display())))?;
+            .map_err(|e| with_path("create the lock file", e))?;
+        lock(&file).map_err(|e| with_path("lock", e))?;
         Ok(Self { _file: file })
     }
 }

@@ -1,9 +1,4 @@
-//! The key of a SQLCipher database (the bank, the session archive): 32 random bytes,
-//! given to SQLCipher as a raw key.
-//!
-//! A crate of its own, with no SQLite driver: the bank's code (sqlx) and the session
-//! archive's (rusqlite) take the same key type, and the sessions crate must not link sqlx
-//! for it.
+//! The key of a SQLCipher file: 32 random bytes, given to SQLCipher as a raw key.
 //!
 //! A raw key (`x'…'`) rather than a passphrase: the key is already random, so SQLCipher's
 //! PBKDF2 stretching (256 000 rounds per connection) would only slow every pooled
@@ -19,12 +14,6 @@ use rand::RngCore as _;
 /// Length of a key in bytes.
 pub const KEY_BYTES: usize = 32;
 
-/// The HMAC every page of our encrypted files carries (`PRAGMA cipher_hmac_algorithm`,
-/// given right after the key on every connection and for every encrypted copy). Part of
-/// the file format: a reader must name it, SQLCipher's shell included. SHA-256 rather
-/// than SQLCipher's default SHA-512 because processors hash it in hardware, which makes
-/// reading a page about a third cheaper (BENCHMARKS.md, issue 17).
-pub const HMAC_ALGORITHM: &str = "HMAC_SHA256";
 
 /// A SQLCipher raw key.
 #[derive(Clone, PartialEq, Eq)]
