@@ -315,14 +315,9 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
     StoreError::Invalid(format!("cannot {what} ({}): {e}; the bank itself is unchanged", path.display()))
 }
 
-/// Makes the rename durable (POSIX: the directory entry is flushed with the folder).
+/// Makes the rename durable; a folder that cannot be flushed is only worth a warning.
 fn sync_dir(path: &Path) {
-    #[cfg(unix)]
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
-            tracing::warn!(error = %e, "cannot flush the data folder after encrypting the bank");
-        }
+    if let Err(e) = memory_bank_sqlcipher_file::sync_parent_dir(path) {
+        tracing::warn!(error = %e, "cannot flush the data folder after encrypting the bank");
     }
-    #[cfg(not(unix))]
-    let _ = path;
 }

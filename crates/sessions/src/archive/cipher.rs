@@ -230,14 +230,9 @@ fn export_verify_swap(conn: &Connection, path: &Path, staging: &Path, key: &DbKe
     outcome
 }
 
-/// Makes the rename durable (POSIX: the directory entry is flushed with the folder).
+/// Makes the rename durable; a folder that cannot be flushed is only worth a warning.
 fn sync_dir(path: &Path) {
-    #[cfg(unix)]
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if let Err(e) = std::fs::File::open(dir).and_then(|d| d.sync_all()) {
-            tracing::warn!(error = %e, "cannot flush the data folder after encrypting the session archive");
-        }
+    if let Err(e) = memory_bank_sqlcipher_file::sync_parent_dir(path) {
+        tracing::warn!(error = %e, "cannot flush the data folder after encrypting the session archive");
     }
-    #[cfg(not(unix))]
-    let _ = path;
 }
