@@ -70,7 +70,7 @@ pub async fn load(dir: &Path, options: &LoadOptions<'_>) -> anyhow::Result<()> {
         out.flush()?;
     }
     memory_bank_store_sqlite::checkpoint(&store).await?;
-    store.pool().close().await;
+    store.close().await;
     let mb = std::fs::metadata(&path)?.len() as f64 / 1e6;
     eprintln!("loaded {size} memories for {user_id} into {} ({rate:.0} rows/s, {mb:.1} MB)", path.display());
 

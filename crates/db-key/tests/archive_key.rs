@@ -102,7 +102,7 @@ async fn a_rekey_keeps_the_replaced_key_file_keys_for_the_archives_that_share_it
     std::fs::write(&path, format!("{}\n", first.to_hex())).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
     let source = KeySource::File(path.clone());
-    memory_bank_db_key::open_bank(&format!("sqlite://{}", bank.display()), &source).await.unwrap().pool().close().await;
+    memory_bank_db_key::open_bank(&format!("sqlite://{}", bank.display()), &source).await.unwrap().close().await;
     assert_eq!(source.retired_keys().unwrap(), Vec::<DbKey>::new());
     memory_bank_db_key::rekey_bank(&bank, &source).await.unwrap();
     let second = memory_bank_db_key::read_key_file(&path).unwrap();

@@ -34,7 +34,7 @@ fn key_file(dir: &Path, mode: u32) -> (PathBuf, DbKey) {
 async fn make_bank(path: &Path, source: &KeySource) {
     let store = open_bank(&url(path), source).await.unwrap();
     store.create_user("usr_1", "ada@example.com", memory_bank_contract::Timestamp::from_unix_ms(1)).await.unwrap();
-    store.pool().close().await;
+    store.close().await;
 }
 
 async fn users(path: &Path, source: &KeySource) -> usize {

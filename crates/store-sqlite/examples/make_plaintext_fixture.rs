@@ -68,5 +68,5 @@ async fn main() {
     bank.accept_proposal(&ada.id, &accepted.id, AcceptProposalRequest::default()).await.unwrap();
     memory_bank_store_sqlite::checkpoint(&store).await.unwrap();
     sqlx::query("VACUUM").execute(store.pool()).await.unwrap();
-    store.pool().close().await;
+    store.close().await;
 }

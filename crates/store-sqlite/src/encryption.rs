@@ -38,27 +38,21 @@ pub fn file_state(path: &Path) -> Result<FileState, StoreError> {
 /// logging is off on keyed connections: sqlx would otherwise log that pragma, key and
 /// all, at debug level (and at warn level if it ran slowly).
 ///
-/// Two settings make an encrypted bank cheaper to read, measured with
-/// `examples/cipher_page_cost.rs` (BENCHMARKS.md): pages are authenticated with
-/// HMAC-SHA256 rather than SQLCipher's default HMAC-SHA512 (CPUs hash SHA-256 in
-/// hardware: a page read from the OS cache costs 7.1 µs instead of 10.7 µs, plaintext
-/// 2.2 µs), and each connection keeps up to [`KEYED_CACHE_KIB`] of decrypted pages
-/// instead of SQLite's 2 MB, so a page is decrypted again only when it was evicted or
-/// another connection wrote.
+/// Pages are authenticated with HMAC-SHA256 rather than SQLCipher's default HMAC-SHA512:
+/// CPUs hash SHA-256 in hardware, so a page read from the OS cache costs 7.1 µs instead of
+/// 10.7 µs (plaintext 2.2 µs; `examples/cipher_page_cost.rs`, BENCHMARKS.md). The page
+/// cache is the bank's ([`crate::PAGE_CACHE_KIB`]); setting it here also makes the
+/// connection read the schema as it connects, so a key that does not fit fails there.
 pub(crate) fn keyed(options: SqliteConnectOptions, key: &DbKey) -> SqliteConnectOptions {
     debug_assert!(QUIETED.get().is_some(), "quiet_cipher_log runs before any keyed connection");
     options
         .pragma("key", key.pragma_value())
         .pragma("cipher_hmac_algorithm", HMAC_ALGORITHM)
-        .pragma("cache_size", format!("-{KEYED_CACHE_KIB}"))
+        .pragma("cache_size", format!("-{}", crate::PAGE_CACHE_KIB))
         .disable_statement_logging()
 }
 
 pub use memory_bank_sqlcipher_file::HMAC_ALGORITHM;
-
-/// Page cache of a keyed connection, in KiB (see [`keyed`]); it fills only as pages are
-/// read, so a small bank never takes more than its size.
-const KEYED_CACHE_KIB: u32 = 16 * 1024;
 
 static QUIETED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
 

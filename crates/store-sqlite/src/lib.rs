@@ -38,13 +38,31 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 /// Name of the FTS5 table that indexes `memory.search_text`.
 pub const FTS_TABLE: &str = "memory_fts";
 
+/// Page cache of each connection, in KiB (SQLite's default is 2 MB). It fills only as
+/// pages are read, so a bank smaller than this never takes more than its size per
+/// connection. Plaintext banks read missed pages from the OS cache at about 2 µs each,
+/// encrypted ones must also decrypt them (7 µs, `examples/cipher_page_cost.rs`): with
+/// 2 MB, searches on an encrypted 10⁵-memory bank took twice as long as on a plaintext
+/// one; with 64 MB, 1.0–1.2× (BENCHMARKS.md, "Encrypted SQLite banks").
+pub(crate) const PAGE_CACHE_KIB: u32 = 64 * 1024;
+
+/// Reader connections of a file bank, besides the writer.
+const READERS: u32 = 3;
+
 /// How long a writer waits for another process's write lock before failing.
 pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The SQLite store.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
+    /// Reads.
     pool: SqlitePool,
+    /// Writes: one connection. SQLite admits one writer at a time anyway, and a
+    /// connection's page cache survives only its own writes (any other connection's
+    /// write empties it), so writes that always take the same connection find the pages
+    /// they change still decrypted; saves on an encrypted bank, measured in BENCHMARKS.md.
+    /// The same pool as `pool` for an in-memory database.
+    writer: SqlitePool,
 }
 
 impl SqliteStore {
@@ -108,37 +126,54 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true);
+            .foreign_keys(true)
+            .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
         let in_memory = path.is_none();
-        // An in-memory database exists per connection, so it must have exactly one. A
-        // file gets 4: each connection has its own page cache and sqlx hands idle
-        // connections out in turn, so with fewer, each cache sees more of the reads
-        // (measured: an encrypted bank's searches, BENCHMARKS.md).
-        let pool = SqlitePoolOptions::new()
-            .max_connections(if in_memory { 1 } else { 4 })
-            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
-            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
-            .connect_with(options)
-            .await
-            .map_err(|e| match path {
-                // The key (or its absence) does not fit the file: SQLCipher cannot read page 1.
-                Some(path) if encryption::is_not_a_database(&e) => StoreError::KeyRejected { path: path.display().to_string() },
-                _ => db_err(e),
-            })?;
+        let pool = |connections: u32| {
+            SqlitePoolOptions::new()
+                .max_connections(connections)
+                .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
+                .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
+                .connect_with(options.clone())
+        };
+        let opened = |e: sqlx::Error| match path {
+            // The key (or its absence) does not fit the file: SQLCipher cannot read page 1.
+            Some(path) if encryption::is_not_a_database(&e) => StoreError::KeyRejected { path: path.display().to_string() },
+            _ => db_err(e),
+        };
+        // An in-memory database exists per connection, so it must have exactly one, for
+        // reads and writes. A file gets `READERS` readers and the writer: each connection
+        // has its own page cache and sqlx hands idle connections out in turn, so with
+        // fewer, each cache sees more of the reads (measured: an encrypted bank's
+        // searches, BENCHMARKS.md).
+        let (pool, writer) = if in_memory {
+            let pool = pool(1).await.map_err(opened)?;
+            (pool.clone(), pool)
+        } else {
+            let writer = pool(1).await.map_err(opened)?;
+            (pool(READERS).await.map_err(opened)?, writer)
+        };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool };
+        let store = Self { pool, writer };
         let applied_before = store.applied_migrations().await?;
-        run_migrations(&store.pool).await?;
+        run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
             store.ensure_search_index().await?;
         }
         Ok(store)
     }
 
-    /// The connection pool, for tests and tools that need raw access.
+    /// The readers' connection pool, for tests and tools that need raw access.
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// Closes every connection (the readers' and the writer's), so the files can be
+    /// replaced or removed.
+    pub async fn close(&self) {
+        self.pool.close().await;
+        self.writer.close().await;
     }
 
     async fn applied_migrations(&self) -> Result<i64, StoreError> {
@@ -156,14 +191,14 @@ impl SqliteStore {
     /// Starts a write transaction that takes the write lock at once, so two writers
     /// queue on the busy timeout instead of failing when a read upgrades to a write.
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
-        let conn = self.pool.acquire().await.map_err(db_err)?;
+        let conn = self.writer.acquire().await.map_err(db_err)?;
         sqlx::Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await.map_err(db_err)
     }
 }
 
 /// Folds the write-ahead log into the database file (for size reports and backups).
 pub async fn checkpoint(store: &SqliteStore) -> Result<(), StoreError> {
-    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.pool).await.map_err(db_err).map(drop)
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&store.writer).await.map_err(db_err).map(drop)
 }
 
 /// The file a SQLite URL names, or `None` for an in-memory database.
@@ -290,7 +325,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn migrate(&self) -> Result<EnsureOutcome, StoreError> {
-        run_migrations(&self.pool).await?;
+        run_migrations(&self.writer).await?;
         self.ensure_search_index().await
     }
 
@@ -365,7 +400,7 @@ impl MemoryStore for SqliteStore {
             .bind(id)
             .bind(email)
             .bind(now.unix_ms())
-            .fetch_one(&self.pool)
+            .fetch_one(&self.writer)
             .await
             .map_err(|e| match db_err(e) {
                 StoreError::Conflict(_) => StoreError::Conflict(format!("a user with email {email} already exists")),
@@ -387,7 +422,7 @@ impl MemoryStore for SqliteStore {
             .bind(id)
             .bind(name)
             .bind(now.unix_ms())
-            .fetch_one(&self.pool)
+            .fetch_one(&self.writer)
             .await
             .map_err(db_err)?;
         org_from_row(&row)
@@ -452,7 +487,7 @@ impl MemoryStore for SqliteStore {
         .bind(token_hash)
         .bind(now.unix_ms())
         .bind(kind.as_str())
-        .execute(&self.pool)
+        .execute(&self.writer)
         .await
         .map_err(db_err)?
         .rows_affected();
@@ -466,7 +501,7 @@ impl MemoryStore for SqliteStore {
         let changed = sqlx::query("UPDATE api_tokens SET revoked_at = ?2 WHERE token_hash = ?1 AND revoked_at IS NULL")
             .bind(token_hash)
             .bind(now.unix_ms())
-            .execute(&self.pool)
+            .execute(&self.writer)
             .await
             .map_err(db_err)?
             .rows_affected();
@@ -484,7 +519,7 @@ impl MemoryStore for SqliteStore {
                 .bind(user_id)
                 .bind(kind.as_str())
                 .bind(now.unix_ms())
-                .execute(&self.pool)
+                .execute(&self.writer)
                 .await
                 .map_err(db_err)?
                 .rows_affected();
@@ -676,7 +711,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {
-        proposals::insert(&self.pool, user_id, proposal).await
+        proposals::insert(&self.writer, user_id, proposal).await
     }
 
     async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use memory_bank_contract::validate::{parse_list, parse_search, validate_save};
 use memory_bank_contract::wire::{ContextInput, SaveMemoryRequest};
-use memory_bank_store::{terms, Bank, StoreError};
+use memory_bank_store::{terms, Bank, MemoryStore as _, NewMemory, StoreError};
 use memory_bank_store_sqlite::encryption::{file_state, key_opens, rekey, staging_path};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
@@ -105,7 +105,7 @@ async fn nothing_saved_in_an_encrypted_bank_reaches_its_files_in_plain_bytes() {
         // While the bank is open, the rows sit in the WAL; after closing, in the file.
         for phase in ["open", "closed"] {
             if phase == "closed" {
-                saved.store.pool().close().await;
+                saved.store.close().await;
             }
             let mut needles: Vec<Vec<u8>> = stored_terms.iter().map(|t| t.as_bytes().to_vec()).collect();
             needles.extend(["zqxmarkerwombat", "zqxsnippetmarker", "绿茶罐", "secretive", "sess-9", "ada@example.com"].map(|s| s.as_bytes().to_vec()));
@@ -132,7 +132,7 @@ async fn an_encrypted_bank_reopens_only_with_its_key_and_a_wrong_key_changes_not
     let saved = provision(SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap()).await;
     saved.save("Ada likes tea", "tea").await;
     let before = snapshot(&saved.store).await;
-    saved.store.pool().close().await;
+    saved.store.close().await;
     let bytes = std::fs::read(&path).unwrap();
 
     let wrong = SqliteStore::open_with_key(&url(&path), Some(&DbKey::generate())).await.unwrap_err();
@@ -168,7 +168,7 @@ async fn a_plaintext_bank_of_the_previous_release_is_encrypted_on_its_first_keye
     assert_eq!(snapshot(&store).await, expected, "every memory, revision and org survives");
     assert_eq!(file_state(&path).unwrap(), FileState::Encrypted);
     assert!(!staging_path(&path).exists());
-    store.pool().close().await;
+    store.close().await;
     assert!(files_containing(&path, FIXTURE_MARKER.as_bytes()).is_empty(), "the plaintext is gone");
     assert!(matches!(SqliteStore::open(&url(&path)).await, Err(StoreError::KeyMissing { .. })));
     let again = SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap();
@@ -188,7 +188,7 @@ async fn an_interrupted_encryption_left_the_plaintext_and_the_next_open_finishes
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.db");
         std::fs::copy(FIXTURE, &path).unwrap();
-        SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap().pool().close().await;
+        SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap().close().await;
         std::fs::read(&path).unwrap()
     };
     let leftovers: [(&str, Vec<u8>); 3] = [
@@ -205,13 +205,13 @@ async fn an_interrupted_encryption_left_the_plaintext_and_the_next_open_finishes
         // Until then the plaintext bank is intact and opens as before.
         let plain = SqliteStore::open(&url(&path)).await.unwrap();
         assert_eq!(snapshot(&plain).await, expected, "{what}: the plaintext is intact");
-        plain.pool().close().await;
+        plain.close().await;
 
         let store = SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap();
         assert_eq!(snapshot(&store).await, expected, "{what}");
         assert_eq!(file_state(&path).unwrap(), FileState::Encrypted, "{what}");
         assert!(!staging_path(&path).exists(), "{what}");
-        store.pool().close().await;
+        store.close().await;
         assert!(files_containing(&path, FIXTURE_MARKER.as_bytes()).is_empty(), "{what}");
     }
 }
@@ -235,7 +235,7 @@ async fn rows_still_in_the_wal_of_a_crashed_process_are_encrypted_with_the_rest(
     let list = Bank::new(Arc::new(store.clone())).list(&saved.user, &parse_list(Some("10"), None).unwrap()).await.unwrap();
     assert_eq!(list.memories.len(), 1);
     assert!(list.memories[0].content.contains("walmarkerotter"));
-    store.pool().close().await;
+    store.close().await;
     assert!(files_containing(&path, b"walmarkerotter").is_empty(), "{:?}", files_containing(&path, b"walmarkerotter"));
 }
 
@@ -253,7 +253,7 @@ async fn a_bank_another_connection_has_open_is_not_encrypted_under_it() {
     assert!(!staging_path(&path).exists());
     // The other process goes on as if nothing happened.
     other.save("Ada likes green tea", "green tea").await;
-    other.store.pool().close().await;
+    other.store.close().await;
 
     let store = SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap();
     let list = Bank::new(Arc::new(store)).list(&other.user, &parse_list(Some("10"), None).unwrap()).await.unwrap();
@@ -291,7 +291,7 @@ async fn rekey_replaces_the_key_and_needs_the_bank_to_itself() {
 
     let busy = rekey(&path, &old, &new).await.unwrap_err();
     assert!(matches!(busy, StoreError::InUse { .. }), "{busy:?}");
-    saved.store.pool().close().await;
+    saved.store.close().await;
     assert!(key_opens(&path, &old).await.unwrap(), "a refused rekey keeps the old key");
 
     let wrong = rekey(&path, &DbKey::generate(), &new).await.unwrap_err();
@@ -333,7 +333,7 @@ async fn the_key_never_reaches_the_log() {
     let (key, next) = (DbKey::generate(), DbKey::generate());
     let store = SqliteStore::open_with_key(&url(&path), Some(&key)).await.unwrap();
     snapshot(&store).await;
-    store.pool().close().await;
+    store.close().await;
     rekey(&path, &key, &next).await.unwrap();
     SqliteStore::open_with_key(&url(&path), Some(&next)).await.unwrap();
     // A plaintext bank's statements are logged as before: the capture sees sqlx's log.
@@ -388,7 +388,7 @@ async fn new_migrated_and_rekeyed_banks_carry_hmac_sha256() {
     provision(SqliteStore::open_with_key(&url(&new), Some(&key)).await.unwrap()).await;
     let migrated = dir.path().join("migrated.db");
     std::fs::copy(FIXTURE, &migrated).unwrap();
-    SqliteStore::open_with_key(&url(&migrated), Some(&key)).await.unwrap().pool().close().await;
+    SqliteStore::open_with_key(&url(&migrated), Some(&key)).await.unwrap().close().await;
     let rekeyed = dir.path().join("rekeyed.db");
     std::fs::copy(&migrated, &rekeyed).unwrap();
     let new_key = DbKey::generate();
@@ -397,5 +397,34 @@ async fn new_migrated_and_rekeyed_banks_carry_hmac_sha256() {
         assert!(opens_with_hmac(path, key, "HMAC_SHA256").await, "{}", path.display());
         // SQLCipher's default would not read it: the setting really is in the file.
         assert!(!opens_with_hmac(path, key, "HMAC_SHA512").await, "{}", path.display());
+    }
+}
+
+/// The page cache every connection gets (BENCHMARKS.md: an encrypted bank's searches
+/// took twice as long as a plaintext one's with SQLite's 2 MB), keyed or not; and the
+/// writer is a connection of its own, so a save never waits for readers to finish.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_connection_caches_64_mib_and_saves_do_not_wait_for_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = DbKey::generate();
+    for (name, key) in [("plain.db", None), ("keyed.db", Some(&key))] {
+        let store = SqliteStore::open_with_key(&url(&dir.path().join(name)), key).await.unwrap();
+        let saved = provision(store.clone()).await;
+        // Every reader the pool has, held at once: acquire until no more come.
+        let mut readers = Vec::new();
+        while let Ok(conn) = tokio::time::timeout(std::time::Duration::from_millis(300), store.pool().acquire()).await {
+            let mut conn = conn.unwrap();
+            let cache: i64 = sqlx::query_scalar("PRAGMA cache_size").fetch_one(&mut *conn).await.unwrap();
+            assert_eq!(cache, -65536, "{name}");
+            readers.push(conn);
+        }
+        assert!(!readers.is_empty(), "{name}");
+        let memory = NewMemory::plain(&saved.user, &saved.org, "saved while every reader is busy".into(), 1_700_000_000_000);
+        tokio::time::timeout(std::time::Duration::from_secs(10), store.insert_memory(&memory))
+            .await
+            .expect("the write does not wait for a reader")
+            .unwrap();
+        drop(readers);
+        store.close().await;
     }
 }
