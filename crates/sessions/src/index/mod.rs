@@ -19,9 +19,11 @@ mod trigram;
 
 use std::path::{Path, PathBuf};
 
+use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::Connection;
 
 use crate::archive::Archive;
+use crate::keyed::{self, CipherError};
 use crate::model::Source;
 
 pub use page::{ListCursor, SearchCursor};
@@ -151,6 +153,9 @@ pub enum IndexError {
         /// What is wrong, and what to do.
         message: String,
     },
+    /// The index could not be keyed (SQLCipher missing or not set up).
+    #[error("the session index cannot be encrypted: {0}")]
+    Cipher(String),
     /// The index file or its folder could not be created.
     #[error("could not open the session index at {path}: {source}")]
     Io {
@@ -159,6 +164,15 @@ pub enum IndexError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+impl From<CipherError> for IndexError {
+    fn from(e: CipherError) -> Self {
+        match e {
+            CipherError::Sqlite(e) => IndexError::Sqlite(e),
+            other => IndexError::Cipher(other.to_string()),
+        }
+    }
 }
 
 /// An open session index.
@@ -191,63 +205,93 @@ pub fn search_path(path: &Path) -> PathBuf {
 }
 
 impl Index {
-    /// Opens or creates the index at `path`. An index from another schema version, or one
-    /// that is not a valid database, is deleted and rebuilt: it only caches source files
-    /// (and the archive, a file of its own that is never deleted here).
-    pub fn open(path: &Path) -> Result<Index, IndexError> {
+    /// Opens or creates the index at `path`, with its search file ([`search_path`]), both
+    /// encrypted under `key` when one is given (the archive's: archived sessions' messages
+    /// are stored here too), plaintext without. An index from another schema version, or
+    /// one that is not a valid database (a plaintext one opened with a key, one under
+    /// another key, an encrypted one without a key), is deleted and rebuilt: it only
+    /// caches source files (and the archive, a file of its own that is never deleted here).
+    pub fn open(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         }
-        // Several processes (agents starting their `memory-bank mcp` together) may open a
-        // new index at once: one creating the schema makes the others see a locked or half
-        // made database for a moment. Those wait and try again; only an index that still
-        // cannot be opened is a broken cache, deleted and rebuilt (never a busy one, whose
-        // files another process is using).
+        match Self::open_retrying(path, key) {
+            Err(err) if !is_transient(&err) => Self::rebuild(path, key, err),
+            opened => opened,
+        }
+    }
+
+    /// Several processes (agents starting their `memory-bank mcp` together) may open a new
+    /// index at once: one creating the schema makes the others see a locked or half made
+    /// database for a moment. Those wait and try again; only an index that still cannot be
+    /// opened is a broken cache (never a busy one, whose files another process is using).
+    fn open_retrying(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
         let mut attempt = 1;
-        let opened = loop {
-            match Self::open_existing(path) {
+        loop {
+            match Self::open_existing(path, key) {
                 Err(err) if attempt < OPEN_ATTEMPTS && is_transient(&err) => {
                     std::thread::sleep(std::time::Duration::from_millis(25 * attempt as u64));
                     attempt += 1;
                 }
-                other => break other,
-            }
-        };
-        match opened {
-            Ok(index) => Ok(index),
-            Err(err) if is_transient(&err) => Err(err),
-            Err(_) => {
-                for file in [path.to_path_buf(), search_path(path)] {
-                    for suffix in ["", "-wal", "-shm"] {
-                        let mut p = file.as_os_str().to_owned();
-                        p.push(suffix);
-                        let _ = std::fs::remove_file(PathBuf::from(p));
-                    }
-                }
-                Self::open_existing(path)
+                other => return other,
             }
         }
+    }
+
+    /// Deletes the broken index at `path` and makes a new one, under a lock: processes
+    /// finding the same broken index at once (a plaintext one, on the first keyed open
+    /// after an update) rebuild it once, and none deletes the new index another has just
+    /// made (each looks again once it holds the lock).
+    fn rebuild(path: &Path, key: Option<&DbKey>, why: IndexError) -> Result<Index, IndexError> {
+        let mut lock_path = path.as_os_str().to_owned();
+        lock_path.push(".rebuild-lock");
+        let _lock = memory_bank_sqlcipher_file::FileLock::acquire(Path::new(&lock_path))
+            .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
+        match Self::open_retrying(path, key) {
+            Err(err) if !is_transient(&err) => {}
+            opened => return opened,
+        }
+        // The reason only: the key is never in it.
+        tracing::info!(reason = %why, "the session index cannot be opened; it is rebuilt");
+        for file in [path.to_path_buf(), search_path(path)] {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut p = file.as_os_str().to_owned();
+                p.push(suffix);
+                match std::fs::remove_file(PathBuf::from(&p)) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(IndexError::Io { path: PathBuf::from(p), source: e })
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Self::open_retrying(path, key)
     }
 
     /// An index in memory (tests, one-off CLI runs without a data directory).
     pub fn in_memory() -> Result<Index, IndexError> {
         let conn = Connection::open_in_memory()?;
         let mut index = Self::init(conn)?;
-        search::attach(&index.conn, None)?;
+        search::attach(&index.conn, None, None)?;
         index.inline_search = true;
         Ok(index)
     }
 
-    fn open_existing(path: &Path) -> Result<Index, IndexError> {
+    fn open_existing(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The key first: nothing may read the file before it. A wrong key (or a plaintext
+        // file) shows at the first read below as "file is not a database".
+        if let Some(key) = key {
+            keyed::apply(&conn, key)?;
+        }
         // A cache: losing the last transactions on power loss only means re-reading files.
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
         let index = Self::init(conn)?;
-        search::attach(&index.conn, Some(&search_path(path)))?;
+        search::attach(&index.conn, Some(&search_path(path)), key)?;
         Ok(index)
     }
 

@@ -162,7 +162,7 @@ impl TempHome {
 
     /// The index file opened on its own (no search indexer), refreshed.
     pub fn index(&self) -> Index {
-        let mut index = Index::open(&self.index).unwrap();
+        let mut index = Index::open(&self.index, None).unwrap();
         index.refresh(&self.roots()).unwrap();
         index
     }

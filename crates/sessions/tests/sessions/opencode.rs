@@ -1174,7 +1174,7 @@ fn database_changes_are_read_session_by_session() {
     let dir = tempfile::tempdir().unwrap();
     let roots = vec![(Source::Opencode, root.clone())];
     let path = dir.path().join("index.sqlite");
-    let mut index = Index::open(&path).unwrap();
+    let mut index = Index::open(&path, None).unwrap();
     index.refresh(&roots).unwrap();
     let before = message_rows(&path);
     assert!(before.contains_key(A) && before.contains_key(B) && before.contains_key(WINDOWS), "{before:?}");
@@ -1214,7 +1214,7 @@ fn database_changes_are_read_session_by_session() {
         }
     }
     assert!(untouched >= 1, "{before:?}");
-    let mut fresh = Index::open(&dir.path().join("fresh.sqlite")).unwrap();
+    let mut fresh = Index::open(&dir.path().join("fresh.sqlite"), None).unwrap();
     fresh.refresh(&roots).unwrap();
     let expected = answers(&fresh, &root);
     assert_eq!(answers(&index, &root), expected);
