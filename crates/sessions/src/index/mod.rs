@@ -9,6 +9,7 @@
 mod apply;
 mod filters;
 mod keep;
+mod open;
 mod page;
 mod query;
 mod read;
@@ -205,70 +206,6 @@ pub fn search_path(path: &Path) -> PathBuf {
 }
 
 impl Index {
-    /// Opens or creates the index at `path`, with its search file ([`search_path`]), both
-    /// encrypted under `key` when one is given (the archive's: archived sessions' messages
-    /// are stored here too), plaintext without. An index from another schema version, or
-    /// one that is not a valid database (a plaintext one opened with a key, one under
-    /// another key, an encrypted one without a key), is deleted and rebuilt: it only
-    /// caches source files (and the archive, a file of its own that is never deleted here).
-    pub fn open(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
-        }
-        match Self::open_retrying(path, key) {
-            Err(err) if !is_transient(&err) => Self::rebuild(path, key, err),
-            opened => opened,
-        }
-    }
-
-    /// Several processes (agents starting their `memory-bank mcp` together) may open a new
-    /// index at once: one creating the schema makes the others see a locked or half made
-    /// database for a moment. Those wait and try again; only an index that still cannot be
-    /// opened is a broken cache (never a busy one, whose files another process is using).
-    fn open_retrying(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
-        let mut attempt = 1;
-        loop {
-            match Self::open_existing(path, key) {
-                Err(err) if attempt < OPEN_ATTEMPTS && is_transient(&err) => {
-                    std::thread::sleep(std::time::Duration::from_millis(25 * attempt as u64));
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// Deletes the broken index at `path` and makes a new one, under a lock: processes
-    /// finding the same broken index at once (a plaintext one, on the first keyed open
-    /// after an update) rebuild it once, and none deletes the new index another has just
-    /// made (each looks again once it holds the lock).
-    fn rebuild(path: &Path, key: Option<&DbKey>, why: IndexError) -> Result<Index, IndexError> {
-        let mut lock_path = path.as_os_str().to_owned();
-        lock_path.push(".rebuild-lock");
-        let _lock = memory_bank_sqlcipher_file::FileLock::acquire(Path::new(&lock_path))
-            .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
-        match Self::open_retrying(path, key) {
-            Err(err) if !is_transient(&err) => {}
-            opened => return opened,
-        }
-        // The reason only: the key is never in it.
-        tracing::info!(reason = %why, "the session index cannot be opened; it is rebuilt");
-        for file in [path.to_path_buf(), search_path(path)] {
-            for suffix in ["", "-wal", "-shm"] {
-                let mut p = file.as_os_str().to_owned();
-                p.push(suffix);
-                match std::fs::remove_file(PathBuf::from(&p)) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(IndexError::Io { path: PathBuf::from(p), source: e })
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Self::open_retrying(path, key)
-    }
-
     /// An index in memory (tests, one-off CLI runs without a data directory).
     pub fn in_memory() -> Result<Index, IndexError> {
         let conn = Connection::open_in_memory()?;
@@ -428,15 +365,4 @@ fn committed(hook: &Option<Box<dyn Fn() + Send>>) {
     if let Some(hook) = hook {
         hook();
     }
-}
-
-/// How many times [`Index::open`] tries a database another process is busy creating.
-const OPEN_ATTEMPTS: u32 = 8;
-
-/// A failure that another process's work explains and that passes: the database is
-/// locked or busy, or its schema is being created ("no such table", "table … already
-/// exists" when two create it at once).
-fn is_transient(err: &IndexError) -> bool {
-    let text = err.to_string();
-    ["database is locked", "database is busy", "locking protocol", "no such table", "already exists", "disk I/O error"].iter().any(|t| text.contains(t))
 }

@@ -167,3 +167,26 @@ fn a_plaintext_archive_another_process_has_open_keeps_the_index_plaintext_too() 
     drop(open(&h, Some(&key)).unwrap());
     assert!(!is_plaintext(&archive_path(&h.index)) && !is_plaintext(&h.index), "both once nothing else has them open");
 }
+
+#[test]
+fn a_plaintext_index_another_process_has_open_is_not_deleted_under_it() {
+    // The archive is encrypted already (the earlier release did that); its index is not,
+    // and an agent's `memory-bank mcp` of that release still has it open.
+    let key = DbKey::generate();
+    let h = archived_home(Some(&key));
+    add_live_session(&h);
+    for file in index_files(&h) {
+        std::fs::remove_file(file).unwrap();
+    }
+    let other = h.index();
+    assert!(is_plaintext(&h.index));
+    let lib = open(&h, Some(&key)).unwrap();
+    assert!(is_plaintext(&h.index), "used as it is while the other process has it");
+    assert_eq!(answers(&lib), expected());
+    drop((lib, other));
+    let lib = open(&h, Some(&key)).unwrap();
+    assert_eq!(answers(&lib), expected());
+    drop(lib);
+    assert!(!is_plaintext(&h.index) && !is_plaintext(&search_path(&h.index)), "encrypted once nothing else has it open");
+    assert_eq!(holding(&index_files(&h), MARKER), Vec::<PathBuf>::new());
+}
