@@ -178,7 +178,8 @@ fn a_plaintext_index_another_process_has_open_is_not_deleted_under_it() {
     for file in index_files(&h) {
         std::fs::remove_file(file).unwrap();
     }
-    let other = h.index();
+    let mut other = Index::open(&h.index, None).unwrap();
+    other.refresh(&h.roots()).unwrap();
     assert!(is_plaintext(&h.index));
     let lib = open(&h, Some(&key)).unwrap();
     assert!(is_plaintext(&h.index), "used as it is while the other process has it");

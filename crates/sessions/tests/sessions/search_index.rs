@@ -119,7 +119,7 @@ fn changed_and_deleted_messages_leave_the_search_index() {
 
     // Applied changes are forgotten by the next refresh.
     index.refresh(&h.roots()).unwrap();
-    let conn = rusqlite::Connection::open(&h.index).unwrap();
+    let conn = common::connection(&h.index);
     let logged: i64 = conn.query_row("SELECT count(*) FROM search_dirty", [], |r| r.get(0)).unwrap();
     assert_eq!(logged, 0);
 }
@@ -188,7 +188,7 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     std::fs::write(session(&h, "s1"), line("user", "u1", "where is the platypus config", 1)).unwrap();
     let lib: Library = common::library(&h.home, Some(&h.index));
     lib.wait_for_search_index().unwrap();
-    assert!(Index::open(&h.index, None).unwrap().search_is_caught_up().unwrap());
+    assert!(Index::open(&h.index, common::suite_key().as_ref()).unwrap().search_is_caught_up().unwrap());
     let hits = lib
         .search_messages(memory_bank_sessions::SearchArgs { query: Some("platypus".into()), limit: None, ..Default::default() })
         .unwrap()
@@ -202,7 +202,7 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     std::fs::write(&path, text).unwrap();
     lib.refresh().unwrap();
     lib.wait_for_search_index().unwrap();
-    assert!(Index::open(&h.index, None).unwrap().search_is_caught_up().unwrap());
+    assert!(Index::open(&h.index, common::suite_key().as_ref()).unwrap().search_is_caught_up().unwrap());
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     std::fs::write(session(&h, "s2"), line("user", "u2", "a second session", 2)).unwrap();
 
     // Another process holds the index's write lock for longer than the busy timeout.
-    let other = rusqlite::Connection::open(&h.index).unwrap();
+    let other = common::connection(&h.index);
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let report = lib.refresh().unwrap();
     assert!(
@@ -271,7 +271,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     assert_eq!(t.unwrap().messages[0].text, "the first question");
     // Nor does a library opened meanwhile (another CLI run): it has no archive to import.
     let roots = Roots::new(&common::env_with_home(&h.home), &[]);
-    Library::open(Some(&h.index), roots, None).expect("opens without the write lock");
+    Library::open(Some(&h.index), roots, common::suite_key()).expect("opens without the write lock");
 
     other.execute_batch("ROLLBACK").unwrap();
     lib.refresh().unwrap();
@@ -285,7 +285,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
         std::fs::write(session(&h, &format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
     }
     let lib = std::sync::Arc::new(
-        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap(),
+        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), common::suite_key()).unwrap(),
     );
     // A few hundred bytes per commit: a dozen sessions take several commits, as 2 GB take
     // several 64 MB ones.
@@ -319,7 +319,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
 }
 
 fn search_file_value(h: &Home, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(search_path(&h.index)).unwrap();
+    let conn = common::connection(&search_path(&h.index));
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
