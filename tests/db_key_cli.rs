@@ -125,6 +125,10 @@ fn the_session_archive_shares_the_key_file_and_follows_it_through_a_rekey() {
     assert!(!header_is_plaintext(&archive), "encrypted with the key file");
     let status = ok(dir.path(), Some(&key_path), &["db", "status"]);
     assert!(status.contains(&format!("session archive: {} (encrypted; the key found opens it", archive.display())), "{status}");
+    // The index holds the archived sessions' messages too: encrypted with the same key.
+    let index = dir.path().join("data/sessions-index.sqlite");
+    assert!(!header_is_plaintext(&index), "the index too");
+    assert!(status.contains(&format!("session index: {} (encrypted, with the session archive's key)", index.display())), "{status}");
 
     // A rekey changes the key file; the archive moves to the new key at its next open.
     ok(dir.path(), Some(&key_path), &["db", "rekey"]);
@@ -134,6 +138,7 @@ fn the_session_archive_shares_the_key_file_and_follows_it_through_a_rekey() {
     ok(dir.path(), Some(&key_path), &["sessions", "list"]);
     let status = ok(dir.path(), Some(&key_path), &["db", "status"]);
     assert!(status.contains("encrypted; the key found opens it"), "{status}");
+    assert!(status.contains("session index:") && status.contains("(encrypted, with the session archive's key)"), "rebuilt under the new key: {status}");
 
     // Another key file does not open it, and says what to do.
     let (other, _) = key_file(dir.path(), "other.key", 0o600);

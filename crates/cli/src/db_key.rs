@@ -44,14 +44,16 @@ pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyh
 /// The session archive of `memory-bank sessions` and `mcp` (the default index's), which
 /// may hold the only copy of deleted sessions: whether it is encrypted, and its key.
 async fn archive_status(key_file: Option<&Path>) -> anyhow::Result<()> {
-    let Some(archive) = crate::sessions::default_index().map(|index| memory_bank_sessions::archive_path(&index)) else {
+    let Some(index) = crate::sessions::default_index() else {
         return Ok(());
     };
+    let archive = memory_bank_sessions::archive_path(&index);
     let source = crate::sessions::archive_key_source(&archive, key_file);
     let status = match memory_bank_db_key::status(&archive, &source).await {
         Ok(status) => status,
         Err(e) => {
             println!("session archive: {} (cannot check it: {e})", archive.display());
+            index_status(&index);
             return Ok(());
         }
     };
@@ -63,7 +65,22 @@ async fn archive_status(key_file: Option<&Path>) -> anyhow::Result<()> {
         (FileState::Encrypted, None) => "encrypted; no key found for it",
     };
     println!("session archive: {} ({encrypted}; key: {})", archive.display(), status.source);
+    index_status(&index);
     Ok(())
+}
+
+/// The session index beside the archive: a cache that holds the archived sessions'
+/// messages too, so it is encrypted with the archive's key whenever the archive is.
+fn index_status(index: &Path) {
+    let state = match memory_bank_sqlcipher_file::file_state(index) {
+        Ok(FileState::Missing) => "no index there yet".to_string(),
+        Ok(FileState::Encrypted) => "encrypted, with the session archive's key".to_string(),
+        Ok(FileState::Plaintext) => {
+            "not encrypted; it is rebuilt encrypted on the next open where the session archive is".to_string()
+        }
+        Err(e) => format!("cannot check it: {e}"),
+    };
+    println!("session index: {} ({state})", index.display());
 }
 
 /// Rekeys an encrypted SQLite bank.

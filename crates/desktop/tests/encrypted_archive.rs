@@ -56,6 +56,11 @@ fn the_archive_of_an_earlier_release_is_encrypted_with_a_keyring_entry_of_its_ow
     let archive_files: Vec<_> = files_under(&data).into_iter().filter(|f| f.to_string_lossy().contains("sessions-archive")).collect();
     assert!(!archive_files.is_empty());
     assert!(files_holding(archive_files, MARKER.as_bytes()).is_empty(), "no archive file holds the marker in plain bytes");
+    // The earlier release's plaintext index, which held the archived session's messages
+    // too, was rebuilt encrypted with the archive's key.
+    assert!(!is_plaintext(&index) && !is_plaintext(&memory_bank_sessions::search_path(&index)));
+    let index_files: Vec<_> = files_under(&data).into_iter().filter(|f| f.to_string_lossy().contains("sessions-index")).collect();
+    assert!(files_holding(index_files, MARKER.as_bytes()).is_empty(), "no index file holds the marker in plain bytes");
 
     // The session is all there, from the archive alone (a new index imports it).
     let fresh = h.dir().join("fresh/sessions-index.sqlite");

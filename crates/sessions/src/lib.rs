@@ -15,6 +15,7 @@ mod archive;
 mod events;
 mod index;
 mod jsonl;
+mod keyed;
 mod library;
 mod model;
 // Reading a unit without an index: what the tests check the index against.

@@ -75,15 +75,24 @@ impl Library {
     /// Opens the index at `index_path` (in memory when `None`) for `roots`, with the
     /// archive beside it ([`archive_path`]; in memory too without an index file), which is
     /// encrypted with `archive_key` when one is given (the door finds it by the bank's
-    /// rules: `memory_bank_db_key::resolve_key`). Call [`Library::refresh`] before the
-    /// first lookup.
+    /// rules: `memory_bank_db_key::resolve_key`), and so is the index with its search
+    /// file (a plaintext index, or one under another key, is rebuilt). Call
+    /// [`Library::refresh`] before the first lookup.
     pub fn open(index_path: Option<&Path>, roots: Roots, archive_key: Option<DbKey>) -> Result<Library, ActionError> {
         let (mut writer, reader, search) = match index_path {
             Some(path) => {
-                let mut writer = Index::open(path)?;
-                writer.attach_archive(Archive::open(&archive_path(path), archive_key.as_ref())?)?;
-                let reader = Index::open(path)?;
-                let worker = SearchWorker::start(Index::open(path)?).map_err(|e| {
+                // The archive first: a wrong or missing key stops here, before the index
+                // (whose key is the archive's) is touched.
+                let archive = Archive::open(&archive_path(path), archive_key.as_ref())?;
+                // Archived sessions' messages are in the index too, so it is encrypted
+                // whenever the archive is. A plaintext archive that another process has
+                // open (an earlier release) keeps the index plaintext as well: that
+                // process uses it, and a keyed open would delete it under it.
+                let key = archive.key().cloned();
+                let mut writer = Index::open(path, key.as_ref())?;
+                writer.attach_archive(archive)?;
+                let reader = Index::open(path, key.as_ref())?;
+                let worker = SearchWorker::start(Index::open(path, key.as_ref())?).map_err(|e| {
                     ActionError::new(ErrorCode::Index, format!("Could not start the search indexer: {e}"))
                 })?;
                 (writer, Some(Mutex::new(reader)), Some(worker))

@@ -6,6 +6,7 @@
 //! incremental append, and `search_messages`.
 //!
 //! Run: `CARGO_TARGET_DIR=/work/target-bench cargo run --release -p memory-bank-bench --bin sessions-bench`
+//! (`--key`: with the index encrypted; `--both`: plaintext, then encrypted, compared).
 //!
 //! The history is generated once into `--data` and reused while its manifest matches the
 //! parameters (the append made by the benchmark is truncated away again at the end).
@@ -67,9 +68,16 @@ pub struct Args {
     /// Stop after the first full index (for profiling it).
     #[arg(long)]
     index_only: bool,
-    /// Only time `search_messages`, on the index a previous run left in `--index-dir`.
+    /// Only time `search_messages`, on the (plaintext) index a previous run left in `--index-dir`.
     #[arg(long)]
     search_only: bool,
+    /// Encrypt the index, its search file and the archive with a random key (SQLCipher),
+    /// as the app does whenever the OS keyring holds the archive's key.
+    #[arg(long, conflicts_with = "search_only")]
+    key: bool,
+    /// Measure twice in one run, plaintext then encrypted (`--key`), and compare.
+    #[arg(long, conflicts_with_all = ["search_only", "key"])]
+    both: bool,
 }
 
 /// What one generated file or store holds.

@@ -4,7 +4,8 @@ use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use memory_bank_sessions::{Env, LatestArgs, Library, ListArgs, ReadArgs, Roots, SearchArgs};
+use memory_bank_sessions::{DbKey, Env, LatestArgs, Library, ListArgs, ReadArgs, Roots, SearchArgs};
+use memory_bank_sqlcipher_file::HMAC_ALGORITHM;
 use serde_json::json;
 
 use super::text::RARE_WORD;
@@ -45,30 +46,69 @@ fn file_size(path: &std::path::Path, suffix: &str) -> u64 {
     std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
 }
 
+/// One table: `(measurement, result, target)`.
+type Rows = Vec<(String, String, String)>;
+
 pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
-    let home = args.data.join("home");
     if args.search_only {
-        // The index left by a previous run, brought up to date (nothing to read if unchanged).
-        let env = Env { home: Some(home), vars: Default::default() };
-        let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &[]), None)?;
-        lib.refresh()?;
-        lib.wait_for_search_index()?;
-        let mut row = |name: &str, value: String, target: &str| println!("{name:<48} {value:<28} {target}");
-        return search_messages(&lib, args.calls, &mut row);
+        return search_only(args);
     }
+    let keys = match (args.key, args.both) {
+        (_, true) => vec![None, Some(DbKey::generate())],
+        (true, false) => vec![Some(DbKey::generate())],
+        (false, false) => vec![None],
+    };
+    let mut tables = Vec::new();
+    for key in keys {
+        let label = if key.is_some() { "encrypted (SQLCipher, random key)" } else { "plaintext" };
+        println!("== index {label} ==");
+        let rows = run_one(args, h, key.as_ref())?;
+        println!();
+        println!("| measurement ({label}) | p50 / p95 (calls) or result | target |");
+        println!("|---|---|---|");
+        for (name, value, target) in &rows {
+            println!("| {name} | {value} | {target} |");
+        }
+        println!();
+        tables.push(rows);
+    }
+    if let [plain, encrypted] = tables.as_slice() {
+        println!("| measurement | plaintext | encrypted |");
+        println!("|---|---|---|");
+        for ((name, a, _), (_, b, _)) in plain.iter().zip(encrypted) {
+            println!("| {name} | {a} | {b} |");
+        }
+    }
+    Ok(())
+}
+
+/// `--search-only`: the index left by a previous run, brought up to date (nothing to read
+/// if unchanged).
+fn search_only(args: &Args) -> anyhow::Result<()> {
+    let env = Env { home: Some(args.data.join("home")), vars: Default::default() };
+    let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &[]), None)?;
+    lib.refresh()?;
+    lib.wait_for_search_index()?;
+    let mut row = |name: &str, value: String, target: &str| println!("{name:<48} {value:<28} {target}");
+    search_messages(&lib, args.calls, &mut row)
+}
+
+/// Builds the index from scratch (encrypted under `key` when given) and measures it.
+fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows> {
+    let home = args.data.join("home");
     let _ = std::fs::remove_dir_all(&args.index_dir);
     std::fs::create_dir_all(&args.index_dir)?;
     let index = args.index_dir.join("sessions.db");
     let env = Env { home: Some(home.clone()), vars: Default::default() };
     let source_bytes: u64 = h.formats.iter().map(|f| f.2).sum();
-    let mut rows: Vec<(String, String, String)> = Vec::new();
+    let mut rows: Rows = Vec::new();
     let mut row = |name: &str, value: String, target: &str| {
         println!("{name:<48} {value:<28} {target}");
         rows.push((name.to_string(), value, target.to_string()));
     };
 
     // First full index.
-    let lib = Library::open(Some(&index), Roots::new(&env, &[]), None)?;
+    let lib = Library::open(Some(&index), Roots::new(&env, &[]), key.cloned())?;
     let t = Instant::now();
     let report = lib.refresh()?;
     let listed = t.elapsed().as_secs_f64();
@@ -94,7 +134,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     let (sdb, swal) = (file_size(&search_index, ""), file_size(&search_index, "-wal"));
     row("search index size (db + wal)", format!("{:.0} + {:.0} MB", sdb as f64 / 1e6, swal as f64 / 1e6), "");
     if args.index_only {
-        return Ok(());
+        return Ok(rows);
     }
 
     let (p50, p95, n) = time(5, || lib.refresh().map(drop))?;
@@ -103,6 +143,9 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     // What was indexed.
     {
         let conn = rusqlite::Connection::open(&index)?;
+        if let Some(key) = key {
+            conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {HMAC_ALGORITHM};", key.pragma_value()))?;
+        }
         let mut stmt = conn.prepare(
             "SELECT s.source, count(DISTINCT s.id), count(m.id), sum(length(CAST(m.text AS BLOB)))
              FROM session s LEFT JOIN message m ON m.session = s.id GROUP BY s.source ORDER BY s.source",
@@ -192,14 +235,7 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
     // search_messages, once the search index holds the appended messages too.
     lib.wait_for_search_index()?;
     search_messages(&lib, args.calls, &mut row)?;
-
-    println!();
-    println!("| measurement | p50 / p95 (calls) or result | target |");
-    println!("|---|---|---|");
-    for (name, value, target) in rows {
-        println!("| {name} | {value} | {target} |");
-    }
-    Ok(())
+    Ok(rows)
 }
 
 /// A new turn written into the 190 MB `opencode.db` while opencode runs: the reader reads

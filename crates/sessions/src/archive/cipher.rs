@@ -12,11 +12,12 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sqlcipher_file::{DbKey, HMAC_ALGORITHM};
-use rusqlite::{params, Connection, ErrorCode};
+use memory_bank_sqlcipher_file::DbKey;
+use rusqlite::{Connection, ErrorCode};
 
 use super::verify::same_contents;
 use crate::index::IndexError;
+use crate::keyed;
 
 pub(crate) use memory_bank_sqlcipher_file::FileState;
 
@@ -49,19 +50,11 @@ pub(super) fn apply_key(conn: &Connection, path: &Path, key: Option<&DbKey>) -> 
 /// [`apply_key`], answering `false` where SQLCipher cannot read the file with that key.
 fn try_key(conn: &Connection, path: &Path, key: Option<&DbKey>) -> Result<bool, IndexError> {
     if let Some(key) = key {
-        quiet_cipher_log();
-        conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {HMAC_ALGORITHM};", key.pragma_value()))
-            .map_err(|e| archive_error(path, e.to_string()))?;
-        // Plain SQLite ignores `PRAGMA key`: never write the archive unencrypted while
-        // claiming a key.
-        let cipher: Option<String> = conn.query_row("PRAGMA cipher_version", [], |r| r.get(0)).ok();
-        if cipher.is_none() {
-            return Err(archive_error(path, "this build of Memory Bank has no SQLCipher, so it cannot encrypt it; report this".into()));
-        }
+        keyed::apply(conn, key).map_err(|e| archive_error(path, e.to_string()))?;
     }
     match conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(())) {
         Ok(()) => Ok(true),
-        Err(e) if is_not_a_database(&e) => Ok(false),
+        Err(e) if keyed::is_not_a_database(&e) => Ok(false),
         Err(e) => Err(archive_error(path, e.to_string())),
     }
 }
@@ -106,21 +99,6 @@ pub(crate) fn rekey_from_retired(path: &Path, key: &DbKey, retired: &[DbKey]) ->
     }
     tracing::info!("the session archive now has the key file's new key");
     Ok(true)
-}
-
-/// SQLCipher prints its own log to stderr ("error decrypting page 1" for a wrong key),
-/// which is the CLI's error channel and the MCP server's log: off, once per process.
-fn quiet_cipher_log() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        if let Err(e) = Connection::open_in_memory().and_then(|c| c.execute_batch("PRAGMA cipher_log_level = NONE;")) {
-            tracing::debug!(error = %e, "cannot turn SQLCipher's log off");
-        }
-    });
-}
-
-fn is_not_a_database(e: &rusqlite::Error) -> bool {
-    e.sqlite_error_code() == Some(ErrorCode::NotADatabase)
 }
 
 /// The error for a file SQLCipher cannot read with the key it was given (or without one).
@@ -204,9 +182,8 @@ fn export_verify_swap(conn: &Connection, path: &Path, staging: &Path, key: &DbKe
     let staging_text = staging.to_str().ok_or_else(|| {
         NotEncrypted::Failed(archive_error(path, format!("the path {} is not UTF-8, so it cannot be encrypted", staging.display())))
     })?;
-    conn.execute("ATTACH DATABASE ?1 AS encrypted KEY ?2", params![staging_text, key.raw_literal()]).map_err(failed)?;
-    // Before the copy's first page is written: the HMAC is part of its format.
-    conn.execute_batch(&format!("PRAGMA encrypted.cipher_hmac_algorithm = {HMAC_ALGORITHM};")).map_err(failed)?;
+    keyed::attach(conn, staging_text, "encrypted", Some(key))
+        .map_err(|e| NotEncrypted::Failed(archive_error(path, format!("cannot encrypt it: {e}; the archive is unchanged"))))?;
     let outcome = (|| {
         // Under the write lock: nothing changes the archive while it is exported.
         conn.execute_batch("BEGIN IMMEDIATE;").map_err(failed)?;

@@ -146,6 +146,8 @@ pub(crate) type SessionVisitor<'a> =
 pub(crate) struct Archive {
     conn: Connection,
     id: i64,
+    /// The key it is encrypted with; `None` while it is plaintext.
+    key: Option<DbKey>,
 }
 
 impl Archive {
@@ -188,11 +190,13 @@ impl Archive {
         cipher::apply_key(&conn, path, key)?;
         // Durable: a commit here is the only copy of what it holds.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;").map_err(failed)?;
-        Self::init(conn).map_err(|e| match e {
+        let mut archive = Self::init(conn).map_err(|e| match e {
             IndexError::Sqlite(e) => failed(e),
             IndexError::Archive { message, .. } => IndexError::Archive { path: path.to_path_buf(), message },
             other => other,
-        })
+        })?;
+        archive.key = key.cloned();
+        Ok(archive)
     }
 
     /// An archive in memory, for an index in memory (it lasts as long as the library).
@@ -225,7 +229,13 @@ impl Archive {
         tx.execute_batch(&format!("PRAGMA user_version = {ARCHIVE_SCHEMA_VERSION};"))?;
         let id = tx.query_row("SELECT archive_id FROM archive_meta", [], |r| r.get(0))?;
         tx.commit()?;
-        Ok(Archive { conn, id })
+        Ok(Archive { conn, id, key: None })
+    }
+
+    /// The key it is encrypted with, `None` while it is plaintext (no key, or another
+    /// process had it open when it was to be encrypted): the index's key (`Library::open`).
+    pub(crate) fn key(&self) -> Option<&DbKey> {
+        self.key.as_ref()
     }
 
     /// Tells this archive from another (a deleted and recreated one, say).

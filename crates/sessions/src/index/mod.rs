@@ -9,6 +9,7 @@
 mod apply;
 mod filters;
 mod keep;
+mod open;
 mod page;
 mod query;
 mod read;
@@ -19,9 +20,11 @@ mod trigram;
 
 use std::path::{Path, PathBuf};
 
+use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::Connection;
 
 use crate::archive::Archive;
+use crate::keyed::{self, CipherError};
 use crate::model::Source;
 
 pub use page::{ListCursor, SearchCursor};
@@ -151,6 +154,9 @@ pub enum IndexError {
         /// What is wrong, and what to do.
         message: String,
     },
+    /// The index could not be keyed (SQLCipher missing or not set up).
+    #[error("the session index cannot be encrypted: {0}")]
+    Cipher(String),
     /// The index file or its folder could not be created.
     #[error("could not open the session index at {path}: {source}")]
     Io {
@@ -159,6 +165,15 @@ pub enum IndexError {
         /// The cause.
         source: std::io::Error,
     },
+}
+
+impl From<CipherError> for IndexError {
+    fn from(e: CipherError) -> Self {
+        match e {
+            CipherError::Sqlite(e) => IndexError::Sqlite(e),
+            other => IndexError::Cipher(other.to_string()),
+        }
+    }
 }
 
 /// An open session index.
@@ -191,63 +206,29 @@ pub fn search_path(path: &Path) -> PathBuf {
 }
 
 impl Index {
-    /// Opens or creates the index at `path`. An index from another schema version, or one
-    /// that is not a valid database, is deleted and rebuilt: it only caches source files
-    /// (and the archive, a file of its own that is never deleted here).
-    pub fn open(path: &Path) -> Result<Index, IndexError> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
-        }
-        // Several processes (agents starting their `memory-bank mcp` together) may open a
-        // new index at once: one creating the schema makes the others see a locked or half
-        // made database for a moment. Those wait and try again; only an index that still
-        // cannot be opened is a broken cache, deleted and rebuilt (never a busy one, whose
-        // files another process is using).
-        let mut attempt = 1;
-        let opened = loop {
-            match Self::open_existing(path) {
-                Err(err) if attempt < OPEN_ATTEMPTS && is_transient(&err) => {
-                    std::thread::sleep(std::time::Duration::from_millis(25 * attempt as u64));
-                    attempt += 1;
-                }
-                other => break other,
-            }
-        };
-        match opened {
-            Ok(index) => Ok(index),
-            Err(err) if is_transient(&err) => Err(err),
-            Err(_) => {
-                for file in [path.to_path_buf(), search_path(path)] {
-                    for suffix in ["", "-wal", "-shm"] {
-                        let mut p = file.as_os_str().to_owned();
-                        p.push(suffix);
-                        let _ = std::fs::remove_file(PathBuf::from(p));
-                    }
-                }
-                Self::open_existing(path)
-            }
-        }
-    }
-
     /// An index in memory (tests, one-off CLI runs without a data directory).
     pub fn in_memory() -> Result<Index, IndexError> {
         let conn = Connection::open_in_memory()?;
         let mut index = Self::init(conn)?;
-        search::attach(&index.conn, None)?;
+        search::attach(&index.conn, None, None)?;
         index.inline_search = true;
         Ok(index)
     }
 
-    fn open_existing(path: &Path) -> Result<Index, IndexError> {
+    fn open_existing(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
         let conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The key first: nothing may read the file before it. A wrong key (or a plaintext
+        // file) shows at the first read below as "file is not a database".
+        if let Some(key) = key {
+            keyed::apply(&conn, key)?;
+        }
         // A cache: losing the last transactions on power loss only means re-reading files.
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
         let index = Self::init(conn)?;
-        search::attach(&index.conn, Some(&search_path(path)))?;
+        search::attach(&index.conn, Some(&search_path(path)), key)?;
         Ok(index)
     }
 
@@ -384,15 +365,4 @@ fn committed(hook: &Option<Box<dyn Fn() + Send>>) {
     if let Some(hook) = hook {
         hook();
     }
-}
-
-/// How many times [`Index::open`] tries a database another process is busy creating.
-const OPEN_ATTEMPTS: u32 = 8;
-
-/// A failure that another process's work explains and that passes: the database is
-/// locked or busy, or its schema is being created ("no such table", "table … already
-/// exists" when two create it at once).
-fn is_transient(err: &IndexError) -> bool {
-    let text = err.to_string();
-    ["database is locked", "database is busy", "locking protocol", "no such table", "already exists", "disk I/O error"].iter().any(|t| text.contains(t))
 }

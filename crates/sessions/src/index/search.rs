@@ -19,7 +19,10 @@
 
 use std::path::Path;
 
+use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::keyed::{self, CipherError};
 
 use super::segments::{self, SegmentBuilder};
 use super::trigram::{self, Trigram};
@@ -55,10 +58,11 @@ const STALE_REBUILD_MIN: i64 = 1000;
 const MAX_TERMS: usize = 24;
 
 /// Attaches the search file at `path` (in memory when `None`) as `search`, creating or
-/// rebuilding its tables when they are missing or from another version.
-pub(super) fn attach(conn: &Connection, path: Option<&Path>) -> rusqlite::Result<()> {
+/// rebuilding its tables when they are missing or from another version. It is encrypted
+/// under `key` when there is one (the index's own).
+pub(super) fn attach(conn: &Connection, path: Option<&Path>, key: Option<&DbKey>) -> Result<(), CipherError> {
     let target = path.map_or_else(|| ":memory:".to_string(), |p| p.to_string_lossy().into_owned());
-    conn.execute("ATTACH DATABASE ?1 AS search", [target])?;
+    keyed::attach(conn, &target, "search", key)?;
     if path.is_some() {
         // A cache like the index: losing the last batches only means indexing them again.
         conn.execute_batch("PRAGMA search.journal_mode = WAL; PRAGMA search.synchronous = OFF;")?;

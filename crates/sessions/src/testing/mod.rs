@@ -93,10 +93,30 @@ pub fn env_with_home(home: &Path) -> Env {
     Env { home: Some(home.to_path_buf()), vars: Default::default() }
 }
 
+/// The key the kit's libraries and indexes use: none, unless `MEMORY_BANK_SESSIONS_TEST_KEY`
+/// is set (to anything), which runs the suite over encrypted indexes and archives (one
+/// random key for the whole test process). Tests that read the files with plain SQLite,
+/// or reopen them without a key on purpose, fail then.
+pub fn suite_key() -> Option<crate::DbKey> {
+    static KEY: std::sync::OnceLock<Option<crate::DbKey>> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| std::env::var_os("MEMORY_BANK_SESSIONS_TEST_KEY").filter(|v| !v.is_empty()).map(|_| crate::DbKey::generate()))
+        .clone()
+}
+
+/// A connection to a file of the index or the archive, keyed with [`suite_key`] when there
+/// is one, for tests that look inside them (or hold their locks).
+pub fn connection(path: &Path) -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open(path).unwrap();
+    if let Some(key) = suite_key() {
+        crate::keyed::apply(&conn, &key).unwrap();
+    }
+    conn
+}
+
 /// A library over `home`'s default folders with its index at `index` (in memory when
 /// `None`), refreshed.
 pub fn library(home: &Path, index: Option<&Path>) -> Library {
-    let lib = Library::open(index, Roots::new(&env_with_home(home), &[]), None).unwrap();
+    let lib = Library::open(index, Roots::new(&env_with_home(home), &[]), suite_key()).unwrap();
     lib.refresh().unwrap();
     lib
 }
@@ -162,7 +182,7 @@ impl TempHome {
 
     /// The index file opened on its own (no search indexer), refreshed.
     pub fn index(&self) -> Index {
-        let mut index = Index::open(&self.index).unwrap();
+        let mut index = Index::open(&self.index, suite_key().as_ref()).unwrap();
         index.refresh(&self.roots()).unwrap();
         index
     }

@@ -9,7 +9,7 @@ use memory_bank_sessions::{archive_path, ErrorCode, ForgetArgs, Library, ListArg
 use serde_json::json;
 
 fn library(home: &Path, index: &Path) -> Library {
-    let lib = Library::open(Some(index), Roots::new(&kit::env_with_home(home), &[]), None).unwrap();
+    let lib = Library::open(Some(index), Roots::new(&kit::env_with_home(home), &[]), kit::suite_key()).unwrap();
     lib.refresh().unwrap();
     lib
 }
@@ -98,8 +98,8 @@ fn an_archive_from_a_newer_memory_bank_is_an_error_that_says_what_to_do() {
     let h = kit::TempHome::new();
     drop(h.library());
     let archive = archive_path(&h.index);
-    rusqlite::Connection::open(&archive).unwrap().execute_batch("PRAGMA user_version = 99;").unwrap();
-    let err = Library::open(Some(&h.index), Roots::new(&kit::env_with_home(&h.home), &[]), None).err().expect("refused");
+    kit::connection(&archive).execute_batch("PRAGMA user_version = 99;").unwrap();
+    let err = Library::open(Some(&h.index), Roots::new(&kit::env_with_home(&h.home), &[]), kit::suite_key()).err().expect("refused");
     assert_eq!(err.code, ErrorCode::Index);
     assert!(err.message.contains("newer Memory Bank") && err.message.contains(&archive.display().to_string()), "{}", err.message);
     assert!(!err.message.contains("Deleting the index"), "the archive is no cache: {}", err.message);

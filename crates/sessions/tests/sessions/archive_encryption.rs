@@ -9,20 +9,20 @@ use memory_bank_sessions::testing::{self as kit};
 use memory_bank_sessions::{archive_path, rekey_archive, DbKey, ErrorCode, Library, ListArgs, ReadArgs, Roots};
 use serde_json::json;
 
-const MARKER: &str = "zqxarchivemarker";
+pub(crate) const MARKER: &str = "zqxarchivemarker";
 
-fn open(h: &kit::TempHome, key: Option<&DbKey>) -> Result<Library, memory_bank_sessions::ActionError> {
+pub(crate) fn open(h: &kit::TempHome, key: Option<&DbKey>) -> Result<Library, memory_bank_sessions::ActionError> {
     Library::open(Some(&h.index), Roots::new(&kit::env_with_home(&h.home), &[]), key.cloned())
 }
 
 /// A home whose one Claude session, holding [`MARKER`], was deleted by its tool and so
 /// lives on in the archive, made with `key` (closed again).
-fn archived_home(key: Option<&DbKey>) -> kit::TempHome {
+pub(crate) fn archived_home(key: Option<&DbKey>) -> kit::TempHome {
     archived_home_open(key).0
 }
 
 /// [`archived_home`] with its library still open (the archive's WAL is there).
-fn archived_home_open(key: Option<&DbKey>) -> (kit::TempHome, Library) {
+pub(crate) fn archived_home_open(key: Option<&DbKey>) -> (kit::TempHome, Library) {
     let h = kit::TempHome::new();
     let file = h.write(
         "-work-app",
@@ -40,16 +40,16 @@ fn archived_home_open(key: Option<&DbKey>) -> (kit::TempHome, Library) {
 }
 
 /// The archive's files: the database, its WAL and its WAL index.
-fn archive_files(h: &kit::TempHome) -> Vec<PathBuf> {
+pub(crate) fn archive_files(h: &kit::TempHome) -> Vec<PathBuf> {
     let archive = archive_path(&h.index);
     ["", "-wal", "-shm"].iter().map(|s| PathBuf::from(format!("{}{s}", archive.display()))).filter(|p| p.exists()).collect()
 }
 
-fn holding(files: &[PathBuf], needle: &str) -> Vec<PathBuf> {
+pub(crate) fn holding(files: &[PathBuf], needle: &str) -> Vec<PathBuf> {
     files.iter().filter(|f| std::fs::read(f).unwrap().windows(needle.len()).any(|w| w == needle.as_bytes())).cloned().collect()
 }
 
-fn is_plaintext(path: &Path) -> bool {
+pub(crate) fn is_plaintext(path: &Path) -> bool {
     std::fs::read(path).unwrap().starts_with(b"SQLite format 3\0")
 }
 
@@ -198,7 +198,7 @@ fn two_keyed_opens_at_once_encrypt_it_once_and_both_work() {
 }
 
 /// Whether a connection keyed with `key` and naming `hmac` reads the archive at `path`.
-fn opens_with_hmac(path: &Path, key: &DbKey, hmac: &str) -> bool {
+pub(crate) fn opens_with_hmac(path: &Path, key: &DbKey, hmac: &str) -> bool {
     let conn = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {hmac};", key.pragma_value())).unwrap();
     conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(())).is_ok()

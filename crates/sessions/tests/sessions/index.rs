@@ -126,7 +126,7 @@ fn the_index_survives_a_restart() {
     let h = Home::new();
     h.write("-work-app", "s1", &[user("u1", "persisted", 1)]);
     drop(h.library());
-    let lib = Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap();
+    let lib = Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), common::suite_key()).unwrap();
     // Before any refresh, the index already answers from disk.
     assert_eq!(lib.list_sessions(ListArgs::default()).unwrap().total, 1);
     assert_eq!(lib.refresh().unwrap().units_read, 0);

@@ -10,6 +10,7 @@ mod concurrent_open;
 mod confinement;
 mod gemini;
 mod index;
+mod index_encryption;
 mod opencode;
 mod paging;
 mod search_index;

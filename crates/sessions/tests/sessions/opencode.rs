@@ -1151,7 +1151,7 @@ fn database_under_a_path_with_uri_characters() {
 
 /// Every message row of the index at `path`, by session id.
 fn message_rows(path: &Path) -> std::collections::BTreeMap<String, Vec<i64>> {
-    let conn = Connection::open(path).unwrap();
+    let conn = memory_bank_sessions::testing::connection(path);
     let mut stmt = conn
         .prepare("SELECT s.session_id, m.id FROM message m JOIN session s ON s.id = m.session ORDER BY m.id")
         .unwrap();
@@ -1174,7 +1174,7 @@ fn database_changes_are_read_session_by_session() {
     let dir = tempfile::tempdir().unwrap();
     let roots = vec![(Source::Opencode, root.clone())];
     let path = dir.path().join("index.sqlite");
-    let mut index = Index::open(&path).unwrap();
+    let mut index = Index::open(&path, memory_bank_sessions::testing::suite_key().as_ref()).unwrap();
     index.refresh(&roots).unwrap();
     let before = message_rows(&path);
     assert!(before.contains_key(A) && before.contains_key(B) && before.contains_key(WINDOWS), "{before:?}");
@@ -1214,7 +1214,7 @@ fn database_changes_are_read_session_by_session() {
         }
     }
     assert!(untouched >= 1, "{before:?}");
-    let mut fresh = Index::open(&dir.path().join("fresh.sqlite")).unwrap();
+    let mut fresh = Index::open(&dir.path().join("fresh.sqlite"), memory_bank_sessions::testing::suite_key().as_ref()).unwrap();
     fresh.refresh(&roots).unwrap();
     let expected = answers(&fresh, &root);
     assert_eq!(answers(&index, &root), expected);

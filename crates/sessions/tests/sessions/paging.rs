@@ -176,7 +176,7 @@ fn all_pages(index: &Index, keys: &[String], query: &str, filter: &SearchFilter,
 fn search_pages_follow_each_other_on_every_search_path() {
     let (h, roots) = search_home();
     let keys: Vec<String> = roots.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
-    let mut index = Index::open(&h.index).unwrap();
+    let mut index = Index::open(&h.index, memory_bank_sessions::testing::suite_key().as_ref()).unwrap();
     index.refresh(&roots).unwrap();
     let filters = [
         SearchFilter::default(),

@@ -119,7 +119,7 @@ fn changed_and_deleted_messages_leave_the_search_index() {
 
     // Applied changes are forgotten by the next refresh.
     index.refresh(&h.roots()).unwrap();
-    let conn = rusqlite::Connection::open(&h.index).unwrap();
+    let conn = common::connection(&h.index);
     let logged: i64 = conn.query_row("SELECT count(*) FROM search_dirty", [], |r| r.get(0)).unwrap();
     assert_eq!(logged, 0);
 }
@@ -166,7 +166,7 @@ fn everything(index: &Index, home: &Path) -> serde_json::Value {
 fn files_read_in_parts_index_exactly_like_whole_reads() {
     let (dir, home) = common::full_home();
     let roots = Roots::new(&common::env_with_home(&home), &[]).0;
-    let mut whole = Index::open(&dir.path().join("whole.sqlite")).unwrap();
+    let mut whole = Index::open(&dir.path().join("whole.sqlite"), None).unwrap();
     whole.refresh(&roots).unwrap();
     index_for_search(&whole);
     let expected = everything(&whole, &home);
@@ -174,7 +174,7 @@ fn files_read_in_parts_index_exactly_like_whole_reads() {
     // Down to one line per part: every fixture file is read in many parts, each its own
     // commit, as a 1 GB session is read in 64 MB parts.
     for part_bytes in [1, 97, 300, 4096] {
-        let mut parts = Index::open(&dir.path().join(format!("parts-{part_bytes}.sqlite"))).unwrap();
+        let mut parts = Index::open(&dir.path().join(format!("parts-{part_bytes}.sqlite")), None).unwrap();
         parts.set_commit_every(part_bytes);
         parts.refresh(&roots).unwrap();
         index_for_search(&parts);
@@ -188,7 +188,7 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     std::fs::write(session(&h, "s1"), line("user", "u1", "where is the platypus config", 1)).unwrap();
     let lib: Library = common::library(&h.home, Some(&h.index));
     lib.wait_for_search_index().unwrap();
-    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+    assert!(Index::open(&h.index, common::suite_key().as_ref()).unwrap().search_is_caught_up().unwrap());
     let hits = lib
         .search_messages(memory_bank_sessions::SearchArgs { query: Some("platypus".into()), limit: None, ..Default::default() })
         .unwrap()
@@ -202,11 +202,20 @@ fn a_file_backed_library_builds_its_search_index_in_the_background() {
     std::fs::write(&path, text).unwrap();
     lib.refresh().unwrap();
     lib.wait_for_search_index().unwrap();
-    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+    assert!(Index::open(&h.index, common::suite_key().as_ref()).unwrap().search_is_caught_up().unwrap());
 }
 
 #[test]
 fn two_libraries_on_one_index_share_the_search_index() {
+    two_libraries_share_the_search_index(None);
+}
+
+#[test]
+fn two_keyed_libraries_on_one_encrypted_index_share_the_search_index() {
+    two_libraries_share_the_search_index(Some(memory_bank_sessions::DbKey::generate()));
+}
+
+fn two_libraries_share_the_search_index(key: Option<memory_bank_sessions::DbKey>) {
     // The app and a CLI run (each with its own indexer) on the same index files.
     let h = Home::new();
     for s in 0..20 {
@@ -216,15 +225,19 @@ fn two_libraries_on_one_index_share_the_search_index() {
         }
         std::fs::write(session(&h, &format!("s{s}")), lines).unwrap();
     }
-    let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap();
-    let (a, b) = (open(), open());
+    let open = || Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), key.clone()).unwrap();
+    // Opened at once too: neither may rebuild the index the other has just made.
+    let (a, b) = std::thread::scope(|scope| {
+        let (a, b) = (scope.spawn(open), scope.spawn(open));
+        (a.join().unwrap(), b.join().unwrap())
+    });
     std::thread::scope(|scope| {
         scope.spawn(|| a.refresh().unwrap());
         scope.spawn(|| b.refresh().unwrap());
     });
     a.wait_for_search_index().unwrap();
     b.wait_for_search_index().unwrap();
-    assert!(Index::open(&h.index).unwrap().search_is_caught_up().unwrap());
+    assert!(Index::open(&h.index, key.as_ref()).unwrap().search_is_caught_up().unwrap());
     let search = |lib: &Library| {
         lib.search_messages(memory_bank_sessions::SearchArgs { query: Some("wombat number 7".into()), limit: Some(json!(50)), ..Default::default() })
             .unwrap()
@@ -243,7 +256,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     std::fs::write(session(&h, "s2"), line("user", "u2", "a second session", 2)).unwrap();
 
     // Another process holds the index's write lock for longer than the busy timeout.
-    let other = rusqlite::Connection::open(&h.index).unwrap();
+    let other = common::connection(&h.index);
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let report = lib.refresh().unwrap();
     assert!(
@@ -258,7 +271,7 @@ fn a_refresh_blocked_by_another_process_answers_from_what_is_committed() {
     assert_eq!(t.unwrap().messages[0].text, "the first question");
     // Nor does a library opened meanwhile (another CLI run): it has no archive to import.
     let roots = Roots::new(&common::env_with_home(&h.home), &[]);
-    Library::open(Some(&h.index), roots, None).expect("opens without the write lock");
+    Library::open(Some(&h.index), roots, common::suite_key()).expect("opens without the write lock");
 
     other.execute_batch("ROLLBACK").unwrap();
     lib.refresh().unwrap();
@@ -272,7 +285,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
         std::fs::write(session(&h, &format!("s{s:02}")), line("user", &format!("u{s}"), &format!("question {s}"), s)).unwrap();
     }
     let lib = std::sync::Arc::new(
-        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), None).unwrap(),
+        Library::open(Some(&h.index), Roots::new(&common::env_with_home(&h.home), &[]), common::suite_key()).unwrap(),
     );
     // A few hundred bytes per commit: a dozen sessions take several commits, as 2 GB take
     // several 64 MB ones.
@@ -306,7 +319,7 @@ fn a_long_refresh_reports_progress_and_what_it_committed_is_listed_at_once() {
 }
 
 fn search_file_value(h: &Home, sql: &str) -> i64 {
-    let conn = rusqlite::Connection::open(search_path(&h.index)).unwrap();
+    let conn = common::connection(&search_path(&h.index));
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 

@@ -131,7 +131,7 @@ proptest! {
         h.write("-work-app", "s1", &lines);
         let roots: Vec<(Source, std::path::PathBuf)> = Roots::new(&common::env_with_home(&h.home), &[]).0;
         let keys: Vec<String> = roots.iter().map(|(_, p)| p.to_string_lossy().into_owned()).collect();
-        let mut index = Index::open(&h.index).unwrap();
+        let mut index = Index::open(&h.index, memory_bank_sessions::testing::suite_key().as_ref()).unwrap();
         index.refresh(&roots).unwrap();
         // The texts as stored (the reader trims them).
         let found = index.find(&keys, "s1", None).unwrap().unwrap();

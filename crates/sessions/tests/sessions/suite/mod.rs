@@ -296,7 +296,7 @@ impl<W: SessionWriter> World<W> {
 }
 
 fn open_library(home: &Path, index: &Path) -> Library {
-    Library::open(Some(index), memory_bank_sessions::Roots::new(&kit::env_with_home(home), &[]), None).unwrap()
+    Library::open(Some(index), memory_bank_sessions::Roots::new(&kit::env_with_home(home), &[]), kit::suite_key()).unwrap()
 }
 
 /// A stable UUID (v4 layout) for a session name.

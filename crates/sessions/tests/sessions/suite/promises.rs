@@ -261,7 +261,7 @@ pub fn archived_sessions_survive_a_schema_change_of_the_index<W: SessionWriter>(
     w.refresh();
     // An index of another schema version is rebuilt when opened.
     w.restart(|index| {
-        let conn = rusqlite::Connection::open(index).unwrap();
+        let conn = memory_bank_sessions::testing::connection(index);
         conn.execute_batch("PRAGMA user_version = 1;").unwrap();
     });
     w.assert_listed_as_written("s1", true);
