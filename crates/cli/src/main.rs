@@ -257,6 +257,13 @@ async fn warn_unless_encrypted(url: &str) {
     };
     match report {
         Ok(report) if report.all_encrypted() => tracing::info!(tables = report.tables.len(), "the database is encrypted at rest"),
+        Ok(report) if report.plaintext_tables().is_empty() => tracing::warn!(
+            tables = report.unopened_tables().len(),
+            "the server cannot tell yet whether it encrypts these memory tables: {} (it reports a table once it has \
+             opened it since it started, and one made before encryption was turned on once it has encrypted it); \
+             `memory-bank db migrate` rebuilds every table it has not encrypted",
+            report.unopened_tables().join(", ")
+        ),
         Ok(report) => {
             let plain = report.plaintext_tables();
             tracing::warn!(

@@ -32,7 +32,7 @@ use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{Connection as _, MySqlPool};
 
-pub use encryption::EncryptionReport;
+pub use encryption::{EncryptionReport, TableEncryption};
 pub use fulltext::SEARCH_INDEX;
 pub use schema::SchemaState;
 

@@ -102,7 +102,9 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn migrate(&self) -> Result<EnsureOutcome, StoreError> {
-        schema::migrate(&self.pool).await
+        let outcome = schema::migrate(&self.pool).await?;
+        self.rebuild_unencrypted_tables().await?;
+        Ok(outcome)
     }
 
     async fn ensure_search_index(&self) -> Result<EnsureOutcome, StoreError> {

@@ -117,6 +117,14 @@ impl MariaDb {
         }
     }
 
+    /// Stops the server and starts it again on the same port and data folder with
+    /// `extra_args` instead of the ones it was started with (turning encryption on for a
+    /// server that has tables already, say).
+    pub fn restart_with(&mut self, extra_args: &[String]) -> Result<(), String> {
+        self.extra_args = extra_args.to_vec();
+        self.restart()
+    }
+
     /// Starts the server again on the same port and data folder (InnoDB recovers
     /// whatever the kill interrupted).
     pub fn restart(&mut self) -> Result<(), String> {
