@@ -64,7 +64,7 @@ test("MEMORY_BANK_DATA_DIR holds all app data, the web view's included, privatel
   }
 });
 
-test("the web process runs JavaScriptCore in its mini VM mode (issue 14: a smaller heap after scrolling)", async () => {
+test("the web process runs JavaScriptCore in its mini VM mode without its optimising JITs (issue 14: a smaller heap)", async () => {
   const app = await h.openApp();
   try {
     await app.$(rowXPath("Prefers green tea over coffee")).waitForExist({ timeout: 20000 });
@@ -74,6 +74,7 @@ test("the web process runs JavaScriptCore in its mini VM mode (issue 14: a small
     assert.ok(web, `no WebKitWebProcess among ${children}`);
     const environ = readFileSync(`/proc/${web}/environ`, "utf8").split("\0");
     assert.ok(environ.includes("JSC_forceMiniVMMode=true"), "the app set it for its web process");
+    assert.ok(environ.includes("JSC_useDFGJIT=false"), "the app turned the DFG and FTL JITs off for its web process");
   } finally {
     await app.deleteSession();
   }
