@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Harness, memoryId, sleep, waitFor, xpathString } from "./harness.mjs";
+import { median, p95 } from "./bench-support.mjs";
 
 const LINES = Number(process.env.LINES ?? 100000);
 // The service's defaults would refuse a 10⁵ import (10 000 per user) and pace it (20/s).
@@ -17,9 +18,6 @@ process.env.MEMORY_BANK_RATE_LIMIT = "0";
 process.env.MEMORY_BANK_MAX_MEMORIES_PER_USER = String(LINES + 1000);
 
 const run = promisify(execFile);
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
-const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 const h = new Harness();
 await h.start();
 try {

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Harness, appBinary, root, sleep } from "./harness.mjs";
+import { median, p95 } from "./bench-support.mjs";
 
 const MEMORIES = Number(process.env.MEMORIES ?? 10000);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 7);
@@ -20,9 +21,6 @@ const benchBinary = process.env.MEMORY_BANK_BENCH ?? path.join(root, "target/rel
 const firstRow = "//article[contains(@class,'row')]";
 const PLAINTEXT_HEADER = "SQLite format 3\0";
 
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
-const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 const ms = (x) => `${x.toFixed(0)} ms`;
 
 /** WebDriver session (which launches the app) → first row painted, in ms. */

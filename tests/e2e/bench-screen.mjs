@@ -15,6 +15,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep } from "./harness.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
+import { median, newestPid, p95, processTree, seedBenchMemories } from "./bench-support.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
 const ROWS = Number(process.env.ROWS ?? 10000);
@@ -25,32 +26,14 @@ const floorBinary = path.resolve(process.env.TAURI_FLOOR_APP ?? path.join(root, 
 const variants = JSON.parse(process.env.VARIANTS ?? JSON.stringify([{ name: "app", bin: appBinary, env: {} }]));
 if (process.env.FLOOR !== "0") variants.push({ name: "empty app", bin: floorBinary, env: {}, floor: true });
 
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
-const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 const mb = (kb) => (kb / 1024).toFixed(0);
 const oldest = "Benchmark memory number 0:";
 const newest = `Benchmark memory number ${ROWS - 1}:`;
 
-function tree(pid) {
-  let kids = [];
-  try {
-    kids = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n").filter(Boolean);
-  } catch {}
-  return [pid, ...kids.flatMap(tree)];
-}
-function newestPid(binary) {
-  try {
-    return execFileSync("pgrep", ["-n", "-f", `^${binary.replace(/[.+]/g, "\\$&")}( |$)`]).toString().trim() || null;
-  } catch {
-    return null;
-  }
-}
-
 /** PSS per process (kB) and the web process's grouped breakdown. */
 function measure(binary) {
   const out = { procs: {}, pss: 0, web: null };
-  for (const pid of tree(newestPid(binary))) {
+  for (const pid of processTree(newestPid(binary))) {
     try {
       const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
       const pss = Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))[1]);
@@ -80,20 +63,7 @@ const h = new Harness();
 await h.start();
 const results = [];
 try {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < ROWS) {
-        const i = next++;
-        const r = await fetch(`${h.url}/v1/memory`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${h.token}`, "x-org-id": h.org, "content-type": "application/json" },
-          body: JSON.stringify({ content: `Benchmark memory number ${i}: the quick brown fox jumps over the lazy dog`, tags: ["bench"] }),
-        });
-        if (r.status !== 201) throw new Error(`seed failed: ${r.status}`);
-      }
-    }),
-  );
+  await seedBenchMemories(h, ROWS);
   const bins = variants.map((v, i) => wrapper(h.dir, v, i));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [i, v] of variants.entries()) {

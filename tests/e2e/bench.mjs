@@ -16,6 +16,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep, waitFor } from "./harness.mjs";
 import { markdownSession } from "./markdown-session.mjs";
+import { median, newestPid, p95, processTree, seedBenchMemories } from "./bench-support.mjs";
 
 // The service's per-token rate limit would slow the seeding down to 20 saves a second;
 // it is not what this measures.
@@ -30,32 +31,11 @@ const IDLE_MS = Number(process.env.IDLE_MS ?? 5000);
 const TRANSCRIPT = process.argv.includes("--transcript");
 const MESSAGES = Number(process.env.MESSAGES ?? 520);
 
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
-const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 const ms = (x) => `${x.toFixed(0)} ms`;
 const mb = (kb) => (kb / 1024).toFixed(0);
 const firstRow = "//article[contains(@class,'row')]";
 const newest = `Benchmark memory number ${ROWS - 1}:`;
 const oldest = "Benchmark memory number 0:";
-
-/** The newest process running `binary` (the exact path), or null. */
-function newestPid(binary) {
-  try {
-    return execFileSync("pgrep", ["-n", "-f", `^${binary.replace(/[.+]/g, "\\$&")}( |$)`]).toString().trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-/** `pid` and all its descendants: the app, its WebKit web and network processes. */
-function tree(pid) {
-  let kids = [];
-  try {
-    kids = execFileSync("pgrep", ["-P", pid]).toString().trim().split("\n").filter(Boolean);
-  } catch {}
-  return [pid, ...kids.flatMap(tree)];
-}
 
 /**
  * RSS and PSS of every process in the tree, in kB. RSS counts a shared library once per
@@ -64,7 +44,7 @@ function tree(pid) {
  */
 function memoryOf(rootPid) {
   const processes = [];
-  for (const pid of tree(rootPid)) {
+  for (const pid of processTree(rootPid)) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
       const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
@@ -241,20 +221,7 @@ async function benchMemories() {
   try {
     // Seed through the HTTP API, 8 requests at a time.
     const t0 = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < ROWS) {
-          const i = next++;
-          const response = await fetch(`${h.url}/v1/memory`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${h.token}`, "x-org-id": h.org, "content-type": "application/json" },
-            body: JSON.stringify({ content: `Benchmark memory number ${i}: the quick brown fox jumps over the lazy dog`, tags: ["bench"] }),
-          });
-          if (response.status !== 201) throw new Error(`seed failed: ${response.status}`);
-        }
-      }),
-    );
+    await seedBenchMemories(h, ROWS);
     console.log(`seeded ${ROWS} memories in ${Date.now() - t0} ms; app ${appBinary}; floor ${floorBinary}`);
 
     /** When the newest app process started, in ms since the epoch (10 ms resolution). */
