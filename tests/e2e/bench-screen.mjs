@@ -15,7 +15,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep } from "./harness.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
-import { median, newestPid, p95, processTree, seedBenchMemories } from "./bench-support.mjs";
+import { median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
 const ROWS = Number(process.env.ROWS ?? 10000);
@@ -85,17 +85,7 @@ try {
         await sleep(IDLE_MS);
         r.idle = measure(bin);
         if (!v.floor && SCROLL) {
-          const began = performance.now();
-          for (;;) {
-            const reached = await app.execute((title) => {
-              const list = document.querySelector(".list-scroll");
-              list.scrollTop = list.scrollHeight;
-              return [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(title));
-            }, oldest);
-            if (reached) break;
-            await app.executeAsync((done) => requestAnimationFrame(() => done()));
-          }
-          r.toOldestMs = performance.now() - began;
+          r.toOldestMs = (await scrollToOldest(app, oldest)).ms;
           const frames = [];
           for (;;) {
             const chunk = await app.executeAsync((done) => {

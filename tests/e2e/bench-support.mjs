@@ -41,3 +41,24 @@ export async function seedBenchMemories(h, rows) {
     }),
   );
 }
+
+/**
+ * Scrolls the memory list to its end, a frame at a time, until a row whose title starts
+ * with `title` (the oldest memory) is rendered; every page is fetched on the way.
+ * Returns the time it took and the number of scroll turns.
+ */
+export async function scrollToOldest(app, title) {
+  const began = performance.now();
+  let turns = 0;
+  for (;;) {
+    turns++;
+    const reached = await app.execute((t) => {
+      const list = document.querySelector(".list-scroll");
+      list.scrollTop = list.scrollHeight;
+      return [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(t));
+    }, title);
+    if (reached) return { ms: performance.now() - began, turns };
+    if (performance.now() - began > 600000) throw new Error("did not reach the oldest memory in 10 minutes");
+    await app.executeAsync((done) => requestAnimationFrame(() => done()));
+  }
+}

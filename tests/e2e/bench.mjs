@@ -16,7 +16,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep, waitFor } from "./harness.mjs";
 import { markdownSession } from "./markdown-session.mjs";
-import { median, newestPid, p95, processTree, seedBenchMemories } from "./bench-support.mjs";
+import { median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 // The service's per-token rate limit would slow the seeding down to 20 saves a second;
 // it is not what this measures.
@@ -264,20 +264,8 @@ async function benchMemories() {
       const app = await h.openApp();
       await app.setTimeout({ script: 600000 });
       await app.$(firstRow).waitForExist({ timeout: 30000 });
-      const began = performance.now();
-      let turns = 0;
-      for (;;) {
-        turns++;
-        const reached = await app.execute((title) => {
-          const list = document.querySelector(".list-scroll");
-          list.scrollTop = list.scrollHeight;
-          return [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(title));
-        }, oldest);
-        if (reached) break;
-        if (performance.now() - began > 600000) throw new Error("did not reach the oldest memory in 10 minutes");
-        await app.executeAsync((done) => requestAnimationFrame(() => done()));
-      }
-      result.toOldestMs = performance.now() - began;
+      const { ms: toOldestMs, turns } = await scrollToOldest(app, oldest);
+      result.toOldestMs = toOldestMs;
       const upBegan = performance.now();
       const up = await passUp(app);
       // Back at the top: wait until the newest memory is painted again.

@@ -5,7 +5,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use memory_bank_sessions::{DbKey, Env, LatestArgs, Library, ListArgs, ReadArgs, Roots, SearchArgs};
-use memory_bank_sqlcipher_file::HMAC_ALGORITHM;
 use serde_json::json;
 
 use super::text::RARE_WORD;
@@ -142,10 +141,7 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
 
     // What was indexed.
     {
-        let conn = rusqlite::Connection::open(&index)?;
-        if let Some(key) = key {
-            conn.execute_batch(&format!("PRAGMA key = {}; PRAGMA cipher_hmac_algorithm = {HMAC_ALGORITHM};", key.pragma_value()))?;
-        }
+        let conn = memory_bank_sessions::testing::open_keyed(&index, key).map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut stmt = conn.prepare(
             "SELECT s.source, count(DISTINCT s.id), count(m.id), sum(length(CAST(m.text AS BLOB)))
              FROM session s LEFT JOIN message m ON m.session = s.id GROUP BY s.source ORDER BY s.source",

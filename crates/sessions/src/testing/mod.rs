@@ -106,11 +106,17 @@ pub fn suite_key() -> Option<crate::DbKey> {
 /// A connection to a file of the index or the archive, keyed with [`suite_key`] when there
 /// is one, for tests that look inside them (or hold their locks).
 pub fn connection(path: &Path) -> rusqlite::Connection {
-    let conn = rusqlite::Connection::open(path).unwrap();
-    if let Some(key) = suite_key() {
-        crate::keyed::apply(&conn, &key).unwrap();
+    open_keyed(path, suite_key().as_ref()).unwrap()
+}
+
+/// A connection to a file of the index or the archive, keyed with `key` the way the
+/// library keys its own (tests, benchmarks).
+pub fn open_keyed(path: &Path, key: Option<&crate::DbKey>) -> Result<rusqlite::Connection, Box<dyn std::error::Error + Send + Sync>> {
+    let conn = rusqlite::Connection::open(path)?;
+    if let Some(key) = key {
+        crate::keyed::apply(&conn, key)?;
     }
-    conn
+    Ok(conn)
 }
 
 /// A library over `home`'s default folders with its index at `index` (in memory when
