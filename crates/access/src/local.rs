@@ -108,7 +108,9 @@ impl LocalAccess {
 
 fn store_error(err: StoreError) -> AccessError {
     let code = match err {
-        StoreError::Unavailable(_) | StoreError::SearchIndexMissing { .. } => ErrorCode::ServiceUnavailable,
+        StoreError::Unavailable(_) | StoreError::Contended(_) | StoreError::SearchIndexMissing { .. } => {
+            ErrorCode::ServiceUnavailable
+        }
         StoreError::Invalid(_) => ErrorCode::InvalidRequest,
         _ => ErrorCode::Internal,
     };

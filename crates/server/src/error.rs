@@ -133,7 +133,7 @@ impl IntoResponse for ApiError {
                 return (StatusCode::TOO_MANY_REQUESTS, headers, Json(ErrorBody::code(ErrorCode::RateLimited))).into_response();
             }
             ApiError::Store(err) => match err {
-                StoreError::Unavailable(_) | StoreError::SearchIndexMissing { .. } => {
+                StoreError::Unavailable(_) | StoreError::Contended(_) | StoreError::SearchIndexMissing { .. } => {
                     tracing::error!(error = %err, "storage unavailable");
                     (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::ServiceUnavailable, vec![])
                 }

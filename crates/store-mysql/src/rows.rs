@@ -18,6 +18,11 @@ use sqlx::{MySqlConnection, Row};
 /// connection lost mid-query (2013).
 const UNAVAILABLE_NUMBERS: [u16; 7] = [1040, 1047, 1053, 1927, 2002, 2006, 2013];
 
+/// `ER_LOCK_DEADLOCK`: InnoDB chose this transaction to break a deadlock, or a
+/// Galera node aborted it for a conflicting write or schema change replicated from
+/// another node ("certification failure", "brute force abort").
+const DEADLOCK: u16 = 1213;
+
 /// `ER_FT_MATCHING_KEY_NOT_FOUND`: MATCH without a FULLTEXT index on the column.
 pub(crate) const NO_FULLTEXT_INDEX: u16 = 1191;
 
@@ -39,6 +44,7 @@ pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
         | sqlx::Error::PoolTimedOut
         | sqlx::Error::PoolClosed
         | sqlx::Error::WorkerCrashed => StoreError::Unavailable(err.to_string()),
+        _ if number == Some(DEADLOCK) => StoreError::Contended(err.to_string()),
         _ if number == Some(NO_FULLTEXT_INDEX) => StoreError::SearchIndexMissing { backend: "mysql" },
         _ if number.is_some_and(|n| UNAVAILABLE_NUMBERS.contains(&n)) => StoreError::Unavailable(err.to_string()),
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::future::Future;
+use std::time::Duration;
 
 use memory_bank_store::{EnsureOutcome, OptimizeOutcome, StoreError};
 use sqlx::pool::PoolConnection;
@@ -72,7 +73,32 @@ pub(crate) async fn state(pool: &MySqlPool) -> Result<SchemaState, StoreError> {
 /// Applies pending migrations, then ensures the search index, holding the
 /// [`MaintenanceLock`] so concurrent runs happen one after another.
 pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
-    locked(pool, apply(pool)).await
+    locked(pool, again_while_contended(|| apply(pool))).await
+}
+
+/// How many times a migration runs before a conflict is reported.
+const CONTENDED_ATTEMPTS: u32 = 5;
+
+/// Runs `work` again while the database rolls it back for a conflict
+/// ([`StoreError::Contended`]). On a Galera cluster `db migrate` on two nodes runs
+/// side by side (GET_LOCK is local to a node), and a schema change replicated from
+/// one aborts a statement of the other in flight. Every step of [`apply`] looks
+/// before it changes anything, so running it again goes on where it was stopped.
+async fn again_while_contended<T, Fut>(mut work: impl FnMut() -> Fut) -> Result<T, StoreError>
+where
+    Fut: Future<Output = Result<T, StoreError>>,
+{
+    let mut attempt = 1;
+    loop {
+        match work().await {
+            Err(StoreError::Contended(why)) if attempt < CONTENDED_ATTEMPTS => {
+                tracing::info!(attempt, %why, "the migration was rolled back for a conflict; running it again");
+                tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
+                attempt += 1;
+            }
+            outcome => return outcome,
+        }
+    }
 }
 
 /// Rebuilds the search index compactly (see `fulltext::optimize`), holding the
@@ -134,10 +160,7 @@ impl MaintenanceLock {
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
     add_columns(pool).await?;
-    layout::cluster_by_user(pool).await.map_err(|e| match e {
-        StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
-        other => StoreError::Migration(format!("cannot cluster the memory table by user: {other}")),
-    })?;
+    layout::cluster_by_user(pool).await.map_err(|e| step_failed(e, "cannot cluster the memory table by user: "))?;
     fulltext::ensure(pool).await
 }
 
@@ -182,7 +205,7 @@ async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
             sqlx::raw_sql(sqlx::AssertSqlSafe(ddl))
                 .execute(pool)
                 .await
-                .map_err(|e| StoreError::Migration(format!("cannot add {table}.{column}: {e}")))?;
+                .map_err(|e| step_failed(db_err(e), &format!("cannot add {table}.{column}: ")))?;
         }
     }
     Ok(())
@@ -190,10 +213,53 @@ async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
 
 fn migrate_err(err: sqlx::migrate::MigrateError) -> StoreError {
     match err {
-        sqlx::migrate::MigrateError::Execute(e) => match db_err(e) {
-            StoreError::Unavailable(msg) => StoreError::Unavailable(msg),
-            other => StoreError::Migration(other.to_string()),
-        },
+        sqlx::migrate::MigrateError::Execute(e) => step_failed(db_err(e), ""),
         other => StoreError::Migration(other.to_string()),
+    }
+}
+
+/// A failed step of a migration, as [`StoreError::Migration`] saying which step,
+/// except the failures that say to try again later (server unavailable, a conflict).
+fn step_failed(err: StoreError, step: &str) -> StoreError {
+    match err {
+        StoreError::Unavailable(_) | StoreError::Contended(_) => err,
+        other => StoreError::Migration(format!("{step}{other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_migration_rolled_back_for_a_conflict_runs_again_and_other_failures_do_not() {
+        let runs = Cell::new(0);
+        let outcome = again_while_contended(|| {
+            runs.set(runs.get() + 1);
+            let run = runs.get();
+            async move { if run < 3 { Err(StoreError::Contended("deadlock".into())) } else { Ok(run) } }
+        })
+        .await;
+        assert_eq!((outcome.unwrap(), runs.get()), (3, 3));
+
+        runs.set(0);
+        let outcome: Result<(), _> = again_while_contended(|| {
+            runs.set(runs.get() + 1);
+            async { Err(StoreError::Migration("bad column".into())) }
+        })
+        .await;
+        assert!(matches!(outcome, Err(StoreError::Migration(_))));
+        assert_eq!(runs.get(), 1, "a failure that is not a conflict is reported at once");
+
+        runs.set(0);
+        let outcome: Result<(), _> = again_while_contended(|| {
+            runs.set(runs.get() + 1);
+            async { Err(StoreError::Contended("deadlock".into())) }
+        })
+        .await;
+        assert!(matches!(outcome, Err(StoreError::Contended(_))));
+        assert_eq!(runs.get(), CONTENDED_ATTEMPTS, "a conflict that does not clear is reported in the end");
     }
 }

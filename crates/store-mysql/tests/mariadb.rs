@@ -257,6 +257,37 @@ async fn schema_state_names_what_a_database_needs() {
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Ahead);
 }
 
+/// A deadlock is a conflict to retry (`Contended`, answered 503 by the service),
+/// not a database failure (500): Galera reports another node's conflicting write
+/// the same way, and `db migrate` runs again on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadlock_is_a_conflict_to_retry() {
+    let db = TestDatabase::create().await;
+    let store = MySqlStore::open(db.url()).await.unwrap();
+    sqlx::raw_sql("CREATE TABLE scratch (id INT PRIMARY KEY, n INT) ENGINE = InnoDB; INSERT INTO scratch VALUES (1, 0), (2, 0)")
+        .execute(store.pool())
+        .await
+        .unwrap();
+    let (mut first, mut second) = (store.pool().begin().await.unwrap(), store.pool().begin().await.unwrap());
+    sqlx::query("UPDATE scratch SET n = 1 WHERE id = 1").execute(&mut *first).await.unwrap();
+    sqlx::query("UPDATE scratch SET n = 2 WHERE id = 2").execute(&mut *second).await.unwrap();
+    // Each now wants the row the other holds: InnoDB rolls one of them back.
+    let crossing = tokio::spawn(async move {
+        let outcome = sqlx::query("UPDATE scratch SET n = 1 WHERE id = 2").execute(&mut *first).await.map(|_| ());
+        (outcome, first)
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let outcome = sqlx::query("UPDATE scratch SET n = 2 WHERE id = 1").execute(&mut *second).await.map(|_| ());
+    drop(second);
+    let (crossed, first) = crossing.await.unwrap();
+    drop(first);
+    let errors: Vec<StoreError> =
+        [outcome, crossed].into_iter().filter_map(Result::err).map(memory_bank_store_mysql::testing::store_error).collect();
+    assert_eq!(errors.len(), 1, "one of the two is rolled back: {errors:?}");
+    assert!(matches!(errors[0], StoreError::Contended(_)), "{:?}", errors[0]);
+    assert!(errors[0].to_string().contains("retry"), "{}", errors[0]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unreachable_and_misnamed_databases_say_what_to_do() {
     // Nothing listens on port 1: connection refused until the acquire timeout.

@@ -6,6 +6,11 @@ pub enum StoreError {
     /// The database cannot be reached (down, restarting, network); retrying later may work.
     #[error("the database is unavailable: {0}; check that it is running and reachable, then retry")]
     Unavailable(String),
+    /// The database rolled the work back to settle a conflict with another writer at
+    /// the same moment: an InnoDB deadlock, or on a Galera cluster another node's
+    /// write or schema change. Nothing of it was kept; running it again may work.
+    #[error("the database rolled this back to settle a conflict with another writer ({0}); nothing was changed, retry")]
+    Contended(String),
     /// A referenced row (user, org, token) does not exist.
     #[error("{0} not found")]
     NotFound(String),

@@ -159,6 +159,13 @@ async fn connect(server_url: &str) -> MySqlConnection {
     );
 }
 
+/// The [`memory_bank_store::StoreError`] the store makes of a server error, for tests
+/// that provoke the error on a raw connection (a deadlock needs two sessions the
+/// store's API never interleaves on purpose).
+pub fn store_error(err: sqlx::Error) -> memory_bank_store::StoreError {
+    crate::rows::db_err(err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_database;
