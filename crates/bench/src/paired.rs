@@ -7,7 +7,8 @@
 //! ratio is the cost of encryption. Each operation's CPU time (the whole process's, so
 //! SQLite's worker threads included) is taken too: it is what encryption adds, and
 //! unlike elapsed time it barely moves when other work takes the CPU. Both banks are opened the same way as the app and
-//! `serve` open theirs (`SqliteStore::open_with_key`), only the key differs.
+//! `serve` open theirs (`SqliteStore::open_with_key`), only the key differs. Last, saves
+//! arriving together (`IN_FLIGHT` at once) are timed per bank, the banks taking turns.
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,11 @@ use rand::{Rng, SeedableRng};
 
 use crate::corpus::{sentence, word, Zipf, VOCABULARY};
 use crate::{bulk_load, list_request, ms, remove_sqlite_files, stats, Stats};
+
+/// Saves in flight at once in the measurement of saves arriving together.
+const IN_FLIGHT: usize = 8;
+/// Saves each of those makes, one after another, in a round.
+const SAVES_A_TASK: usize = 10;
 
 /// One bank of the pair.
 struct Side {
@@ -88,6 +94,41 @@ pub(crate) async fn run(dir: &std::path::Path, size: usize, users: usize, querie
         }
     }
 
+    // Saves arriving together, as several agents or people saving through one `serve`
+    // make them: IN_FLIGHT tasks, each saving one after another, on one bank at a time
+    // (the banks take turns, round by round). The store commits the saves that wait for
+    // the writer together (group commit), so this is where that shows.
+    let mut together = [(Duration::ZERO, Duration::ZERO); 2];
+    let rounds = (queries / (IN_FLIGHT * SAVES_A_TASK)).max(1);
+    for round in 0..rounds {
+        let work: Vec<Vec<(String, String)>> = (0..IN_FLIGHT)
+            .map(|_| (0..SAVES_A_TASK).map(|_| (user_ids[rng.random_range(0..users)].clone(), sentence(&zipf, &mut rng))).collect())
+            .collect();
+        for side in order(round) {
+            let t = Timer::start();
+            let tasks: Vec<_> = work
+                .iter()
+                .cloned()
+                .map(|saves| {
+                    let bank = sides[side].bank.clone();
+                    tokio::spawn(async move {
+                        for (user, content) in saves {
+                            let input = validate_save(SaveMemoryRequest { content, ..Default::default() })
+                                .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+                            bank.save(&user, "org_bench", input).await?;
+                        }
+                        anyhow::Ok(())
+                    })
+                })
+                .collect();
+            for task in tasks {
+                task.await??;
+            }
+            together[side].0 += t.wall.elapsed();
+            together[side].1 += process_cpu_time().saturating_sub(t.cpu);
+        }
+    }
+
     let stats: Vec<[Stats; 2]> = samples.into_iter().map(|[a, b]| [stats(a), stats(b)]).collect();
     let cell = |s: &Stats| format!("{} / {}", ms(s.p50), ms(s.p95));
     for (side, s) in sides.iter().enumerate() {
@@ -107,6 +148,16 @@ pub(crate) async fn run(dir: &std::path::Path, size: usize, users: usize, querie
     let cpu: Vec<[Stats; 2]> = cpu.into_iter().map(|[a, b]| [crate::stats(a), crate::stats(b)]).collect();
     let cells: Vec<String> = cpu.iter().map(|[a, b]| format!("{}× / {}×", ratio(a.p50, b.p50), ratio(a.p95, b.p95))).collect();
     println!("| CPU time, encrypted ÷ plaintext | | | | | {} | |", cells.join(" | "));
+    let concurrent = (rounds * IN_FLIGHT * SAVES_A_TASK) as f64;
+    let rate = |side: usize| concurrent / together[side].0.as_secs_f64();
+    println!(
+        "\nSaves with {IN_FLIGHT} in flight ({concurrent} a bank): plaintext {:.0}/s, encrypted {:.0}/s, encrypted ÷ plaintext {:.2}× \
+         (CPU time a save {:.2}×)",
+        rate(0),
+        rate(1),
+        rate(1) / rate(0),
+        together[1].1.as_secs_f64() / together[0].1.as_secs_f64()
+    );
     for side in sides {
         drop(side.bank);
         side.store.close().await;

@@ -5,6 +5,7 @@
 //! and a busy timeout makes writers wait for each other instead of failing.
 
 pub mod encryption;
+mod group_commit;
 mod key;
 mod verify;
 mod proposals;
@@ -63,6 +64,8 @@ pub struct SqliteStore {
     /// they change still decrypted; saves on an encrypted bank, measured in BENCHMARKS.md.
     /// The same pool as `pool` for an in-memory database.
     writer: SqlitePool,
+    /// Saves waiting for `writer`, committed together (see `group_commit`).
+    saves: std::sync::Arc<group_commit::SaveQueue>,
 }
 
 impl SqliteStore {
@@ -155,7 +158,7 @@ impl SqliteStore {
         };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool, writer };
+        let store = Self { pool, writer, saves: Default::default() };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
@@ -191,9 +194,15 @@ impl SqliteStore {
     /// Starts a write transaction that takes the write lock at once, so two writers
     /// queue on the busy timeout instead of failing when a read upgrades to a write.
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
-        let conn = self.writer.acquire().await.map_err(db_err)?;
-        sqlx::Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await.map_err(db_err)
+        begin_immediate(self.writer.acquire().await.map_err(db_err)?).await
     }
+}
+
+/// A write transaction on `conn` that takes the write lock at once (see `begin_write`).
+pub(crate) async fn begin_immediate(
+    conn: sqlx::pool::PoolConnection<sqlx::Sqlite>,
+) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
+    sqlx::Transaction::begin(conn, Some(sqlx::SqlSafeStr::into_sql_str("BEGIN IMMEDIATE"))).await.map_err(db_err)
 }
 
 /// Folds the write-ahead log into the database file (for size reports and backups).
@@ -544,9 +553,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
-        insert_one(&mut tx, memory).await?;
-        tx.commit().await.map_err(db_err)
+        self.save_in_group(memory).await
     }
 
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use memory_bank_store::suite::Fixture;
-use memory_bank_store::MemoryStore;
+use memory_bank_contract::validate::ValidSearch;
+use memory_bank_store::{MemoryStore, NewMemory, StoreError};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
 struct SqliteFixture {
@@ -116,6 +117,134 @@ async fn openers_racing_on_a_new_bank_all_succeed() {
             assert!(store.search_index_exists().await.unwrap());
         }
     }
+}
+
+/// A write lock held by another connection to the bank (another process, as far as the
+/// store can tell) until `release`: saves made meanwhile queue for the writer.
+struct WriteLockElsewhere(sqlx::SqliteConnection);
+
+impl WriteLockElsewhere {
+    async fn take(path: &std::path::Path) -> Self {
+        use sqlx::Connection as _;
+        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display())).await.unwrap();
+        sqlx::raw_sql("BEGIN IMMEDIATE").execute(&mut conn).await.unwrap();
+        Self(conn)
+    }
+
+    async fn release(mut self) {
+        sqlx::raw_sql("ROLLBACK").execute(&mut self.0).await.unwrap();
+    }
+}
+
+/// Commits in the bank's WAL: frames whose header carries the database size.
+fn commits_in_wal(path: &std::path::Path) -> usize {
+    let wal = std::fs::read(format!("{}-wal", path.display())).unwrap_or_default();
+    if wal.len() < 32 {
+        return 0;
+    }
+    let page_size = u32::from_be_bytes(wal[8..12].try_into().unwrap()) as usize;
+    wal[32..].chunks_exact(24 + page_size).filter(|frame| frame[4..8] != [0, 0, 0, 0]).count()
+}
+
+async fn bank_with_a_user(dir: &tempfile::TempDir) -> (SqliteStore, memory_bank_store::Bank, String, std::path::PathBuf) {
+    let path = dir.path().join("memory.db");
+    let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.unwrap();
+    let bank = memory_bank_store::Bank::new(Arc::new(store.clone()));
+    let user = bank.add_user("ada@example.com").await.unwrap().id;
+    memory_bank_store_sqlite::checkpoint(&store).await.unwrap();
+    (store, bank, user, path)
+}
+
+fn memory(user: &str, word: &str) -> NewMemory {
+    NewMemory::plain(user, "org_x", format!("the {word} runbook lives in the wiki"), memory_bank_contract::Timestamp::now().unix_ms())
+}
+
+/// Saves that arrive while the writer is busy go into one transaction (group commit,
+/// BENCHMARKS.md issue 17), and each is saved, listed and found as if alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saves_that_wait_for_the_writer_are_committed_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, bank, user, path) = bank_with_a_user(&dir).await;
+    let lock = WriteLockElsewhere::take(&path).await;
+    let words: Vec<String> = (0..20).map(|i| format!("zq{i}x")).collect();
+    let saves: Vec<_> = words
+        .iter()
+        .map(|w| {
+            let (store, memory) = (store.clone(), memory(&user, w));
+            tokio::spawn(async move { store.insert_memory(&memory).await.map(|()| memory.id) })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(commits_in_wal(&path), 0, "nothing commits while the lock is held elsewhere");
+    lock.release().await;
+    let mut ids = Vec::new();
+    for save in saves {
+        ids.push(save.await.unwrap().expect("every save succeeds"));
+    }
+    let commits = commits_in_wal(&path);
+    assert!((1..=3).contains(&commits), "20 waiting saves took {commits} commits");
+    assert_eq!(store.memories_by_ids(&user, &ids).await.unwrap().len(), 20);
+    for word in &words {
+        let found = bank.search(&user, &ValidSearch { query: word.clone(), limit: 5 }).await.unwrap();
+        assert_eq!(found.len(), 1, "{word} is in the search index");
+    }
+    store.close().await;
+}
+
+/// A save that fails in a group (here a duplicate id) fails alone: the others of its
+/// transaction are saved, and a caller that stopped waiting does not undo its group.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_save_that_fails_in_a_group_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _bank, user, path) = bank_with_a_user(&dir).await;
+    let first = memory(&user, "first");
+    store.insert_memory(&first).await.unwrap();
+    let lock = WriteLockElsewhere::take(&path).await;
+    let mut batch: Vec<NewMemory> = (0..5).map(|i| memory(&user, &format!("w{i}"))).collect();
+    batch[2].id = first.id.clone();
+    let saves: Vec<_> = batch
+        .iter()
+        .cloned()
+        .map(|memory| {
+            let store = store.clone();
+            tokio::spawn(async move { store.insert_memory(&memory).await })
+        })
+        .collect();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    saves[4].abort();
+    lock.release().await;
+    let mut outcomes = Vec::new();
+    for save in saves {
+        outcomes.push(save.await);
+    }
+    assert!(outcomes[4].as_ref().is_err_and(|e| e.is_cancelled()));
+    for (i, outcome) in outcomes.into_iter().take(4).enumerate() {
+        let outcome = outcome.unwrap();
+        if i == 2 {
+            assert!(matches!(outcome, Err(StoreError::Conflict(_))), "the duplicate id: {outcome:?}");
+        } else {
+            outcome.unwrap_or_else(|e| panic!("save {i}: {e}"));
+        }
+    }
+    let ids: Vec<String> = batch.iter().map(|m| m.id.clone()).collect();
+    // The abandoned save's committer may still be at work when the others have answered.
+    let mut saved = store.memories_by_ids(&user, &ids).await.unwrap();
+    for _ in 0..100 {
+        if saved.len() == 5 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        saved = store.memories_by_ids(&user, &ids).await.unwrap();
+    }
+    let mut contents: Vec<&str> = saved.iter().map(|m| m.content.as_str()).collect();
+    contents.sort();
+    assert_eq!(
+        contents,
+        ["the first runbook lives in the wiki", "the w0 runbook lives in the wiki", "the w1 runbook lives in the wiki",
+         "the w3 runbook lives in the wiki", "the w4 runbook lives in the wiki"],
+        "the duplicate kept the first memory's content; the abandoned save was still made"
+    );
+    store.close().await;
 }
 
 async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
