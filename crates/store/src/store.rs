@@ -277,7 +277,9 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// The owner and kind of a live (not revoked) token with this hash.
     async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError>;
 
-    /// Inserts a memory, its contexts and its search terms in one transaction.
+    /// Inserts a memory, its contexts and its search terms in one transaction: all of
+    /// them or none. A store may commit other saves in the same transaction (SQLite
+    /// groups the saves that wait for its writer); each still succeeds or fails alone.
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError>;
 
     /// Inserts many memories in one transaction (bulk import, benchmarks).
