@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { remote } from "webdriverio";
 import { Harness, sleep } from "./harness.mjs";
-import { newestPid, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { median as med, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
@@ -25,9 +25,6 @@ const firstRow = "//article[contains(@class,'row')]";
 const newest = `Benchmark memory number ${ROWS - 1}:`;
 const oldest = "Benchmark memory number 0:";
 const mb = (kb) => (kb / 1024).toFixed(1);
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const med = (xs) => { const s = sorted(xs); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
-const p95 = (xs) => sorted(xs)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
 
 function memoryOf(rootPid) {
   const processes = [];
