@@ -150,6 +150,14 @@ pub(crate) struct Archive {
     key: Option<DbKey>,
 }
 
+/// WAL mode, and durable: a commit here is the only copy of what it holds.
+fn wal_and_durable(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+}
+
+/// How long an open waits for another process that has the archive locked.
+const ARCHIVE_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Archive {
     /// Opens (or creates) the archive at `path`, migrating an older one. With `key` it is
     /// encrypted: a new one from the start, a plaintext one first (unless another process
@@ -183,18 +191,36 @@ impl Archive {
             },
             (key, _) => key,
         };
-        let conn = Connection::open(path).map_err(failed)?;
-        // A setting of the connection, not a statement: the key is still the first one.
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(failed)?;
-        // The key first: nothing may read the file before it.
-        cipher::apply_key(&conn, path, key)?;
-        // Durable: a commit here is the only copy of what it holds.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;").map_err(failed)?;
-        let mut archive = Self::init(conn).map_err(|e| match e {
-            IndexError::Sqlite(e) => failed(e),
-            IndexError::Archive { message, .. } => IndexError::Archive { path: path.to_path_buf(), message },
-            other => other,
-        })?;
+        let connect = || {
+            let conn = Connection::open(path).map_err(failed)?;
+            // A setting of the connection, not a statement: the key is still the first one.
+            conn.busy_timeout(ARCHIVE_BUSY_TIMEOUT).map_err(failed)?;
+            // The key first: nothing may read the file before it.
+            cipher::apply_key(&conn, path, key)?;
+            wal_and_durable(&conn).map_err(failed)?;
+            Self::init(conn).map_err(|e| match e {
+                IndexError::Sqlite(e) => failed(e),
+                IndexError::Archive { message, .. } => IndexError::Archive { path: path.to_path_buf(), message },
+                other => other,
+            })
+        };
+        // Two processes creating the archive at once (the app and an agent's CLI) can
+        // trip over each other's first writes in ways SQLite reports at once instead of
+        // waiting: "database is locked", or SQLCipher's "error with PRAGMA key" while the
+        // other holds the new file's exclusive lock (both seen on a loaded machine). A new
+        // file is opened again until the busy timeout; an existing archive's errors are
+        // reported at once.
+        let new = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
+        let deadline = std::time::Instant::now() + ARCHIVE_BUSY_TIMEOUT;
+        let mut archive = loop {
+            match connect() {
+                Err(e) if new && std::time::Instant::now() < deadline => {
+                    tracing::debug!(error = %e, "the new session archive is being made by another process; opening it again");
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                outcome => break outcome?,
+            }
+        };
         archive.key = key.cloned();
         Ok(archive)
     }
