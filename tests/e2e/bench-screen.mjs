@@ -15,7 +15,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep } from "./harness.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
-import { median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { framesUpToTheTop, median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
 const ROWS = Number(process.env.ROWS ?? 10000);
@@ -86,27 +86,7 @@ try {
         r.idle = measure(bin);
         if (!v.floor && SCROLL) {
           r.toOldestMs = (await scrollToOldest(app, oldest)).ms;
-          const frames = [];
-          for (;;) {
-            const chunk = await app.executeAsync((done) => {
-              const list = document.querySelector(".list-scroll");
-              const times = [];
-              let prev = performance.now();
-              const step = () => {
-                if (times.length >= 100 || list.scrollTop <= 0) return done({ times, end: list.scrollTop <= 0 });
-                list.scrollTop -= list.clientHeight;
-                requestAnimationFrame(() => {
-                  const now = performance.now();
-                  times.push(now - prev);
-                  prev = now;
-                  step();
-                });
-              };
-              step();
-            });
-            frames.push(...chunk.times);
-            if (chunk.end) break;
-          }
+          const frames = await framesUpToTheTop(app);
           await app.waitUntil(
             () => app.execute((t) => [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(t)), newest),
             { timeout: 60000, interval: 50 },

@@ -1,6 +1,7 @@
 // What the desktop benchmarks share (not tests): percentiles, the app's process tree,
 // and the seeded list they scroll.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 export const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
@@ -60,5 +61,49 @@ export async function scrollToOldest(app, title) {
     if (reached) return { ms: performance.now() - began, turns };
     if (performance.now() - began > 600000) throw new Error("did not reach the oldest memory in 10 minutes");
     await app.executeAsync((done) => requestAnimationFrame(() => done()));
+  }
+}
+
+/**
+ * RSS and PSS of every process in the tree, in kB. RSS counts a shared library once per
+ * process; PSS splits each shared page among the processes that map it, so the PSS sum
+ * is what the app costs the machine. Pss_Anon is the private heap (JavaScript, malloc).
+ */
+export function memoryOf(rootPid) {
+  const processes = [];
+  for (const pid of processTree(rootPid)) {
+    try {
+      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
+      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      processes.push({ pid, comm, rss: field("Rss"), pss: field("Pss"), pssAnon: field("Pss_Anon"), pssFile: field("Pss_File") });
+    } catch {} // exited meanwhile
+  }
+  const sum = (key) => processes.reduce((total, p) => total + p[key], 0);
+  return { processes, rss: sum("rss"), pss: sum("pss"), pssAnon: sum("pssAnon"), pssFile: sum("pssFile") };
+}
+
+/** Scrolls the memory list back up one screen per frame, to the top; each frame's time (ms). */
+export async function framesUpToTheTop(app) {
+  const frames = [];
+  for (;;) {
+    const chunk = await app.executeAsync((done) => {
+      const list = document.querySelector(".list-scroll");
+      const times = [];
+      let prev = performance.now();
+      const step = () => {
+        if (times.length >= 100 || list.scrollTop <= 0) return done({ times, end: list.scrollTop <= 0 });
+        list.scrollTop -= list.clientHeight;
+        requestAnimationFrame(() => {
+          const now = performance.now();
+          times.push(now - prev);
+          prev = now;
+          step();
+        });
+      };
+      step();
+    });
+    frames.push(...chunk.times);
+    if (chunk.end) return frames;
   }
 }

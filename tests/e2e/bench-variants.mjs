@@ -9,10 +9,10 @@
 // the scrolled web process's PSS varies by ±10 MB from run to run.
 //   VARIANTS=/path/app-a,/path/app-b RUNS=3 TAURI_FLOOR_APP=… MEMORY_BANK_BIN=… \
 //     xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench-variants.mjs
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { remote } from "webdriverio";
 import { Harness, sleep } from "./harness.mjs";
-import { median as med, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { framesUpToTheTop, median as med, memoryOf, newestPid, p95, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
@@ -26,20 +26,15 @@ const newest = `Benchmark memory number ${ROWS - 1}:`;
 const oldest = "Benchmark memory number 0:";
 const mb = (kb) => (kb / 1024).toFixed(1);
 
-function memoryOf(rootPid) {
-  const processes = [];
-  for (const pid of processTree(rootPid)) {
+/** memoryOf, with the web process's breakdown by mapping kind (groups of 1 MB or more, in MB). */
+function memoryWithWebGroups(rootPid) {
+  const m = memoryOf(rootPid);
+  for (const p of m.processes.filter((p) => p.comm.startsWith("WebKitWebProces"))) {
     try {
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
-      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      const p = { pid, comm, pss: field("Pss"), pssAnon: field("Pss_Anon") };
-      if (comm.startsWith("WebKitWebProces")) p.groups = Object.fromEntries([...grouped(breakdown(pid))].filter(([, v]) => v >= 1024).map(([k, v]) => [k, Math.round(v / 1024)]));
-      processes.push(p);
-    } catch {}
+      p.groups = Object.fromEntries([...grouped(breakdown(p.pid))].filter(([, v]) => v >= 1024).map(([k, v]) => [k, Math.round(v / 1024)]));
+    } catch {} // exited meanwhile
   }
-  const sum = (key) => processes.reduce((t, p) => t + p[key], 0);
-  return { processes, pss: sum("pss"), pssAnon: sum("pssAnon") };
+  return m;
 }
 const byComm = (m, prefix) => m.processes.filter((p) => p.comm.startsWith(prefix)).reduce((s, p) => s + p.pss, 0);
 
@@ -47,25 +42,6 @@ const open = (h, binary) =>
   remote({ hostname: "127.0.0.1", port: h.driverPort, logLevel: "error",
     capabilities: { browserName: "wry", "tauri:options": { application: binary }, "wdio:enforceWebDriverClassic": true } });
 const twoFrames = (app) => app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
-
-async function passUp(app) {
-  const frames = [];
-  for (;;) {
-    const chunk = await app.executeAsync((done) => {
-      const list = document.querySelector(".list-scroll");
-      const times = [];
-      let prev = performance.now();
-      const step = () => {
-        if (times.length >= 100 || list.scrollTop <= 0) return done({ times, end: list.scrollTop <= 0 });
-        list.scrollTop -= list.clientHeight;
-        requestAnimationFrame(() => { const now = performance.now(); times.push(now - prev); prev = now; step(); });
-      };
-      step();
-    });
-    frames.push(...chunk.times);
-    if (chunk.end) return frames;
-  }
-}
 
 const h = new Harness();
 await h.start();
@@ -81,14 +57,14 @@ try {
       await app.$(firstRow).waitForExist({ timeout: 30000 });
       const { ms: toOldestMs } = await scrollToOldest(app, oldest);
       await sleep(IDLE_MS);
-      const mid = memoryOf(newestPid(binary));
-      const frames = await passUp(app);
+      const mid = memoryWithWebGroups(newestPid(binary));
+      const frames = await framesUpToTheTop(app);
       await app.waitUntil(() => app.execute((t) => [...document.querySelectorAll(".row-title")].some((e) => e.textContent.startsWith(t)), newest), { timeout: 60000, interval: 50 });
       await twoFrames(app);
       await sleep(IDLE_MS);
-      const m = memoryOf(newestPid(binary));
+      const m = memoryWithWebGroups(newestPid(binary));
       await sleep(10000);
-      const late = memoryOf(newestPid(binary));
+      const late = memoryWithWebGroups(newestPid(binary));
       await app.deleteSession();
       await sleep(1000);
       const r = { run, binary, toOldestMs, p50: med(frames), p95: p95(frames), frames: frames.length, pss: m.pss, app: byComm(m, binary.split("/").pop().slice(0, 15)), web: byComm(m, "WebKitWebProces"), net: byComm(m, "WebKitNetworkPr"), pssMid: mid.pss, webMid: byComm(mid, "WebKitWebProces"), pss15: late.pss, web15: byComm(late, "WebKitWebProces"), webGroups: m.processes.find((p) => p.groups)?.groups };
@@ -99,7 +75,7 @@ try {
     await floor.waitUntil(() => floor.execute(() => document.readyState === "complete"), { timeout: 30000 });
     await twoFrames(floor);
     await sleep(IDLE_MS);
-    const fm = memoryOf(newestPid(floorBinary));
+    const fm = memoryWithWebGroups(newestPid(floorBinary));
     await floor.deleteSession();
     await sleep(1000);
     results.push({ run, binary: "floor", pss: fm.pss, app: byComm(fm, "tauri-floor"), web: byComm(fm, "WebKitWebProces"), net: byComm(fm, "WebKitNetworkPr") });

@@ -16,7 +16,7 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep, waitFor } from "./harness.mjs";
 import { markdownSession } from "./markdown-session.mjs";
-import { median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { median, memoryOf, newestPid, p95, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 // The service's per-token rate limit would slow the seeding down to 20 saves a second;
 // it is not what this measures.
@@ -36,25 +36,6 @@ const mb = (kb) => (kb / 1024).toFixed(0);
 const firstRow = "//article[contains(@class,'row')]";
 const newest = `Benchmark memory number ${ROWS - 1}:`;
 const oldest = "Benchmark memory number 0:";
-
-/**
- * RSS and PSS of every process in the tree, in kB. RSS counts a shared library once per
- * process; PSS splits each shared page among the processes that map it, so the PSS sum
- * is what the app costs the machine. Pss_Anon is the private heap (JavaScript, malloc).
- */
-function memoryOf(rootPid) {
-  const processes = [];
-  for (const pid of processTree(rootPid)) {
-    try {
-      const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-      const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
-      const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      processes.push({ pid, comm, rss: field("Rss"), pss: field("Pss"), pssAnon: field("Pss_Anon"), pssFile: field("Pss_File") });
-    } catch {} // exited meanwhile
-  }
-  const sum = (key) => processes.reduce((total, p) => total + p[key], 0);
-  return { processes, rss: sum("rss"), pss: sum("pss"), pssAnon: sum("pssAnon"), pssFile: sum("pssFile") };
-}
 
 /** Other WebKit web processes on the machine share library pages and lower everyone's PSS. */
 const otherWebProcesses = (mine) =>
