@@ -1,6 +1,7 @@
 //! A lock file that lets one process at a time encrypt a plaintext file: two processes
 //! opening it with its new key at once (the app and an agent's `memory-bank mcp`) would
-//! otherwise write the same encrypted copy together.
+//! otherwise write the same encrypted copy together. Shared, it lets openers keep one
+//! that deletes and remakes a file (the session index's rebuild) from running under them.
 //!
 //! `flock` on Unix (released by the kernel if the process dies, so a crash never leaves
 //! the file locked); the standard library's file lock elsewhere.
@@ -15,6 +16,17 @@ pub struct FileLock {
 impl FileLock {
     /// Waits for and takes the lock on `path`, creating the (empty) file if needed.
     pub fn acquire(path: &Path) -> std::io::Result<Self> {
+        Self::take(path, Mode::Exclusive)
+    }
+
+    /// Waits for and takes `path`'s lock shared: any number of holders at once, none while
+    /// [`FileLock::acquire`]'s holder has it. A holder must drop this before it asks for
+    /// the exclusive lock, which would otherwise wait for itself.
+    pub fn acquire_shared(path: &Path) -> std::io::Result<Self> {
+        Self::take(path, Mode::Shared)
+    }
+
+    fn take(path: &Path, mode: Mode) -> std::io::Result<Self> {
         let with_path = |what: &str, e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot {what} {}: {e}", path.display()));
         let file = std::fs::OpenOptions::new()
             .create(true)
@@ -22,17 +34,27 @@ impl FileLock {
             .write(true)
             .open(path)
             .map_err(|e| with_path("create the lock file", e))?;
-        lock(&file).map_err(|e| with_path("lock", e))?;
+        lock(&file, mode).map_err(|e| with_path("lock", e))?;
         Ok(Self { _file: file })
     }
 }
 
+#[derive(Clone, Copy)]
+enum Mode {
+    Exclusive,
+    Shared,
+}
+
 #[cfg(unix)]
-fn lock(file: &std::fs::File) -> std::io::Result<()> {
+fn lock(file: &std::fs::File, mode: Mode) -> std::io::Result<()> {
     use std::os::fd::AsRawFd as _;
+    let operation = match mode {
+        Mode::Exclusive => libc::LOCK_EX,
+        Mode::Shared => libc::LOCK_SH,
+    };
     loop {
         // SAFETY: flock on a descriptor this process owns; no memory is passed.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+        if unsafe { libc::flock(file.as_raw_fd(), operation) } == 0 {
             return Ok(());
         }
         let err = std::io::Error::last_os_error();
@@ -44,6 +66,42 @@ fn lock(file: &std::fs::File) -> std::io::Result<()> {
 
 #[cfg(not(unix))]
 #[allow(clippy::incompatible_msrv)]
-fn lock(file: &std::fs::File) -> std::io::Result<()> {
-    file.lock()
+fn lock(file: &std::fs::File, mode: Mode) -> std::io::Result<()> {
+    match mode {
+        Mode::Exclusive => file.lock(),
+        Mode::Shared => file.lock_shared(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Whether `take` gets the lock while `held` is held, waiting up to 300 ms for it.
+    fn gets_it_beside(held: FileLock, take: impl FnOnce() -> FileLock + Send + 'static) -> bool {
+        let (sent, got) = mpsc::channel();
+        let taker = std::thread::spawn(move || {
+            let lock = take();
+            let _ = sent.send(());
+            lock
+        });
+        let beside = got.recv_timeout(Duration::from_millis(300)).is_ok();
+        drop(held);
+        drop(taker.join().unwrap());
+        beside
+    }
+
+    #[test]
+    fn shared_holders_share_and_the_exclusive_one_waits_for_them_and_they_for_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.lock");
+        let p = path.clone();
+        assert!(gets_it_beside(FileLock::acquire_shared(&path).unwrap(), move || FileLock::acquire_shared(&p).unwrap()));
+        let p = path.clone();
+        assert!(!gets_it_beside(FileLock::acquire_shared(&path).unwrap(), move || FileLock::acquire(&p).unwrap()));
+        let p = path.clone();
+        assert!(!gets_it_beside(FileLock::acquire(&path).unwrap(), move || FileLock::acquire_shared(&p).unwrap()));
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_bank_sqlcipher_file::DbKey;
+use memory_bank_sqlcipher_file::{DbKey, FileLock};
 use rusqlite::Connection;
 
 use super::{search_path, Index, IndexError};
@@ -21,7 +21,16 @@ impl Index {
             std::fs::create_dir_all(parent)
                 .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         }
-        match Self::open_retrying(path, key) {
+        // Held shared while opening, so a rebuild (exclusive) never deletes the files under
+        // an open in progress: one that found the new database beside the old `-shm`
+        // would use a WAL index nobody else sees, or (threads of one process, where
+        // POSIX locks do not conflict) truncate the one another connection has mapped.
+        let first = {
+            let _no_rebuild = FileLock::acquire_shared(&rebuild_lock(path))
+                .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
+            Self::open_retrying(path, key)
+        };
+        match first {
             Err(err) if !is_transient(&err) => Self::rebuild(path, key, err),
             opened => opened,
         }
@@ -49,9 +58,7 @@ impl Index {
     /// after an update) rebuild it once, and none deletes the new index another has just
     /// made (each looks again once it holds the lock).
     fn rebuild(path: &Path, key: Option<&DbKey>, why: IndexError) -> Result<Index, IndexError> {
-        let mut lock_path = path.as_os_str().to_owned();
-        lock_path.push(".rebuild-lock");
-        let _lock = memory_bank_sqlcipher_file::FileLock::acquire(Path::new(&lock_path))
+        let _lock = FileLock::acquire(&rebuild_lock(path))
             .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         match Self::open_retrying(path, key) {
             Err(err) if !is_transient(&err) => {}
@@ -87,6 +94,13 @@ impl Index {
         }
         Self::open_retrying(path, key)
     }
+}
+
+/// The lock file beside the index at `path` that orders opens and rebuilds.
+fn rebuild_lock(path: &Path) -> PathBuf {
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".rebuild-lock");
+    PathBuf::from(lock)
 }
 
 /// Whether `path` is a plaintext index that another connection has open. Leaving WAL
