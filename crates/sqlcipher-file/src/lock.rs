@@ -79,15 +79,15 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    /// Whether `take` gets the lock while `held` is held, waiting up to 300 ms for it.
-    fn gets_it_beside(held: FileLock, take: impl FnOnce() -> FileLock + Send + 'static) -> bool {
+    /// Whether `take` gets the lock while `held` is held, waiting up to `wait` for it.
+    fn gets_it_beside(held: FileLock, wait: Duration, take: impl FnOnce() -> FileLock + Send + 'static) -> bool {
         let (sent, got) = mpsc::channel();
         let taker = std::thread::spawn(move || {
             let lock = take();
             let _ = sent.send(());
             lock
         });
-        let beside = got.recv_timeout(Duration::from_millis(300)).is_ok();
+        let beside = got.recv_timeout(wait).is_ok();
         drop(held);
         drop(taker.join().unwrap());
         beside
@@ -97,11 +97,13 @@ mod tests {
     fn shared_holders_share_and_the_exclusive_one_waits_for_them_and_they_for_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.lock");
+        // Generous where it must get the lock (a loaded machine), short where it must not.
+        let (got_it, held_off) = (Duration::from_secs(10), Duration::from_millis(300));
         let p = path.clone();
-        assert!(gets_it_beside(FileLock::acquire_shared(&path).unwrap(), move || FileLock::acquire_shared(&p).unwrap()));
+        assert!(gets_it_beside(FileLock::acquire_shared(&path).unwrap(), got_it, move || FileLock::acquire_shared(&p).unwrap()));
         let p = path.clone();
-        assert!(!gets_it_beside(FileLock::acquire_shared(&path).unwrap(), move || FileLock::acquire(&p).unwrap()));
+        assert!(!gets_it_beside(FileLock::acquire_shared(&path).unwrap(), held_off, move || FileLock::acquire(&p).unwrap()));
         let p = path.clone();
-        assert!(!gets_it_beside(FileLock::acquire(&path).unwrap(), move || FileLock::acquire_shared(&p).unwrap()));
+        assert!(!gets_it_beside(FileLock::acquire(&path).unwrap(), held_off, move || FileLock::acquire_shared(&p).unwrap()));
     }
 }
