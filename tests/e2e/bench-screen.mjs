@@ -4,7 +4,9 @@
 // variant and round: the app through WebDriver, its first page painted and idle (PSS),
 // then scrolled to the oldest memory and back up one screen per frame (frame p50 / p95),
 // idle again (PSS), each with the web process's smaps broken down (smaps-breakdown.mjs).
-// The empty app runs as one more variant (FLOOR=0 to skip it).
+// The empty app runs as one more variant (FLOOR=0 to skip it). IDLE_CPU_MS (default 0:
+// not measured) after the scrolled measurement: the CPU time each process used while idle
+// that long.
 //   VARIANTS='[{"name":"main","bin":"/path/app","env":{}}, …]' ROWS=10000 ROUNDS=2 \
 //     xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench-screen.mjs
 // A variant's "ui" (a `vite build` output folder) is linked as UI_LINK before it starts,
@@ -15,13 +17,14 @@ import path from "node:path";
 import { remote } from "webdriverio";
 import { Harness, appBinary, root, sleep } from "./harness.mjs";
 import { breakdown, grouped } from "./smaps-breakdown.mjs";
-import { framesUpToTheTop, median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { cpuMsOf, framesUpToTheTop, median, newestPid, p95, processTree, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 process.env.MEMORY_BANK_RATE_LIMIT ??= "0";
 const ROWS = Number(process.env.ROWS ?? 10000);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const IDLE_MS = Number(process.env.IDLE_MS ?? 5000);
 const SCROLL = process.env.SCROLL !== "0";
+const IDLE_CPU_MS = Number(process.env.IDLE_CPU_MS ?? 0);
 const floorBinary = path.resolve(process.env.TAURI_FLOOR_APP ?? path.join(root, "target/debug/tauri-floor"));
 const variants = JSON.parse(process.env.VARIANTS ?? JSON.stringify([{ name: "app", bin: appBinary, env: {} }]));
 if (process.env.FLOOR !== "0") variants.push({ name: "empty app", bin: floorBinary, env: {}, floor: true });
@@ -94,6 +97,12 @@ try {
           r.frames = { n: frames.length, p50: median(frames), p95: p95(frames) };
           await sleep(IDLE_MS);
           r.scrolled = measure(bin);
+          if (IDLE_CPU_MS) {
+            const before = cpuMsOf(newestPid(bin));
+            await sleep(IDLE_CPU_MS);
+            const after = cpuMsOf(newestPid(bin));
+            r.idleCpuPercent = Object.fromEntries(Object.entries(after).map(([c, ms]) => [c, (100 * (ms - (before[c] ?? 0))) / IDLE_CPU_MS]));
+          }
         }
       } finally {
         await app.deleteSession();
@@ -102,7 +111,8 @@ try {
       const web = (m) => mb(Object.entries(m.procs).find(([c]) => c.startsWith("WebKitWeb"))?.[1] ?? 0);
       console.log(
         `round ${round} ${v.name.padEnd(28)} load ${r.load}: idle ${mb(r.idle.pss)} MB (web ${web(r.idle)})` +
-          (r.scrolled ? `; scrolled ${mb(r.scrolled.pss)} MB (web ${web(r.scrolled)}), frames ${r.frames.n} p50 ${r.frames.p50.toFixed(0)} p95 ${r.frames.p95.toFixed(0)} ms, to oldest ${(r.toOldestMs / 1000).toFixed(1)} s` : ""),
+          (r.scrolled ? `; scrolled ${mb(r.scrolled.pss)} MB (web ${web(r.scrolled)}), frames ${r.frames.n} p50 ${r.frames.p50.toFixed(0)} p95 ${r.frames.p95.toFixed(0)} ms, to oldest ${(r.toOldestMs / 1000).toFixed(1)} s` : "") +
+          (r.idleCpuPercent ? `; idle CPU ${Object.entries(r.idleCpuPercent).map(([c, pct]) => `${c} ${pct.toFixed(2)} %`).join(", ")}` : ""),
       );
       results.push(r);
       // Written after every variant, so a run that fails later keeps what it measured.

@@ -25,6 +25,23 @@ export function processTree(pid) {
   return [pid, ...kids.flatMap(processTree)];
 }
 
+/**
+ * CPU time (ms, user + system) each process of the tree has used so far, by command name,
+ * from /proc/PID/stat (clock ticks of 10 ms on Linux).
+ */
+export function cpuMsOf(rootPid) {
+  const byComm = {};
+  for (const pid of processTree(rootPid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      byComm[comm] = (byComm[comm] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
+    } catch {} // exited meanwhile
+  }
+  return byComm;
+}
+
 /** Saves `rows` memories ("Benchmark memory number i: …") through the harness's service, 8 requests at a time. */
 export async function seedBenchMemories(h, rows) {
   let next = 0;
