@@ -1,16 +1,14 @@
 // Bench helper (not a test): where each app's own process spends its PSS, side by side
 // (BENCHMARKS.md, issue 14). Each binary is started directly as a person would (no
-// WebDriver) against one seeded-empty service, left idle IDLE_MS (10000), and its
-// process tree measured: PSS per process, and the app process's /proc/PID/smaps summed
-// per kind of mapping (smaps-breakdown.mjs), as the mean over ROUNDS (1). Answers "which
-// library or file makes our app process heavier than the empty app's", which the
-// summed figures of bench.mjs cannot.
+// WebDriver) against one service with an empty list, left idle IDLE_MS (10000), and
+// measured: PSS per process, and the app process's /proc/PID/smaps summed per kind of
+// mapping (smaps-breakdown.mjs), as the mean over ROUNDS (1). Answers "which library or
+// file makes our app process heavier than the empty app's", which the sums of bench.mjs
+// cannot.
 //   BINS='[{"name":"empty app","bin":"/path/tauri-floor"},{"name":"app","bin":"/path/memory-bank-app","env":{}}]' \
 //     ROUNDS=2 TOP=30 xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench-direct.mjs
-import { spawn } from "node:child_process";
-import path from "node:path";
-import { Harness, sleep, waitFor } from "./harness.mjs";
-import { memoryOf, newestPid } from "./bench-support.mjs";
+import { Harness } from "./harness.mjs";
+import { benchAppEnv, measureStartedDirectly, memoryOf } from "./bench-support.mjs";
 import { breakdown } from "./smaps-breakdown.mjs";
 
 const bins = JSON.parse(process.env.BINS ?? "[]");
@@ -22,33 +20,18 @@ const mb = (kb) => kb / 1024;
 
 const h = new Harness();
 await h.start();
-const env = {
-  ...process.env,
-  ...h.clientEnv,
-  ...h.homeEnv,
-  MEMORY_BANK_DATA_DIR: path.join(h.dir, "app"),
-  LANG: "en_US.UTF-8",
-  LANGUAGE: "en",
-};
+const env = { ...process.env, ...benchAppEnv(h) };
 /** name → { perProcess: [string per round], kinds: Map(kind → summed PSS kB) } */
 const results = new Map(bins.map((b) => [b.name, { perProcess: [], kinds: new Map() }]));
 try {
   // Round by round, so the machine's changing load hits every binary alike.
   for (let round = 0; round < ROUNDS; round++) {
     for (const b of bins) {
-      const child = spawn(b.bin, [], { env: { ...env, ...(b.env ?? {}) }, stdio: "ignore" });
-      try {
-        await waitFor(() => newestPid(b.bin) === String(child.pid), 10000, `${b.name} to start`);
-        await sleep(IDLE_MS);
-        const r = results.get(b.name);
-        const m = memoryOf(String(child.pid));
-        r.perProcess.push(m.processes.map((p) => `${p.comm} ${mb(p.pss).toFixed(1)}`).join(", "));
-        for (const [kind, v] of breakdown(String(child.pid))) r.kinds.set(kind, (r.kinds.get(kind) ?? 0) + v.pss);
-      } finally {
-        child.kill("SIGTERM");
-        await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
-        await sleep(1500); // its web processes gone, so no library pages are split with them
-      }
+      const r = results.get(b.name);
+      await measureStartedDirectly(b.bin, { ...env, ...(b.env ?? {}) }, IDLE_MS, (pid) => {
+        r.perProcess.push(memoryOf(pid).processes.map((p) => `${p.comm} ${mb(p.pss).toFixed(1)}`).join(", "));
+        for (const [kind, v] of breakdown(pid)) r.kinds.set(kind, (r.kinds.get(kind) ?? 0) + v.pss);
+      });
     }
   }
 } finally {

@@ -1,7 +1,9 @@
 // What the desktop benchmarks share (not tests): percentiles, the app's process tree,
 // and the seeded list they scroll.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import path from "node:path";
+import { sleep, waitFor } from "./harness.mjs";
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 export const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
@@ -40,6 +42,33 @@ export function cpuMsOf(rootPid) {
     } catch {} // exited meanwhile
   }
   return byComm;
+}
+
+/** The app's environment in the benches: the harness's service, temporary home and data folder, English. */
+export const benchAppEnv = (h) => ({
+  ...h.clientEnv,
+  ...h.homeEnv,
+  MEMORY_BANK_DATA_DIR: path.join(h.dir, "app"),
+  LANG: "en_US.UTF-8",
+  LANGUAGE: "en",
+});
+
+/**
+ * Starts `binary` as a person would (no WebDriver), lets it idle `idleMs`, returns what
+ * `measure(pid)` read, and stops it (SIGTERM, then a second for its web processes to go,
+ * so none shares library pages with the next measurement).
+ */
+export async function measureStartedDirectly(binary, env, idleMs, measure) {
+  const child = spawn(binary, [], { env, stdio: "ignore" });
+  try {
+    await waitFor(() => newestPid(binary) === String(child.pid), 10000, `${binary} to start`);
+    await sleep(idleMs);
+    return measure(String(child.pid));
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
+    await sleep(1000);
+  }
 }
 
 /** Saves `rows` memories ("Benchmark memory number i: …") through the harness's service, 8 requests at a time. */

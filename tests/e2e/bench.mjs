@@ -10,13 +10,13 @@
 // With --transcript it measures the Sessions view instead (issue 16): frame times while
 // scrolling the transcript of one MESSAGES-long (520) Markdown-heavy session, RUNS times:
 //   xvfb-run -a -s "-screen 0 1280x800x24" node tests/e2e/bench.mjs --transcript
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { remote } from "webdriverio";
-import { Harness, appBinary, root, sleep, waitFor } from "./harness.mjs";
+import { Harness, appBinary, root, sleep } from "./harness.mjs";
 import { markdownSession } from "./markdown-session.mjs";
-import { median, memoryOf, newestPid, p95, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
+import { benchAppEnv, measureStartedDirectly, median, memoryOf, newestPid, p95, scrollToOldest, seedBenchMemories } from "./bench-support.mjs";
 
 // The service's per-token rate limit would slow the seeding down to 20 saves a second;
 // it is not what this measures.
@@ -59,19 +59,12 @@ const openSession = (h, binary) =>
 const twoFrames = (app) => app.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
 
 /** Starts `binary` as a person would (no WebDriver), waits until idle, measures, stops it. */
-async function measureDirect(binary, env) {
-  const child = spawn(binary, [], { env, stdio: "ignore" });
-  try {
-    await waitFor(() => newestPid(binary) === String(child.pid), 10000, `${binary} to start`);
-    await sleep(8000); // painted and idle: start-up takes ~1 s here
-    const m = memoryOf(String(child.pid));
+const measureDirect = (binary, env) =>
+  // 8 s: painted and idle (start-up takes ~1 s here).
+  measureStartedDirectly(binary, env, 8000, (pid) => {
+    const m = memoryOf(pid);
     return { ...m, others: otherWebProcesses(m.processes.map((p) => p.pid)) };
-  } finally {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
-    await sleep(1000);
-  }
-}
+  });
 
 /**
  * One screen per frame through the list `selector`, from the bottom up to the top
@@ -231,13 +224,7 @@ async function benchMemories() {
     console.log(`cold start to first painted list: median ${ms(median(results.cold))}, p95 ${ms(p95(results.cold))} (runs: ${runs(results.cold)})`);
     console.log(`  app process start to first painted list: median ${ms(median(results.coldInApp))}, p95 ${ms(p95(results.coldInApp))} (runs: ${runs(results.coldInApp)})`);
 
-    const appEnv = {
-      ...h.clientEnv,
-      ...h.homeEnv,
-      MEMORY_BANK_DATA_DIR: path.join(h.dir, "app"),
-      LANG: "en_US.UTF-8",
-      LANGUAGE: "en",
-    };
+    const appEnv = benchAppEnv(h);
     for (let run = 1; run <= RUNS; run++) {
       const result = { run };
       // Memory Bank: scroll to the oldest memory (every page fetched through the Rust
