@@ -177,7 +177,11 @@ async fn the_first_round_is_an_input_required_form_and_the_proposal_waits_meanwh
     assert_eq!(form["method"], "elicitation/create");
     assert_eq!(form["params"]["requestedSchema"]["properties"]["content"]["default"], "Tabs, not spaces.");
     let state = round.request_state.expect("a request state");
-    let proposal_id = state.strip_prefix("proposal:").expect("the state names the stored proposal").to_owned();
+    let (proposal_id, tag) = state
+        .strip_prefix("proposal:")
+        .and_then(|rest| rest.split_once(':'))
+        .expect("the state names the stored proposal and a tag");
+    let (proposal_id, tag) = (proposal_id.to_owned(), tag.to_owned());
 
     // Until the person answers, nothing is saved and the proposal is in the Inbox.
     assert!(memories(&client).await.is_empty());
@@ -187,10 +191,15 @@ async fn the_first_round_is_an_input_required_form_and_the_proposal_waits_meanwh
     // A state this server never gave, or one given for another call, confirms nothing.
     let accept: InputResponses =
         [("confirm".to_owned(), serde_json::to_value(ElicitResult::new(ElicitationAction::Accept)).unwrap())].into();
+    let untagged = format!("proposal:{proposal_id}");
+    let retagged = format!("proposal:{proposal_id}:{}", "0".repeat(tag.len()));
     for (forged, content) in [
         ("proposal:prop_doesnotexist", "Tabs, not spaces."),
         ("nonsense", "Tabs, not spaces."),
         (state.as_str(), "Spaces, not tabs."),
+        // The handle alone, or with a tag this server did not make for this caller.
+        (untagged.as_str(), "Tabs, not spaces."),
+        (retagged.as_str(), "Tabs, not spaces."),
     ] {
         let retry = params("propose_memory", json!({"content": content})).with_input_responses(accept.clone());
         let mut retry = retry;

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use memory_bank_contract::secrets;
+use memory_bank_contract::gate::Refused;
 use memory_bank_contract::validate;
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
@@ -112,6 +112,7 @@ fn store_error(err: StoreError) -> AccessError {
             ErrorCode::ServiceUnavailable
         }
         StoreError::Invalid(_) => ErrorCode::InvalidRequest,
+        StoreError::Refused(ref refused) => return refused_error(refused),
         _ => ErrorCode::Internal,
     };
     AccessError::new(code, format!("the local memory bank failed: {err}"))
@@ -132,11 +133,34 @@ fn proposal_error(err: ProposalError) -> AccessError {
             AccessError::new(ErrorCode::ProposalNotPending, format!("the proposal is {} already", status.as_str()))
         }
         ProposalError::MemoryNotFound => AccessError::new(ErrorCode::MemoryNotFound, "no such memory"),
-        ProposalError::Invalid(details) => {
-            AccessError { code: ErrorCode::InvalidRequest, message: "the edits break the memory limits".into(), details }
-        }
+        ProposalError::Refused(refused) => refused_error(&refused),
+        ProposalError::MemoryChanged { proposed_against, memory_now } => AccessError::new(
+            ErrorCode::MemoryChanged,
+            format!(
+                "the memory changed since this was proposed (it said “{}”, it says “{}” now); nothing was changed: \
+                 the person decides in Memory Bank's Inbox, where both are shown",
+                proposed_against.content, memory_now.content
+            ),
+        ),
+        ProposalError::TooMany { limit } => AccessError::new(
+            ErrorCode::TooManyProposals,
+            format!(
+                "{limit} proposals already wait for the person in Memory Bank's Inbox; nothing was stored. Propose again \
+                 after they decided some (proposals expire after {} days)",
+                memory_bank_contract::limits::PROPOSAL_TTL_DAYS
+            ),
+        ),
         ProposalError::Store(err) => store_error(err),
     }
+}
+
+/// What the gate refused, as the HTTP API says it: `invalid_request` or `looks_like_secret`.
+fn refused_error(refused: &Refused) -> AccessError {
+    let code = match refused {
+        Refused::Invalid(_) => ErrorCode::InvalidRequest,
+        Refused::LooksLikeSecret(_) => ErrorCode::LooksLikeSecret,
+    };
+    AccessError { code, message: refused.describe(), details: refused.details() }
 }
 
 fn invalid(details: Vec<memory_bank_contract::FieldError>) -> AccessError {
@@ -170,13 +194,7 @@ impl MemoryAccess for LocalAccess {
     }
 
     async fn propose(&self, request: ProposeRequest) -> Result<Proposal, AccessError> {
-        let input = validate::validate_propose(request).map_err(invalid)?;
-        let found = secrets::find_secrets_in_proposal(&input);
-        if !found.is_empty() {
-            let details = secrets::as_details(&found);
-            let message = format!("this looks like a secret ({}); remove it: memories are plain text", secrets::describe(&found));
-            return Err(AccessError { code: ErrorCode::LooksLikeSecret, message, details });
-        }
+        let input = validate::validate_propose(request).map_err(|r| refused_error(&r))?;
         self.bank.propose(&self.user_id, &self.org_id, input).await.map_err(proposal_error)
     }
 

@@ -54,6 +54,12 @@ enum Command {
         /// Requests a token may send at once before the rate applies.
         #[arg(long, default_value_t = 40, env = "MEMORY_BANK_RATE_BURST")]
         rate_burst: u32,
+        /// How long a person has to answer a confirmation form an agent's client shows
+        /// (MCP elicitation), in seconds; past it nothing is saved and the proposal waits
+        /// in the Inbox.
+        #[arg(long, default_value_t = 600, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
+              value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        confirm_timeout: u64,
     },
     /// Database maintenance.
     Db {
@@ -94,11 +100,15 @@ enum DbCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let default_level = if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level))
+        // rmcp's session layer logs each MCP session id, at every level from info down;
+        // an id was enough to answer another person's form before sessions were bound to
+        // their token, and is still a handle on someone's session: never in a log, at
+        // any MEMORY_BANK_LOG. (A more specific directive wins over the person's own.)
+        .add_directive("rmcp::transport::streamable_http_server=off".parse().expect("a valid directive"));
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level)),
-        )
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     report_panics_as_errors();
@@ -153,14 +163,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let key_file = cli.db_key_file.clone();
     let key = |url: &str| database::key_source(url, key_file.clone(), cli.db_key_keyring);
     match cli.command {
-        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst } => {
+        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst, confirm_timeout } => {
             let quota = (max_memories_per_user > 0).then_some(max_memories_per_user);
             let rate = std::num::NonZeroU32::new(rate_limit).map(|per_second| memory_bank_server::RateLimit {
                 per_second,
                 burst: std::num::NonZeroU32::new(rate_burst).unwrap_or(per_second),
             });
             let url = url()?;
-            serve(&url, &key(&url)?, listen, quota, rate).await
+            serve(&url, &key(&url)?, listen, quota, rate, std::time::Duration::from_secs(confirm_timeout)).await
         }
         Command::Db { command: DbCommand::Optimize } => {
             let url = url()?;
@@ -217,6 +227,7 @@ async fn serve(
     listen: SocketAddr,
     quota: Option<u64>,
     rate_limit: Option<memory_bank_server::RateLimit>,
+    confirm_timeout: std::time::Duration,
 ) -> anyhow::Result<()> {
     let bank = database::open(url, key).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
@@ -239,7 +250,7 @@ async fn serve(
     // MCP for remote agents beside the API: the memory tools at /mcp, the meta face at
     // /mcp/agent, with the same tokens.
     let options = memory_bank_server::ServeOptions {
-        extra_routes: Some(memory_bank_mcp::http::routes(bank.clone())),
+        extra_routes: Some(memory_bank_mcp::http::routes(bank.clone(), confirm_timeout)),
         rate_limit,
         ..Default::default()
     };

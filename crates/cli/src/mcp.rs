@@ -42,6 +42,11 @@ pub struct McpArgs {
     /// Expose only the meta face: search_capabilities and execute_capability.
     #[arg(long)]
     meta: bool,
+    /// How long the person has to answer a confirmation form in the agent's client, in
+    /// seconds; past it nothing is saved and the proposal waits in Memory Bank's Inbox.
+    #[arg(long, default_value_t = 600, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub(crate) confirm_timeout: u64,
 
     #[command(subcommand)]
     command: Option<McpCommand>,
@@ -77,7 +82,10 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
 pub fn run(args: McpArgs, key_file: Option<std::path::PathBuf>) -> ExitCode {
     let outcome = match args.command {
         Some(McpCommand::Install(install_args)) => install(&args.library, &install_args),
-        None => serve(args.library, Bank { url: args.url, token: args.token, org: args.org, key_file }, args.meta),
+        None => {
+            let bank = Bank { url: args.url, token: args.token, org: args.org, key_file };
+            serve(args.library, bank, args.meta, std::time::Duration::from_secs(args.confirm_timeout))
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -116,7 +124,7 @@ impl Bank {
 }
 
 /// Serves until the agent closes stdin.
-fn serve(options: LibraryOptions, bank: Bank, meta: bool) -> Result<(), String> {
+fn serve(options: LibraryOptions, bank: Bank, meta: bool, confirm_timeout: std::time::Duration) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -126,7 +134,7 @@ fn serve(options: LibraryOptions, bank: Bank, meta: bool) -> Result<(), String> 
     let sessions = Arc::new(Sessions::new(move || options.open(key_file.as_deref())));
     sessions.warm_up();
     let memory = runtime.block_on(bank.open())?;
-    let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory);
+    let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory).with_confirm_timeout(confirm_timeout);
     let server = if meta { server.meta_face() } else { server };
     let served = runtime.block_on(memory_bank_mcp::serve_stdio(server));
     // Once the agent has gone, a lookup still running (a long first index) must not hold

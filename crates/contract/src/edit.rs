@@ -9,8 +9,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::limits::{MAX_CONTENT_CHARS, MAX_TAGS, MAX_TAG_CHARS};
-use crate::secrets::{self, SecretFinding};
+use crate::body::parse_object;
+use crate::gate::{Gate, Layout, Refused};
+use crate::limits::MAX_CONTENT_CHARS;
 use crate::wire::ConfirmedVia;
 use crate::{FieldError, Timestamp};
 
@@ -32,8 +33,9 @@ pub struct EditMemoryRequest {
     pub confirmed_via: Option<ConfirmedVia>,
 }
 
-/// An edit that passed validation.
+/// An edit that passed the gate.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ValidEdit {
     /// Trimmed new content, or `None` to keep it.
     pub content: Option<String>,
@@ -75,64 +77,28 @@ pub struct RevisionListResponse {
     pub revisions: Vec<Revision>,
 }
 
-/// Checks an edit with the save limits and the secret check: the same rules as a new
-/// memory, so an edit can never store what a save would refuse.
-pub fn validate_edit(request: EditMemoryRequest) -> Result<ValidEdit, EditRefused> {
-    let edit = check_edit_limits(request).map_err(EditRefused::Invalid)?;
-    let found = find_secrets_in_edit(&edit);
-    if !found.is_empty() {
-        return Err(EditRefused::LooksLikeSecret(found));
-    }
-    Ok(edit)
+/// Checks an edit with the save limits, the character rules and the secret check: the
+/// gate every stored text passes, so an edit can never store what a save would refuse.
+/// Restoring a revision and accepting an edit proposal come through here too.
+pub fn validate_edit(request: EditMemoryRequest) -> Result<ValidEdit, Refused> {
+    let mut gate = Gate::new();
+    let edit = edit_fields(&mut gate, request);
+    gate.admit().map(|()| edit)
 }
 
-/// The limits half of [`validate_edit`]: content and/or tags, within the save limits.
-pub fn check_edit_limits(request: EditMemoryRequest) -> Result<ValidEdit, Vec<FieldError>> {
-    let mut errors = Vec::new();
+/// An edit's fields checked into `gate`: content and/or tags, within the save limits.
+pub(crate) fn edit_fields(gate: &mut Gate, request: EditMemoryRequest) -> ValidEdit {
     if request.content.is_none() && request.tags.is_none() {
-        errors.push(FieldError::new("body", "send content and/or tags: the new sentence, the new tags"));
+        gate.error(FieldError::new("body", "send content and/or tags: the new sentence, the new tags"));
     }
-    let content = request.content.map(|content| crate::validate::check_text(&mut errors, "content", &content, MAX_CONTENT_CHARS));
-    let tags = request.tags.map(|tags| {
-        if tags.len() > MAX_TAGS {
-            errors.push(FieldError::new("tags", format!("at most {MAX_TAGS} tags are allowed, got {}", tags.len())));
-            return Vec::new();
-        }
-        tags.iter()
-            .enumerate()
-            .map(|(i, tag)| crate::validate::check_text(&mut errors, &format!("tags[{i}]"), tag, MAX_TAG_CHARS))
-            .collect()
-    });
-    if !errors.is_empty() {
-        return Err(crate::cap_details(errors));
-    }
-    Ok(ValidEdit { content, tags, confirmed_via: request.confirmed_via })
-}
-
-/// Why an edit was refused before anything was stored.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EditRefused {
-    /// Limits: one detail per problem.
-    Invalid(Vec<FieldError>),
-    /// Content or a tag looks like a secret.
-    LooksLikeSecret(Vec<SecretFinding>),
-}
-
-/// Every field of an edit that looks like a secret.
-pub fn find_secrets_in_edit(edit: &ValidEdit) -> Vec<SecretFinding> {
-    let mut fields: Vec<(String, &str)> = Vec::new();
-    if let Some(content) = &edit.content {
-        fields.push(("content".into(), content));
-    }
-    for (i, tag) in edit.tags.iter().flatten().enumerate() {
-        fields.push((format!("tags[{i}]"), tag));
-    }
-    secrets::findings(fields)
+    let content = request.content.map(|content| gate.text("content", &content, MAX_CONTENT_CHARS, Layout::Prose));
+    let tags = request.tags.map(|tags| gate.tags("tags", &tags));
+    ValidEdit { content, tags, confirmed_via: request.confirmed_via }
 }
 
 /// Parses and validates a `PATCH` body (a JSON object, no unknown fields).
-pub fn parse_edit_body(body: &[u8]) -> Result<ValidEdit, EditRefused> {
-    let request: EditMemoryRequest = crate::validate::parse_object(body).map_err(EditRefused::Invalid)?;
+pub fn parse_edit_body(body: &[u8]) -> Result<ValidEdit, Refused> {
+    let request: EditMemoryRequest = parse_object(body).map_err(Refused::Invalid)?;
     validate_edit(request)
 }
 
@@ -143,11 +109,11 @@ mod tests {
     #[test]
     fn an_edit_needs_content_or_tags_and_keeps_the_save_limits() {
         let empty = validate_edit(EditMemoryRequest::default());
-        assert!(matches!(empty, Err(EditRefused::Invalid(ref d)) if d[0].path == "body"), "{empty:?}");
+        assert!(matches!(empty, Err(Refused::Invalid(ref d)) if d[0].path == "body"), "{empty:?}");
         let long = validate_edit(EditMemoryRequest { content: Some("x".repeat(8001)), ..Default::default() });
-        assert!(matches!(long, Err(EditRefused::Invalid(ref d)) if d[0].path == "content"));
+        assert!(matches!(long, Err(Refused::Invalid(ref d)) if d[0].path == "content"));
         let tags = validate_edit(EditMemoryRequest { tags: Some(vec![" ".into()]), ..Default::default() });
-        assert!(matches!(tags, Err(EditRefused::Invalid(ref d)) if d[0].path == "tags[0]"));
+        assert!(matches!(tags, Err(Refused::Invalid(ref d)) if d[0].path == "tags[0]"));
         let ok = validate_edit(EditMemoryRequest {
             content: Some("  Tea, not coffee. ".into()),
             tags: Some(vec![]),
@@ -160,12 +126,12 @@ mod tests {
     fn an_edit_that_looks_like_a_secret_is_refused() {
         let key = format!("my key is ghp_{}", "a1B2".repeat(9));
         let refused = validate_edit(EditMemoryRequest { content: Some(key), ..Default::default() });
-        assert!(matches!(refused, Err(EditRefused::LooksLikeSecret(ref f)) if f[0].path == "content"), "{refused:?}");
+        assert!(matches!(refused, Err(Refused::LooksLikeSecret(ref f)) if f[0].path == "content"), "{refused:?}");
     }
 
     #[test]
     fn unknown_fields_are_refused() {
         let refused = parse_edit_body(br#"{"content":"x","contexts":[]}"#);
-        assert!(matches!(refused, Err(EditRefused::Invalid(_))), "{refused:?}");
+        assert!(matches!(refused, Err(Refused::Invalid(_))), "{refused:?}");
     }
 }

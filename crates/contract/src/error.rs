@@ -20,6 +20,12 @@ pub enum ErrorCode {
     ProposalNotFound,
     /// The proposal was already accepted, rejected, or has expired (409).
     ProposalNotPending,
+    /// An edit or delete proposal's memory changed since the agent proposed it; the
+    /// proposal's `proposedAgainst` and `memoryNow` show both (409). Nothing changed.
+    MemoryChanged,
+    /// The person has as many pending proposals as the service keeps; they decide some
+    /// in the Inbox, or the oldest expire (409). Nothing was stored.
+    TooManyProposals,
     /// An agent token may search, list and propose, but saving, accepting, rejecting
     /// and deleting need the person (403).
     AgentTokenCannotConfirm,
@@ -87,6 +93,8 @@ impl ErrorCode {
             ErrorCode::MemoryNotFound => "memory_not_found",
             ErrorCode::ProposalNotFound => "proposal_not_found",
             ErrorCode::ProposalNotPending => "proposal_not_pending",
+            ErrorCode::MemoryChanged => "memory_changed",
+            ErrorCode::TooManyProposals => "too_many_proposals",
             ErrorCode::AgentTokenCannotConfirm => "agent_token_cannot_confirm",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::LooksLikeSecret => "looks_like_secret",
@@ -188,7 +196,7 @@ mod tests {
     fn as_str_is_the_serde_spelling() {
         let every = [
             ErrorCode::Unauthorized, ErrorCode::OrganizationNotFound, ErrorCode::MemoryNotFound, ErrorCode::ProposalNotFound,
-            ErrorCode::ProposalNotPending, ErrorCode::AgentTokenCannotConfirm, ErrorCode::InvalidRequest,
+            ErrorCode::ProposalNotPending, ErrorCode::MemoryChanged, ErrorCode::TooManyProposals, ErrorCode::AgentTokenCannotConfirm, ErrorCode::InvalidRequest,
             ErrorCode::LooksLikeSecret, ErrorCode::QuotaExceeded, ErrorCode::RateLimited, ErrorCode::PayloadTooLarge, ErrorCode::NotFound, ErrorCode::MethodNotAllowed,
             ErrorCode::RequestTimeout, ErrorCode::UriTooLong, ErrorCode::HeadersTooLarge, ErrorCode::HostNotAllowed,
             ErrorCode::ServiceUnavailable, ErrorCode::Internal, ErrorCode::Unreachable, ErrorCode::Keyring,

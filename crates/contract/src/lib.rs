@@ -3,10 +3,16 @@
 //! Everything a client and the server must agree on lives here: the JSON shapes
 //! ([`wire`]), the hard input limits ([`limits`]), the validation that enforces them
 //! ([`validate`]), id formats ([`ids`]), timestamps ([`time`]) and the error codes
-//! ([`error`]). Nothing in this crate performs I/O.
+//! ([`error`]). Every stored text passes one [`gate`]. Nothing in this crate performs I/O.
+//!
+//! Modules depend one way: `error`, `limits`, `ids`, `time`, `wire` at the bottom, then
+//! `secrets` (the detector), `gate` (the one check of stored text), `body` (JSON
+//! bodies), `edit`, `validate`, and `transfer` on top.
 
+pub mod body;
 pub mod edit;
 pub mod error;
+pub mod gate;
 pub mod ids;
 pub mod limits;
 pub mod secrets;

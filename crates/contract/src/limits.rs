@@ -24,6 +24,10 @@ pub const DEFAULT_LIST_LIMIT: u32 = 20;
 pub const MAX_LIST_LIMIT: u32 = 100;
 /// How long a proposal waits for a person before it expires, in days.
 pub const PROPOSAL_TTL_DAYS: i64 = 7;
+/// Most proposals one person may have waiting at once: an agent cannot fill the Inbox
+/// (or the database) faster than the person decides; the oldest expire after
+/// [`PROPOSAL_TTL_DAYS`].
+pub const MAX_PENDING_PROPOSALS: u32 = 200;
 /// Largest request body the server reads, in bytes (larger bodies get 413).
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// The only `source` the server writes today; clients cannot choose it.

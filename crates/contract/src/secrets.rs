@@ -2,14 +2,13 @@
 //! memories as plain text. The one detector behind every door that stores text (the
 //! desktop app's save, proposals from agents). The save dialog highlights the same
 //! patterns (`ui/src/sessions/secrets.ts`) and blocks Save; this is the guard for when
-//! the UI is bypassed.
+//! the UI is bypassed. It is called from one place, [`crate::gate`], which every stored
+//! text passes.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::validate::{ValidProposal, ValidSave};
-use crate::wire::SaveMemoryRequest;
 
 struct Pattern {
     kind: &'static str,
@@ -27,108 +26,107 @@ fn openai_key(c: &regex::Captures) -> bool {
     !c[0].starts_with("sk-ant-") && c[0].bytes().any(|b| b.is_ascii_digit())
 }
 
-/// A value, not a word, a placeholder or a variable reference.
+/// A value, not a word, a number, a placeholder or a variable reference.
 fn looks_like_value(c: &regex::Captures) -> bool {
     let value = &c[1];
     let lower = value.to_ascii_lowercase();
     if value.starts_with(['$', '%', '{', '<', '[', '(', '*'])
-        || ["process.env", "os.environ", "env."]
-            .iter()
-            .any(|p| lower.starts_with(p))
+        || ["process.env", "os.environ", "env."].iter().any(|p| lower.starts_with(p))
         || value.chars().all(|ch| ch.eq_ignore_ascii_case(&'x'))
+        || value.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'_')
     {
         return false;
     }
     value.chars().any(|ch| !ch.is_ascii_alphabetic()) || value.len() >= 16
 }
 
+/// `\b` that treats every non-ASCII character as a non-word one, so a key written
+/// straight after Chinese or Japanese text (`鍵はAKIA…です`) still starts at a boundary.
+const B: &str = r"(?-u:\b)";
+
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     let p = |kind, re: &str, accept: fn(&regex::Captures) -> bool| Pattern {
         kind,
-        regex: Regex::new(re).expect("secret pattern compiles"),
+        regex: Regex::new(&re.replace(r"\b", B)).expect("secret pattern compiles"),
         accept,
     };
     vec![
-        p(
-            "private key",
-            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----",
-            always,
-        ),
+        p("private key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----", always),
         p("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", always),
-        p(
-            "OpenAI API key",
-            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}",
-            openai_key,
-        ),
-        p(
-            "Stripe key",
-            r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
-            always,
-        ),
-        p(
-            "GitHub token",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})",
-            always,
-        ),
+        p("OpenAI API key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", openai_key),
+        p("Stripe key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", always),
+        p("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})", always),
         p("Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}", always),
         p("AWS access key", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", always),
+        p("AWS secret key", r"(?i)\baws_?secret_?(?:access_?)?key\b[\x22']?\s*[:=]\s*[\x22']?[A-Za-z0-9/+]{40}\b", always),
         p("Google API key", r"\bAIza[0-9A-Za-z_-]{35}", always),
         p("Memory Bank token", r"\bmbk_[A-Za-z0-9_-]{20,}", always),
-        p(
-            "JSON Web Token",
-            r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-            always,
-        ),
-        p(
-            "password in a URL",
-            r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:@/]+:[^\s@/]+@[^\s/]+",
-            always,
-        ),
-        p(
-            "bearer token",
-            r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*",
-            always,
-        ),
+        p("JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", always),
+        p("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:@/]+:[^\s@/]+@[^\s/]+", always),
+        p("bearer token", r"\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*", always),
+        // The name may be part of a longer one (`DB_PASSWORD`, `aws_secret_access_key`,
+        // `github.token`): what makes it a secret is the word in it and a value after it.
         p(
             "password or key assignment",
-            r#"(?i)\b(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([^\s"'`,;<>]{6,})"#,
+            r#"(?i)\b[a-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|token)[a-z0-9_-]*["']?\s*[:=]\s*["']?([^\s"'`,;<>]{6,})"#,
             looks_like_value,
         ),
     ]
 });
 
+/// Every pattern at once: most text matches none, and is then read once, not once a pattern.
+static ANY: LazyLock<regex::RegexSet> =
+    LazyLock::new(|| regex::RegexSet::new(PATTERNS.iter().map(|p| p.regex.as_str())).expect("secret patterns compile"));
+
 /// What kinds of secret `text` seems to contain (e.g. "GitHub token"), each named once.
+///
+/// The patterns run over the text as a reader would see it, not as its bytes are:
+/// compatibility forms folded (NFKC: fullwidth `ＡＫＩＡ…` is `AKIA…`), invisible format
+/// characters removed (a zero-width space or soft hyphen inside a key), and once more with
+/// line breaks and NULs removed, for a key broken over two lines. Word boundaries are
+/// ASCII ones, so a key run together with Chinese or Japanese text is still a key.
 pub fn find_secrets(text: &str) -> Vec<&'static str> {
     let mut kinds = Vec::new();
-    for pattern in PATTERNS.iter() {
-        if pattern
-            .regex
-            .captures_iter(text)
-            .any(|c| (pattern.accept)(&c))
-            && !kinds.contains(&pattern.kind)
-        {
-            kinds.push(pattern.kind);
+    for view in views(text) {
+        if !ANY.is_match(&view) {
+            continue;
+        }
+        for pattern in PATTERNS.iter() {
+            if !kinds.contains(&pattern.kind) && pattern.regex.captures_iter(&view).any(|c| (pattern.accept)(&c)) {
+                kinds.push(pattern.kind);
+            }
         }
     }
     kinds
 }
 
-/// One field of a save request that looks like it holds a secret.
+/// The forms of `text` the patterns are run over (see [`find_secrets`]); plain ASCII on
+/// one line, most text, is checked as it is.
+fn views(text: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    let read: Cow<'_, str> = if text.is_ascii() {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().filter(|c| c.general_category() != GeneralCategory::Format).collect())
+    };
+    let breaks = |c: char| matches!(c, '\n' | '\r' | '\0' | '\u{85}' | '\u{2028}' | '\u{2029}');
+    if read.contains(breaks) {
+        let joined: String = read.chars().filter(|&c| !breaks(c)).collect();
+        vec![read, Cow::Owned(joined)]
+    } else {
+        vec![read]
+    }
+}
+
+/// One field of a request that looks like it holds a secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretFinding {
     /// JSON path of the field, e.g. `contexts[0].messageId`.
     pub path: String,
     /// What it looks like, e.g. "GitHub token".
     pub kind: &'static str,
-}
-
-/// What looks secret in a proposal: a save's stored fields (a delete holds no text).
-pub fn find_secrets_in_proposal(proposal: &ValidProposal) -> Vec<SecretFinding> {
-    match proposal {
-        ValidProposal::Save { save, .. } => find_secrets_in_valid_save(save),
-        ValidProposal::Delete { .. } => Vec::new(),
-        ValidProposal::Edit { edit, .. } => crate::edit::find_secrets_in_edit(edit),
-    }
 }
 
 /// The findings as error details: the field, and what it looks like.
@@ -139,30 +137,7 @@ pub fn as_details(found: &[SecretFinding]) -> Vec<crate::FieldError> {
         .collect()
 }
 
-/// The findings in one line: "GitHub token in contexts[0].snippet, …".
-pub fn describe(found: &[SecretFinding]) -> String {
-    found.iter().map(|f| format!("{} in {}", f.kind, f.path)).collect::<Vec<_>>().join(", ")
-}
-
-/// [`find_secrets_in_save`] for a save that passed validation.
-pub fn find_secrets_in_valid_save(save: &ValidSave) -> Vec<SecretFinding> {
-    let mut fields: Vec<(String, &str)> = vec![("content".into(), save.content.as_str())];
-    for (i, tag) in save.tags.iter().flatten().enumerate() {
-        fields.push((format!("tags[{i}]"), tag));
-    }
-    for (i, context) in save.contexts.iter().enumerate() {
-        fields.push((format!("contexts[{i}].snippet"), &context.snippet));
-        let citation = context.citation.as_ref();
-        if let Some(id) = citation.and_then(|c| c.conversation_id.as_deref()) {
-            fields.push((format!("contexts[{i}].conversationId"), id));
-        }
-        if let Some(id) = citation.and_then(|c| c.message_id.as_deref()) {
-            fields.push((format!("contexts[{i}].messageId"), id));
-        }
-    }
-    findings(fields)
-}
-
+/// Every field of `fields` that looks like a secret (import lines; see [`crate::transfer`]).
 pub(crate) fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
     fields
         .into_iter()
@@ -170,62 +145,14 @@ pub(crate) fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
         .collect()
 }
 
-/// Every stored field of a save request that looks like a secret: the content, each
-/// tag, and each context's snippet and citation ids.
-pub fn find_secrets_in_save(request: &SaveMemoryRequest) -> Vec<SecretFinding> {
-    let mut fields: Vec<(String, &str)> = vec![("content".into(), request.content.as_str())];
-    for (i, tag) in request.tags.iter().flatten().enumerate() {
-        fields.push((format!("tags[{i}]"), tag));
-    }
-    for (i, context) in request.contexts.iter().flatten().enumerate() {
-        fields.push((format!("contexts[{i}].snippet"), &context.snippet));
-        if let Some(id) = &context.conversation_id {
-            fields.push((format!("contexts[{i}].conversationId"), id));
-        }
-        if let Some(id) = &context.message_id {
-            fields.push((format!("contexts[{i}].messageId"), id));
-        }
-    }
-    findings(fields)
+/// The findings in one line: "GitHub token in contexts[0].snippet, …".
+pub fn describe(found: &[SecretFinding]) -> String {
+    found.iter().map(|f| format!("{} in {}", f.kind, f.path)).collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ContextInput;
-
-    #[test]
-    fn every_stored_field_is_checked() {
-        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
-        let request = SaveMemoryRequest {
-            content: "plain words".into(),
-            tags: Some(vec!["ok".into(), token.into()]),
-            contexts: Some(vec![ContextInput {
-                snippet: "fine".into(),
-                conversation_id: Some(format!("sess-{token}")),
-                message_id: Some("AKIAIOSFODNN7EXAMPLE".into()),
-                origin: None,
-            }]),
-            confirmed_via: None,
-        };
-        let found: Vec<(String, &str)> = find_secrets_in_save(&request)
-            .into_iter()
-            .map(|f| (f.path, f.kind))
-            .collect();
-        assert_eq!(
-            found,
-            [
-                ("tags[1]".to_owned(), "GitHub token"),
-                ("contexts[0].conversationId".to_owned(), "GitHub token"),
-                ("contexts[0].messageId".to_owned(), "AWS access key"),
-            ]
-        );
-        let clean = SaveMemoryRequest {
-            content: "Ada prefers tea".into(),
-            ..Default::default()
-        };
-        assert!(find_secrets_in_save(&clean).is_empty());
-    }
 
     #[test]
     fn secrets_are_found() {
@@ -258,6 +185,37 @@ mod tests {
     }
 
     #[test]
+    fn secrets_hidden_from_the_patterns_are_found() {
+        let key = "AKIAQWERTYUIOPASDFGH";
+        let fullwidth: String = key.chars().map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap()).collect();
+        for text in [
+            format!("鍵は{key}です"),
+            format!("密钥{key}。"),
+            format!("AKIAQWERTY\u{200b}UIOPASDFGH"),
+            format!("AKIAQWERTY\u{ad}UIOPASDFGH"),
+            format!("AKIAQWERTY\u{2060}UIOPASDFGH"),
+            format!("AKIAQWERTY\u{feff}UIOPASDFGH"),
+            format!("AKIAQWERTY\0UIOPASDFGH"),
+            format!("the key is AKIAQWERTY\nUIOPASDFGH, rotate it"),
+            format!("the key is AKIAQWERTY\r\nUIOPASDFGH"),
+            fullwidth,
+        ] {
+            assert_eq!(find_secrets(&text), vec!["AWS access key"], "{text:?}");
+        }
+        let split_token = format!("ghp_{}\n{}", "a1B2".repeat(5), "a1B2".repeat(5));
+        assert_eq!(find_secrets(&split_token), vec!["GitHub token"]);
+    }
+
+    #[test]
+    fn assignments_inside_longer_names_are_found() {
+        let aws = find_secrets("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
+        assert!(aws.contains(&"AWS secret key"), "{aws:?}");
+        for text in ["DB_PASSWORD=Tr0ub4dor&3", "export GITHUB_TOKEN=abc123def456", "client.secret: 9f8e7d6c5b4a"] {
+            assert_eq!(find_secrets(text), vec!["password or key assignment"], "{text}");
+        }
+    }
+
+    #[test]
     fn ordinary_text_is_not_a_secret() {
         for text in [
             "We use Postgres 17 for the client database.",
@@ -272,6 +230,11 @@ mod tests {
             "session 6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
             "the logo is iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB.png",
             "see aGVsbG8gd29ybGQgdGhpcyBpcyBub3Q=.jpg in the wiki",
+            "set max_tokens: 100000 for long answers",
+            "the token_count = 12345678 after the run",
+            "DB_PASSWORD=${DB_PASSWORD}",
+            "我们的部署在周二。Deploys happen on Tuesdays",
+            "two lines\nof ordinary words",
         ] {
             assert!(
                 find_secrets(text).is_empty(),

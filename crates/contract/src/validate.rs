@@ -1,20 +1,27 @@
 //! Input validation: trim first, then check; the trimmed value is what gets stored.
 //!
 //! Every function returns all problems at once as [`FieldError`]s, so a client can
-//! fix a request in one round trip. Nothing is ever clamped silently.
+//! fix a request in one round trip. Nothing is ever clamped silently. What is stored
+//! passes the [`crate::gate`] (limits, characters, secrets) and comes out as a `Valid…`
+//! value that only this crate can make.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
+use crate::body::parse_object;
+use crate::edit::{self, EditMemoryRequest, ValidEdit};
+use crate::gate::{Gate, Layout, Refused};
 use crate::ids::{self, MEMORY_PREFIX};
 use crate::limits::*;
 use crate::wire::{
-    AcceptProposalRequest, Citation, FindSimilarRequest, ConfirmedVia, ContextInput, Origin, ProposalAction, ProposeRequest, SaveMemoryRequest,
+    AcceptProposalRequest, Citation, ConfirmedVia, ContextInput, FindSimilarRequest, Origin, ProposalAction, ProposeRequest,
+    SaveMemoryRequest,
 };
 use crate::FieldError;
 
-/// A save request that passed validation.
+/// A save request that passed the gate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ValidSave {
     /// Trimmed content.
     pub content: String,
@@ -26,8 +33,9 @@ pub struct ValidSave {
     pub confirmed_via: Option<ConfirmedVia>,
 }
 
-/// A context that passed validation.
+/// A context that passed the gate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ValidContext {
     /// Trimmed snippet.
     pub snippet: String,
@@ -37,10 +45,11 @@ pub struct ValidContext {
     pub origin: Option<Origin>,
 }
 
-/// A proposal that passed validation.
+/// A proposal that passed the gate.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ValidProposal {
     /// A memory to save, within the memory limits.
+    #[non_exhaustive]
     Save {
         /// The drafted memory.
         save: ValidSave,
@@ -48,6 +57,7 @@ pub enum ValidProposal {
         proposed_by: Option<String>,
     },
     /// A memory to delete.
+    #[non_exhaustive]
     Delete {
         /// Its id (trimmed; not checked for existence here).
         memory_id: String,
@@ -55,82 +65,65 @@ pub enum ValidProposal {
         proposed_by: Option<String>,
     },
     /// A memory to edit.
+    #[non_exhaustive]
     Edit {
         /// Its id (trimmed; not checked for existence here).
         memory_id: String,
         /// The new sentence and/or tags, within the memory limits.
-        edit: crate::edit::ValidEdit,
+        edit: ValidEdit,
         /// The proposing client's name.
         proposed_by: Option<String>,
     },
 }
 
 /// Parses and validates a `POST /v1/proposals` body.
-pub fn parse_propose_body(body: &[u8]) -> Result<ValidProposal, Vec<FieldError>> {
-    validate_propose(parse_object(body)?)
+pub fn parse_propose_body(body: &[u8]) -> Result<ValidProposal, Refused> {
+    validate_propose(parse_object(body).map_err(Refused::Invalid)?)
 }
 
-/// Validates a proposal: a save within the memory limits, or a delete naming a memory.
-pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let proposed_by = request.proposed_by.map(|name| check_text(&mut errors, "proposedBy", &name, MAX_CITATION_ID_CHARS));
+/// Validates a proposal: a save within the memory limits, a delete naming a memory, or
+/// an edit of one; every text it would store passes the gate.
+pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Refused> {
+    let mut gate = Gate::new();
+    let proposed_by = request.proposed_by.map(|name| gate.text("proposedBy", &name, MAX_CITATION_ID_CHARS, Layout::Line));
     let proposal = match request.action.unwrap_or(ProposalAction::Save) {
         ProposalAction::Save => {
             if request.memory_id.is_some() {
-                errors.push(FieldError::new("memoryId", "memoryId is only for \"action\": \"delete\"; leave it out to save"));
+                gate.error(FieldError::new("memoryId", "memoryId is only for \"action\": \"delete\"; leave it out to save"));
             }
             let Some(content) = request.content else {
-                errors.push(FieldError::new("content", "content is required: the sentence to remember"));
-                return Err(errors);
+                gate.error(FieldError::new("content", "content is required: the sentence to remember"));
+                return Err(gate.admit().expect_err("an error was recorded"));
             };
-            let save = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None };
-            match validate_save(save) {
-                Ok(save) => ValidProposal::Save { save, proposed_by },
-                Err(more) => {
-                    errors.extend(more);
-                    return Err(crate::cap_details(errors));
-                }
-            }
+            let draft = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None };
+            ValidProposal::Save { save: save_fields(&mut gate, draft), proposed_by }
         }
         ProposalAction::Delete => {
             if request.content.is_some() || request.tags.is_some() || request.contexts.is_some() {
-                errors.push(FieldError::new("action", "a delete proposal takes only memoryId"));
+                gate.error(FieldError::new("action", "a delete proposal takes only memoryId"));
             }
-            let memory_id = match request.memory_id {
-                Some(id) => check_text(&mut errors, "memoryId", &id, MAX_CITATION_ID_CHARS),
-                None => {
-                    errors.push(FieldError::new("memoryId", "memoryId is required: the mem_… id to delete"));
-                    String::new()
-                }
-            };
+            let memory_id = memory_id(&mut gate, request.memory_id, "delete");
             ValidProposal::Delete { memory_id, proposed_by }
         }
         ProposalAction::Edit => {
             if request.contexts.is_some() {
-                errors.push(FieldError::new("contexts", "an edit changes content and tags only; its citations stay"));
+                gate.error(FieldError::new("contexts", "an edit changes content and tags only; its citations stay"));
             }
-            let memory_id = match request.memory_id {
-                Some(id) => check_text(&mut errors, "memoryId", &id, MAX_CITATION_ID_CHARS),
-                None => {
-                    errors.push(FieldError::new("memoryId", "memoryId is required: the mem_… id to edit"));
-                    String::new()
-                }
-            };
-            let change = crate::edit::EditMemoryRequest { content: request.content, tags: request.tags, confirmed_via: None };
-            // Limits here; secrets are the caller's secret check, as for a save.
-            match crate::edit::check_edit_limits(change) {
-                Ok(edit) => ValidProposal::Edit { memory_id, edit, proposed_by },
-                Err(more) => {
-                    errors.extend(more);
-                    return Err(crate::cap_details(errors));
-                }
-            }
+            let memory_id = memory_id(&mut gate, request.memory_id, "edit");
+            let change = EditMemoryRequest { content: request.content, tags: request.tags, confirmed_via: None };
+            ValidProposal::Edit { memory_id, edit: edit::edit_fields(&mut gate, change), proposed_by }
         }
     };
-    if errors.is_empty() {
-        Ok(proposal)
-    } else {
-        Err(crate::cap_details(errors))
+    gate.admit().map(|()| proposal)
+}
+
+fn memory_id(gate: &mut Gate, id: Option<String>, action: &str) -> String {
+    match id {
+        Some(id) => gate.text("memoryId", &id, MAX_CITATION_ID_CHARS, Layout::Line),
+        None => {
+            gate.error(FieldError::new("memoryId", format!("memoryId is required: the mem_… id to {action}")));
+            String::new()
+        }
     }
 }
 
@@ -142,8 +135,9 @@ pub fn parse_accept_body(body: &[u8]) -> Result<AcceptProposalRequest, Vec<Field
     parse_object(body)
 }
 
-/// The save an accepted proposal makes: the proposal's draft with the person's edits.
-pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> Result<(ValidSave, ConfirmedVia), Vec<FieldError>> {
+/// The save an accepted proposal makes: the proposal's draft with the person's edits,
+/// through the gate like any save.
+pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> Result<(ValidSave, ConfirmedVia), Refused> {
     let via = edits.confirmed_via.unwrap_or(ConfirmedVia::App);
     let merged = SaveMemoryRequest {
         content: edits.content.unwrap_or(draft.content),
@@ -152,19 +146,6 @@ pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> R
         confirmed_via: Some(via),
     };
     validate_save(merged).map(|save| (save, via))
-}
-
-/// A JSON object body deserialized into `T`. Parsed to a value first: syntax errors
-/// then point at the body, and a top-level array (which serde would happily read as a
-/// struct) is refused.
-pub(crate) fn parse_object<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Vec<FieldError>> {
-    let value: serde_json::Value = serde_json::from_slice(body).map_err(|err| {
-        vec![FieldError::new("body", format!("the body is not valid JSON ({err}); send a JSON object"))]
-    })?;
-    if !value.is_object() {
-        return Err(vec![FieldError::new("body", "the body must be a JSON object like {\"content\": \"…\"}")]);
-    }
-    serde_path_to_error::deserialize(value).map_err(|err| vec![json_error(&err)])
 }
 
 /// A search request that passed validation.
@@ -216,32 +197,15 @@ impl Cursor {
 
 /// Parses and validates a `POST /v1/memory` body. Malformed JSON and wrong types
 /// are reported in the same shape as limit violations.
-pub fn parse_save_body(body: &[u8]) -> Result<ValidSave, Vec<FieldError>> {
-    validate_save(parse_object(body)?)
-}
-
-fn json_error(err: &serde_path_to_error::Error<serde_json::Error>) -> FieldError {
-    let inner = err.inner();
-    let mut path = err.path().to_string();
-    if path == "." || path == "?" {
-        path.clear();
-    }
-    let text = inner.to_string();
-    // serde reports a missing field at its parent; point at the field itself.
-    if let Some(name) = text.strip_prefix("missing field `").and_then(|r| r.split('`').next()) {
-        path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
-    }
-    if path.is_empty() {
-        path = "body".to_owned();
-    }
-    FieldError::new(path, text)
+pub fn parse_save_body(body: &[u8]) -> Result<ValidSave, Refused> {
+    validate_save(parse_object(body).map_err(Refused::Invalid)?)
 }
 
 /// The body of `POST /v1/memory/similar`: a sentence within the save limits, trimmed.
 pub fn parse_similar_body(body: &[u8]) -> Result<FindSimilarRequest, Vec<FieldError>> {
     let request: FindSimilarRequest = parse_object(body)?;
     let mut errors = Vec::new();
-    let content = check_text(&mut errors, "content", &request.content, MAX_CONTENT_CHARS);
+    let content = crate::gate::within(&mut errors, "content", &request.content, MAX_CONTENT_CHARS);
     if errors.is_empty() {
         Ok(FindSimilarRequest { content, exclude_id: request.exclude_id.map(|id| id.trim().to_owned()) })
     } else {
@@ -249,54 +213,34 @@ pub fn parse_similar_body(body: &[u8]) -> Result<FindSimilarRequest, Vec<FieldEr
     }
 }
 
-/// Validates an already-deserialized save request.
-pub fn validate_save(request: SaveMemoryRequest) -> Result<ValidSave, Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let content = check_text(&mut errors, "content", &request.content, MAX_CONTENT_CHARS);
-
-    // Past a count limit the elements are not checked: one detail says "too many",
-    // instead of one per element of a huge list.
-    let tags = request.tags.map(|tags| {
-        if tags.len() > MAX_TAGS {
-            errors.push(FieldError::new(
-                "tags",
-                format!("at most {MAX_TAGS} tags are allowed, got {}", tags.len()),
-            ));
-            return Vec::new();
-        }
-        tags.iter()
-            .enumerate()
-            .map(|(i, tag)| check_text(&mut errors, &format!("tags[{i}]"), tag, MAX_TAG_CHARS))
-            .collect::<Vec<_>>()
-    });
-
-    let inputs = request.contexts.unwrap_or_default();
-    let contexts = if inputs.len() > MAX_CONTEXTS {
-        errors.push(FieldError::new(
-            "contexts",
-            format!("at most {MAX_CONTEXTS} contexts are allowed, got {}", inputs.len()),
-        ));
-        Vec::new()
-    } else {
-        inputs
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| validate_context(&mut errors, i, c))
-            .collect()
-    };
-
-    if errors.is_empty() {
-        Ok(ValidSave { content, tags, contexts, confirmed_via: request.confirmed_via })
-    } else {
-        Err(crate::cap_details(errors))
-    }
+/// Validates an already-deserialized save request: every stored field through the gate.
+pub fn validate_save(request: SaveMemoryRequest) -> Result<ValidSave, Refused> {
+    let mut gate = Gate::new();
+    let save = save_fields(&mut gate, request);
+    gate.admit().map(|()| save)
 }
 
-fn validate_context(errors: &mut Vec<FieldError>, index: usize, input: ContextInput) -> ValidContext {
+/// A save's fields checked into `gate`: the content, each tag, each context's snippet
+/// and citation ids. Past a count limit the elements are not checked: one detail says
+/// "too many", instead of one per element of a huge list.
+fn save_fields(gate: &mut Gate, request: SaveMemoryRequest) -> ValidSave {
+    let content = gate.text("content", &request.content, MAX_CONTENT_CHARS, Layout::Prose);
+    let tags = request.tags.map(|tags| gate.tags("tags", &tags));
+    let inputs = request.contexts.unwrap_or_default();
+    let contexts = if inputs.len() > MAX_CONTEXTS {
+        gate.error(FieldError::new("contexts", format!("at most {MAX_CONTEXTS} contexts are allowed, got {}", inputs.len())));
+        Vec::new()
+    } else {
+        inputs.into_iter().enumerate().map(|(i, c)| context_fields(gate, i, c)).collect()
+    };
+    ValidSave { content, tags, contexts, confirmed_via: request.confirmed_via }
+}
+
+fn context_fields(gate: &mut Gate, index: usize, input: ContextInput) -> ValidContext {
     let base = format!("contexts[{index}]");
-    let snippet = check_text(errors, &format!("{base}.snippet"), &input.snippet, MAX_SNIPPET_CHARS);
+    let snippet = gate.text(&format!("{base}.snippet"), &input.snippet, MAX_SNIPPET_CHARS, Layout::Prose);
     let mut id = |name: &str, value: Option<String>| {
-        value.map(|v| check_text(errors, &format!("{base}.{name}"), &v, MAX_CITATION_ID_CHARS))
+        value.map(|v| gate.text(&format!("{base}.{name}"), &v, MAX_CITATION_ID_CHARS, Layout::Line))
     };
     let conversation_id = id("conversationId", input.conversation_id);
     let message_id = id("messageId", input.message_id);
@@ -304,17 +248,10 @@ fn validate_context(errors: &mut Vec<FieldError>, index: usize, input: ContextIn
     ValidContext { snippet, citation, origin: input.origin }
 }
 
-/// Trims `value` and records an error unless it has 1..=max characters.
+/// Trims `value` and records an error unless it has 1..=max characters (import lines;
+/// see [`crate::transfer`]).
 pub(crate) fn check_text(errors: &mut Vec<FieldError>, path: &str, value: &str, max: usize) -> String {
-    let trimmed = value.trim();
-    let chars = trimmed.chars().count();
-    if chars == 0 {
-        let what = if value.is_empty() { "is empty" } else { "is only whitespace" };
-        errors.push(FieldError::new(path, format!("{path} {what}; it needs 1 to {max} characters")));
-    } else if chars > max {
-        errors.push(FieldError::new(path, format!("{path} has {chars} characters; the limit is {max}")));
-    }
-    trimmed.to_owned()
+    crate::gate::within(errors, path, value, max)
 }
 
 /// Validates `GET /v1/memory/search` parameters (raw query-string values).
@@ -325,7 +262,7 @@ pub fn parse_search(q: Option<&str>, limit: Option<&str>) -> Result<ValidSearch,
             errors.push(FieldError::new("q", "q is required: pass the words to search for"));
             String::new()
         }
-        Some(q) => check_text(&mut errors, "q", q, MAX_QUERY_CHARS),
+        Some(q) => crate::gate::within(&mut errors, "q", q, MAX_QUERY_CHARS),
     };
     let limit = parse_limit(&mut errors, limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
     if errors.is_empty() {
@@ -364,7 +301,7 @@ pub fn parse_list(limit: Option<&str>, cursor: Option<&str>) -> Result<ValidList
 pub fn parse_citing(conversation_id: Option<&str>, limit: Option<&str>) -> Result<(String, u32), Vec<FieldError>> {
     let mut errors = Vec::new();
     let limit = parse_limit(&mut errors, limit, MAX_LIST_LIMIT, MAX_LIST_LIMIT);
-    let id = check_text(&mut errors, "conversationId", conversation_id.unwrap_or(""), MAX_CITATION_ID_CHARS);
+    let id = crate::gate::within(&mut errors, "conversationId", conversation_id.unwrap_or(""), MAX_CITATION_ID_CHARS);
     if errors.is_empty() {
         Ok((id, limit))
     } else {
@@ -388,8 +325,15 @@ fn parse_limit(errors: &mut Vec<FieldError>, raw: Option<&str>, default: u32, ma
 mod tests {
     use super::*;
 
-    fn paths(result: Result<ValidSave, Vec<FieldError>>) -> Vec<String> {
-        result.unwrap_err().into_iter().map(|e| e.path).collect()
+    fn invalid(result: Result<ValidSave, Refused>) -> Vec<FieldError> {
+        match result {
+            Err(Refused::Invalid(details)) => details,
+            other => panic!("expected invalid_request, got {other:?}"),
+        }
+    }
+
+    fn paths(result: Result<ValidSave, Refused>) -> Vec<String> {
+        invalid(result).into_iter().map(|e| e.path).collect()
     }
 
     #[test]
@@ -426,7 +370,7 @@ mod tests {
     fn too_many_tags_or_contexts_is_one_detail_not_one_per_element() {
         let tags = vec!["\"\""; 40_000].join(",");
         let body = format!(r#"{{"content":"x","tags":[{tags}]}}"#);
-        let errors = parse_save_body(body.as_bytes()).unwrap_err();
+        let errors = invalid(parse_save_body(body.as_bytes()));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert_eq!(errors[0].path, "tags");
         let contexts = vec![r#"{"snippet":""}"#; 5_000].join(",");
@@ -439,7 +383,7 @@ mod tests {
         let tags = vec!["\" \""; MAX_TAGS].join(",");
         let contexts = vec![r#"{"snippet":" ","messageId":""}"#; MAX_CONTEXTS].join(",");
         let body = format!(r#"{{"content":"","tags":[{tags}],"contexts":[{contexts}]}}"#);
-        let errors = parse_save_body(body.as_bytes()).unwrap_err();
+        let errors = invalid(parse_save_body(body.as_bytes()));
         assert_eq!(errors.len(), crate::MAX_ERROR_DETAILS);
         assert!(errors.last().unwrap().message.contains("more problems"));
     }
@@ -450,5 +394,91 @@ mod tests {
         assert_eq!(Cursor::decode(&c.encode()), Some(c));
         assert!(parse_list(None, Some("garbage")).is_err());
         assert!(parse_list(None, Some(&URL_SAFE_NO_PAD.encode("1:mem_x"))).is_err());
+    }
+
+    #[test]
+    fn every_stored_field_of_a_save_passes_the_secret_check() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+        let request = SaveMemoryRequest {
+            content: "plain words".into(),
+            tags: Some(vec!["ok".into(), token.into()]),
+            contexts: Some(vec![ContextInput {
+                snippet: "fine".into(),
+                conversation_id: Some(format!("sess-{token}")),
+                message_id: Some("AKIAIOSFODNN7EXAMPLE".into()),
+                origin: None,
+            }]),
+            confirmed_via: None,
+        };
+        let Err(Refused::LooksLikeSecret(found)) = validate_save(request) else { panic!("secrets in a tag and citation ids") };
+        let found: Vec<(String, &str)> = found.into_iter().map(|f| (f.path, f.kind)).collect();
+        assert_eq!(
+            found,
+            [
+                ("tags[1]".to_owned(), "GitHub token"),
+                ("contexts[0].conversationId".to_owned(), "GitHub token"),
+                ("contexts[0].messageId".to_owned(), "AWS access key"),
+            ]
+        );
+        assert!(validate_save(SaveMemoryRequest { content: "Ada prefers tea".into(), ..Default::default() }).is_ok());
+    }
+
+    #[test]
+    fn the_person_s_edits_on_accept_pass_the_gate() {
+        let draft = SaveMemoryRequest { content: "harmless".into(), ..Default::default() };
+        let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA";
+        for edits in [
+            AcceptProposalRequest { content: Some(key.into()), ..Default::default() },
+            AcceptProposalRequest { tags: Some(vec!["AKIAQWERTYUIOPASDFGH".into()]), ..Default::default() },
+            AcceptProposalRequest {
+                contexts: Some(vec![ContextInput { snippet: format!("token ghp_{}", "a1B2".repeat(9)), ..Default::default() }]),
+                ..Default::default()
+            },
+        ] {
+            assert!(matches!(merge_accept(draft.clone(), edits.clone()), Err(Refused::LooksLikeSecret(_))), "{edits:?}");
+        }
+    }
+
+    #[test]
+    fn control_characters_are_refused_in_every_stored_field_but_newlines_and_tabs_in_prose() {
+        let ok = validate_save(SaveMemoryRequest {
+            content: "line one\n\tline two".into(),
+            contexts: Some(vec![ContextInput { snippet: "a\nquoted\tmessage".into(), ..Default::default() }]),
+            ..Default::default()
+        });
+        assert_eq!(ok.unwrap().content, "line one\n\tline two");
+        let cases = [
+            (SaveMemoryRequest { content: "nul\0inside".into(), ..Default::default() }, "content"),
+            (SaveMemoryRequest { content: "x".into(), tags: Some(vec!["two\nlines".into()]), ..Default::default() }, "tags[0]"),
+            (
+                SaveMemoryRequest {
+                    content: "x".into(),
+                    contexts: Some(vec![ContextInput { snippet: "bell\u{7}".into(), ..Default::default() }]),
+                    ..Default::default()
+                },
+                "contexts[0].snippet",
+            ),
+            (
+                SaveMemoryRequest {
+                    content: "x".into(),
+                    contexts: Some(vec![ContextInput {
+                        snippet: "s".into(),
+                        message_id: Some("m\u{1b}1".into()),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                },
+                "contexts[0].messageId",
+            ),
+        ];
+        for (request, path) in cases {
+            assert_eq!(paths(validate_save(request)), [path]);
+        }
+        let proposal = validate_propose(ProposeRequest {
+            content: Some("fine".into()),
+            proposed_by: Some("evil\u{1b}[2Jclient".into()),
+            ..Default::default()
+        });
+        assert!(matches!(proposal, Err(Refused::Invalid(ref d)) if d[0].path == "proposedBy"), "{proposal:?}");
     }
 }

@@ -428,6 +428,25 @@ pub struct Proposal {
     /// when read (empty otherwise).
     #[serde(default)]
     pub similar: Vec<SimilarMemory>,
+    /// An edit or a delete: the memory as it was when the agent proposed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed_against: Option<MemoryVersion>,
+    /// A pending edit or delete whose memory changed since it was proposed: the memory as
+    /// it is now. Accepting it then needs this version in the accept's `memoryNow`, so a
+    /// change the person has not seen is never overwritten or deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_now: Option<MemoryVersion>,
+}
+
+/// One version of a memory's words: what a proposal was made against, or what it says now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryVersion {
+    /// The sentence.
+    pub content: String,
+    /// Its tags, or null.
+    pub tags: Option<Vec<String>>,
 }
 
 /// Body of `POST /v1/proposals`: `{"action":"save", content, tags?, contexts?}` (the
@@ -476,6 +495,11 @@ pub struct AcceptProposalRequest {
     /// (one of the proposal's `similar`) instead of saving a new memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edit_instead: Option<String>,
+    /// An edit or delete whose memory changed since it was proposed: the memory as the
+    /// person saw it (the proposal's `memoryNow`), to apply the proposal over it anyway.
+    /// Refused again (409 `memory_changed`) when the memory changed once more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_now: Option<MemoryVersion>,
 }
 
 /// Answer of the proposal routes.

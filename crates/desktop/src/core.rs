@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
-use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, EditRefused, RevisionListResponse};
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, RevisionListResponse};
+use memory_bank_contract::gate::Refused;
 use memory_bank_contract::wire::{CitingResponse, FindSimilarRequest, ListResponse, Memory, SaveMemoryRequest, SearchResponse, SimilarResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
@@ -469,15 +470,16 @@ impl Core {
 
     /// Saves a memory in `org_id` (the org active when the person pressed Save), as
     /// confirmed in the app (`confirmedVia: app`, whatever the caller said). Refuses
-    /// any stored field (content, tags, snippets, citation ids) that looks like a
-    /// secret, even if the UI let it through.
+    /// what the service's gate refuses (a stored field that looks like a secret, a
+    /// control character, the limits) before it leaves the app, even if the UI let it
+    /// through.
     pub async fn save(
         &self,
         org_id: &str,
         mut request: SaveMemoryRequest,
     ) -> Result<Memory, DesktopError> {
         request.confirmed_via = Some(memory_bank_contract::wire::ConfirmedVia::App);
-        refuse_secrets(&request)?;
+        through_the_gate(&request)?;
         Ok(self.client().await?.save(org_id, &request).await?.memory)
     }
 
@@ -549,14 +551,7 @@ impl Core {
     /// service makes (limits, secrets), so nothing that would be refused leaves the app.
     pub async fn edit_memory(&self, org_id: &str, id: &str, mut request: EditMemoryRequest) -> Result<Memory, DesktopError> {
         request.confirmed_via = Some(memory_bank_contract::wire::ConfirmedVia::App);
-        match validate_edit(request.clone()) {
-            Ok(_) => {}
-            Err(EditRefused::Invalid(details)) => {
-                let first = details.first().map(|d| d.message.clone()).unwrap_or_else(|| "nothing to change".into());
-                return Err(DesktopError::invalid(first));
-            }
-            Err(EditRefused::LooksLikeSecret(found)) => return Err(secret_error(&found)),
-        }
+        validate_edit(request.clone()).map_err(refused)?;
         Ok(self.client().await?.edit(org_id, id, &request).await?)
     }
 
@@ -571,14 +566,22 @@ impl Core {
     }
 }
 
-/// `looks_like_secret` when any stored field of `request` (content, tags, snippets,
-/// citation ids) looks like a secret: the one check behind Save and Accept.
-pub(crate) fn refuse_secrets(request: &SaveMemoryRequest) -> Result<(), DesktopError> {
-    let findings = memory_bank_contract::secrets::find_secrets_in_save(request);
-    if findings.is_empty() {
-        return Ok(());
+/// The service's gate, run in the app before anything is sent: what it refuses never
+/// leaves the machine (a secret typed by mistake is not sent to a team server to be
+/// refused there). The one check behind Save and Accept.
+pub(crate) fn through_the_gate(request: &SaveMemoryRequest) -> Result<(), DesktopError> {
+    memory_bank_contract::validate::validate_save(request.clone()).map(|_| ()).map_err(refused)
+}
+
+/// What the gate refused, as the UI shows it.
+fn refused(refusal: Refused) -> DesktopError {
+    match refusal {
+        Refused::Invalid(details) => {
+            let first = details.first().map(|d| d.message.clone()).unwrap_or_else(|| "nothing to change".into());
+            DesktopError::invalid(first)
+        }
+        Refused::LooksLikeSecret(found) => secret_error(&found),
     }
-    Err(secret_error(&findings))
 }
 
 /// The one message for text that looks like a secret, whatever was being saved.

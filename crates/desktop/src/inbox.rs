@@ -44,6 +44,10 @@ pub struct ProposalEdits {
     /// sentence instead of saving a new one.
     #[serde(default)]
     pub edit_instead: Option<String>,
+    /// An edit or delete whose memory changed since it was proposed: the memory as the
+    /// person saw it now (the proposal's `memoryNow`), to apply it over that anyway.
+    #[serde(default)]
+    pub memory_now: Option<memory_bank_contract::wire::MemoryVersion>,
 }
 
 impl Core {
@@ -56,8 +60,11 @@ impl Core {
     }
 
     /// Accepts a proposal as the person (`confirmedVia: app`): a save stores the draft
-    /// with `edits` merged in, a delete removes the memory. The merged text is checked
-    /// for secrets first (`looks_like_secret`, nothing stored), as [`Core::save`] does.
+    /// with `edits` merged in, a delete removes the memory. The merged text passes the
+    /// gate first (`looks_like_secret`, `invalid_request`: nothing leaves the app), as
+    /// [`Core::save`] does; the service runs the same gate again. An edit or delete whose
+    /// memory changed since it was proposed is `memory_changed` unless `edits.memoryNow`
+    /// names the version the person saw.
     pub async fn accept_proposal(&self, org_id: &str, id: &str, edits: ProposalEdits) -> Result<ProposalResponse, DesktopError> {
         let client = self.client().await?;
         let proposal = client.proposal(org_id, id).await?.proposal;
@@ -70,11 +77,12 @@ impl Core {
                 contexts: Some(proposal.contexts.iter().map(context_input).collect()),
                 confirmed_via: Some(ConfirmedVia::App),
             };
-            crate::core::refuse_secrets(&merged)?;
+            crate::core::through_the_gate(&merged)?;
             request.content = edits.content;
             request.tags = edits.tags;
             request.edit_instead = edits.edit_instead;
         }
+        request.memory_now = edits.memory_now;
         Ok(client.accept_proposal(org_id, id, &request).await?)
     }
 

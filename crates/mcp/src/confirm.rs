@@ -10,10 +10,17 @@
 //! - from 2026-07-28 servers may not send requests, so the tool answers
 //!   `input_required` (the multi-round-trip result) carrying the form, and the client
 //!   calls the tool again with the person's answer. The `requestState` it echoes is
-//!   only a handle (`proposal:<id>`): the proposal itself stays in the bank, owner-scoped,
-//!   so a retry is honoured only for a pending proposal of this caller whose action and
-//!   wording match the call being retried, and a retry that lands on another replica
-//!   or after a restart still works.
+//!   only a handle (`proposal:<id>:<tag>`): the proposal itself stays in the bank,
+//!   owner-scoped, so a retry is honoured only for a pending proposal of this caller
+//!   whose action and wording match the call being retried, and a retry that lands on
+//!   another replica or after a restart still works. The tag is a digest of the proposal
+//!   and the caller's binding (their token and org), so only the token that was shown
+//!   the form can answer it.
+//!
+//! Either way the form is open for the server's confirm timeout (ten minutes unless
+//! `--confirm-timeout` says otherwise): an answer later than that saves nothing, and the
+//! proposal waits in the Inbox. What the person writes in the form passes the same gate
+//! as every save (a secret typed there is refused, and the proposal still waits).
 
 use memory_bank_access::MemoryAccess;
 use memory_bank_contract::wire::{AcceptProposalRequest, ConfirmedVia, Proposal, ProposalAction, ProposalStatus, ProposeRequest};
@@ -26,14 +33,12 @@ use rmcp::model::{
 use rmcp::service::{ElicitationMode, RequestContext};
 use rmcp::RoleServer;
 use serde_json::json;
+use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use crate::bounded::{self, prefix};
-use crate::memory::{failure, shaped};
+use crate::shape::{failure, shaped};
 use crate::MemoryBankMcp;
-
-/// How long the person has to answer a confirmation form in the agent's client.
-const ELICITATION_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The key of our one form in a multi-round-trip `inputRequests` map.
 const FORM_KEY: &str = "confirm";
@@ -69,7 +74,8 @@ impl MemoryBankMcp {
                 let same_words = request.content.as_deref().is_none_or(|c| p.content.trim() == c.trim());
                 same_memory && same_words && (action == ProposalAction::Edit || request.content.is_some())
             };
-            return match retried_proposal(access.as_ref(), &state, action, same_call).await {
+            let asked = Asked { binding: self.binding(context), timeout: self.confirm_timeout };
+            return match retried_proposal(access.as_ref(), &state, &asked, action, same_call).await {
                 Ok(proposal) => answer_to_save(access.as_ref(), &proposal, form_answer(retry.responses)).await,
                 Err(done) => done,
             }
@@ -108,7 +114,8 @@ impl MemoryBankMcp {
         let id = id.trim();
         if let Some(state) = retry.state {
             let same_call = |p: &Proposal| p.memory_id.as_deref() == Some(id);
-            return match retried_proposal(access.as_ref(), &state, ProposalAction::Delete, same_call).await {
+            let asked = Asked { binding: self.binding(context), timeout: self.confirm_timeout };
+            return match retried_proposal(access.as_ref(), &state, &asked, ProposalAction::Delete, same_call).await {
                 Ok(proposal) => answer_to_delete(access.as_ref(), &proposal, form_answer(retry.responses)).await,
                 Err(done) => done,
             }
@@ -154,12 +161,13 @@ impl MemoryBankMcp {
         let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: form };
         if forbids_server_requests(context) {
             let requests = InputRequests::from([(FORM_KEY.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)))]);
-            return InputRequiredResult::new(Some(requests), Some(format!("proposal:{}", proposal.id))).into();
+            let state = request_state(&proposal.id, &self.binding(context));
+            return InputRequiredResult::new(Some(requests), Some(state)).into();
         }
-        let answer = match context.peer.create_elicitation_with_timeout(params, Some(ELICITATION_TIMEOUT)).await {
+        let answer = match context.peer.create_elicitation_with_timeout(params, Some(self.confirm_timeout)).await {
             Ok(answer) => Some(answer),
             Err(e) => {
-                tracing::warn!(error = %e, "elicitation failed; the proposal waits in the Inbox");
+                tracing::info!(error = %e, "the confirmation form got no answer; the proposal waits in the Inbox");
                 None
             }
         };
@@ -171,11 +179,31 @@ impl MemoryBankMcp {
     }
 }
 
-/// The proposal a retry's `requestState` names, when it is this caller's, still
-/// pending, and the one this call made; otherwise the answer to give instead.
+/// Whom a form was put to, and for how long: what a retry must match.
+pub(crate) struct Asked {
+    /// The caller's binding ([`crate::Caller::binding`]; empty on stdio).
+    pub(crate) binding: String,
+    /// How long the form is open.
+    pub(crate) timeout: Duration,
+}
+
+/// The `requestState` of the form for `proposal_id` put to `binding`.
+fn request_state(proposal_id: &str, binding: &str) -> String {
+    format!("proposal:{proposal_id}:{}", state_tag(proposal_id, binding))
+}
+
+fn state_tag(proposal_id: &str, binding: &str) -> String {
+    let digest = Sha256::new().chain_update(b"mcp-form\0").chain_update(proposal_id).chain_update(b"\0").chain_update(binding).finalize();
+    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The proposal a retry's `requestState` names, when it was put to this caller, is
+/// still pending and within the confirm timeout, and is the one this call made;
+/// otherwise the answer to give instead.
 async fn retried_proposal(
     access: &dyn MemoryAccess,
     state: &str,
+    asked: &Asked,
     action: ProposalAction,
     same_call: impl Fn(&Proposal) -> bool,
 ) -> Result<Proposal, CallToolResult> {
@@ -185,7 +213,10 @@ async fn retried_proposal(
             "this requestState is not one this server gave for this call; call the tool again without it",
         )
     };
-    let id = state.strip_prefix("proposal:").ok_or_else(unknown)?;
+    let (id, tag) = state.strip_prefix("proposal:").and_then(|rest| rest.split_once(':')).ok_or_else(unknown)?;
+    if tag != state_tag(id, &asked.binding) {
+        return Err(unknown());
+    }
     let proposal = match access.proposal(id).await {
         Ok(proposal) => proposal,
         Err(e) if e.code == ErrorCode::ProposalNotFound => return Err(unknown()),
@@ -195,6 +226,10 @@ async fn retried_proposal(
         return Err(unknown());
     }
     match proposal.status {
+        ProposalStatus::Pending if open_too_long(&proposal, asked.timeout) => Err(pending_because(
+            &proposal,
+            "The confirmation form was open too long and was given up; nothing was saved.",
+        )),
         ProposalStatus::Pending => Ok(proposal),
         // Decided in the Inbox meanwhile: report how, change nothing.
         ProposalStatus::Accepted if action == ProposalAction::Delete => Err(bounded::answer(&json!({"status": "deleted"}))),
@@ -208,6 +243,12 @@ async fn retried_proposal(
         ProposalStatus::Rejected => Err(bounded::answer(&json!({"status": "declined"}))),
         _ => Err(bounded::failure("proposal_not_pending", "the proposal expired; propose it again if it is still wanted")),
     }
+}
+
+/// Whether the form for `proposal` (put when it was made) is past `timeout`.
+fn open_too_long(proposal: &Proposal, timeout: Duration) -> bool {
+    let age_ms = memory_bank_contract::Timestamp::now().unix_ms() - proposal.created_at.unix_ms();
+    age_ms > i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// The person's answer in a retry; `None` when the client could not ask after all.
@@ -234,6 +275,9 @@ async fn answer_to_save(access: &dyn MemoryAccess, proposal: &Proposal, answer: 
                 contexts: None,
                 confirmed_via: Some(ConfirmedVia::Elicitation),
                 edit_instead,
+                // The form showed the agent's words, not a changed memory: a change made
+                // meanwhile is for the Inbox, which shows both.
+                memory_now: None,
             };
             match access.accept(&proposal.id, edits).await {
                 Ok(accepted) => match accepted.memory {
@@ -242,9 +286,7 @@ async fn answer_to_save(access: &dyn MemoryAccess, proposal: &Proposal, answer: 
                     }
                     None => pending(proposal),
                 },
-                // This token may not confirm: the person decides in the Inbox instead.
-                Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(proposal),
-                Err(e) => failure(&e, "propose_memory"),
+                Err(e) => not_accepted(proposal, &e, "propose_memory"),
             }
         }
         // Decline, cancel, and whatever a later protocol adds: nothing is saved.
@@ -261,11 +303,35 @@ async fn answer_to_delete(access: &dyn MemoryAccess, proposal: &Proposal, answer
             let edits = AcceptProposalRequest { confirmed_via: Some(ConfirmedVia::Elicitation), ..Default::default() };
             match access.accept(&proposal.id, edits).await {
                 Ok(_) => bounded::answer(&json!({"status": "deleted"})),
-                Err(e) if e.code == ErrorCode::AgentTokenCannotConfirm => pending(proposal),
-                Err(e) => failure(&e, "delete_memory"),
+                Err(e) => not_accepted(proposal, &e, "delete_memory"),
             }
         }
         _ => declined(access, proposal).await,
+    }
+}
+
+/// Why what the person accepted in the form was not applied, as the agent relays it;
+/// the proposal stays pending in the Inbox for every reason but a fault.
+fn not_accepted(proposal: &Proposal, err: &memory_bank_access::AccessError, tool: &str) -> CallToolResult {
+    match err.code {
+        // This token may not confirm: the person decides in the Inbox instead.
+        ErrorCode::AgentTokenCannotConfirm => pending(proposal),
+        ErrorCode::MemoryChanged => pending_because(
+            proposal,
+            "The memory changed while the person was asked; nothing was changed. Memory Bank's Inbox shows both versions.",
+        ),
+        ErrorCode::LooksLikeSecret | ErrorCode::InvalidRequest => {
+            let refused = failure(err, tool);
+            let reason = format!(
+                "What the person wrote in the form was refused ({}); nothing was saved. The proposal waits in Memory Bank's \
+                 Inbox: tell the person, and never put a secret in a memory.",
+                err.message
+            );
+            let mut answer = pending_because(proposal, &reason);
+            answer.is_error = refused.is_error;
+            answer
+        }
+        _ => failure(err, tool),
     }
 }
 
@@ -294,8 +360,10 @@ fn forbids_server_requests(context: &RequestContext<RoleServer>) -> bool {
 /// The MCP client's name (`claude-code`, `codex-mcp-client`, …), from initialize or,
 /// on stateless protocols, from the request itself.
 fn client_name(context: &RequestContext<RoleServer>) -> Option<String> {
-    let name = context.client_info()?.name.trim().to_owned();
-    (!name.is_empty()).then(|| prefix(&name, 128).0.to_owned())
+    // What the client says it is, shown as its claim: one line, no control characters.
+    let name: String = context.client_info()?.name.chars().filter(|c| !c.is_control()).collect();
+    let name = name.trim();
+    (!name.is_empty()).then(|| prefix(name, 128).0.to_owned())
 }
 
 fn who(proposal: &Proposal) -> String {
@@ -373,6 +441,11 @@ fn save_question(proposal: &Proposal) -> String {
 }
 
 fn pending(proposal: &Proposal) -> CallToolResult {
+    pending_because(proposal, "")
+}
+
+/// A pending answer that first says why the form did not decide it.
+fn pending_because(proposal: &Proposal, why: &str) -> CallToolResult {
     let what = match proposal.action {
         ProposalAction::Delete => "delete it",
         ProposalAction::Edit => "accept the change",
@@ -383,8 +456,9 @@ fn pending(proposal: &Proposal) -> CallToolResult {
         "proposalId": proposal.id,
         "similar": hints(&proposal.similar),
         "message": format!(
-            "Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
-             tell them it is waiting, and check later with proposal_status."
+            "{why}{}Waiting for the person to confirm it in Memory Bank (the Inbox). Nothing is changed until they {what}; \
+             tell them it is waiting, and check later with proposal_status.",
+            if why.is_empty() { "" } else { " " }
         ),
     }))
 }

@@ -14,6 +14,13 @@
 //!   the request path so the server answers `initialize` at once.
 //! - [`bounded`]: the output budget and the helpers that fit answers into it.
 //! - [`args`]: lenient reading and clear checking of tool arguments.
+//! - [`caller`]: whose bank a call acts on, and the binding that ties a confirmation
+//!   form to the person who was asked.
+//! - [`http`]: `/mcp` and `/mcp/agent` for `memory-bank serve`, each session bound to the
+//!   token and org that opened it.
+//!
+//! Modules read one way: `bounded` and `args` at the bottom, then `caller` and `shape`,
+//! then `confirm`, then the tool groups (`memory`, `sessions`, `meta`), `server`, `http`.
 //!
 //! A malformed line on stdin (not JSON) is ignored, JSON that is not a JSON-RPC message is
 //! answered with "Invalid Request", an unknown tool with a JSON-RPC error and arguments of
@@ -24,6 +31,7 @@
 
 pub mod args;
 pub mod bounded;
+pub mod caller;
 pub mod catalogue;
 mod confirm;
 pub mod http;
@@ -31,7 +39,8 @@ pub mod memory;
 pub mod meta;
 pub mod server;
 pub mod sessions;
+mod shape;
 
-pub use memory::MemoryBackend;
+pub use caller::{Caller, MemoryBackend};
 pub use server::{serve_stdio, MemoryBankMcp};
 pub use sessions::Sessions;

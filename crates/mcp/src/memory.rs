@@ -9,14 +9,12 @@
 //! cancel save nothing. Without elicitation the proposal waits in Memory Bank's Inbox
 //! and the tool says so; `proposal_status` tells how it ended.
 
-use std::sync::Arc;
 
 use memory_bank_access::{AccessError, MemoryAccess};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{
     ContextInput, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest,
 };
-use memory_bank_contract::ErrorCode;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResponse, CallToolResult};
@@ -26,18 +24,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::bounded::{self, fit_count, prefix};
+use crate::bounded::{self, fit_count};
 use crate::confirm::Retry;
+use crate::shape::{failure, shaped};
 use crate::MemoryBankMcp;
-
-/// Where the memory tools find their bank.
-#[derive(Clone)]
-pub enum MemoryBackend {
-    /// One bank for every request (`memory-bank mcp`: the local bank or one service).
-    Fixed(Arc<dyn MemoryAccess>),
-    /// The bank of the caller each HTTP request authenticated (`serve`'s `/mcp`).
-    PerCaller,
-}
 
 /// What the server tells agents about the memory tools (part of its instructions).
 pub const INSTRUCTIONS: &str = "Memory tools: the person's plaintext memory. Search it with search_memories only when \
@@ -45,9 +35,6 @@ the person asks about something saved. To remember something, draft one self-con
 propose_memory: nothing is saved until the person confirms it, so never say it is saved unless the status is \
 \"saved\"; a \"pending\" proposal waits in Memory Bank's Inbox (check it later with proposal_status). Remove a \
 memory only with delete_memory, which asks the person. Never put secrets (keys, tokens, passwords) in a memory.";
-
-/// Characters of each memory's content and snippets before the budget cuts further.
-const CONTENT_CHARS: usize = 2000;
 
 /// Arguments of `search_memories`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -228,21 +215,6 @@ client, {status: \"pending\", proposalId, message} when it waits in Memory Bank'
 
 /// The shared bodies of the memory tools and of the meta face's memory capabilities.
 impl MemoryBankMcp {
-    /// The bank this request acts on: the server's own, or (over HTTP) the one of the
-    /// caller its bearer token authenticated.
-    pub(crate) fn access(&self, context: &RequestContext<RoleServer>) -> Result<Arc<dyn MemoryAccess>, CallToolResult> {
-        let unavailable = || bounded::failure("unavailable", "This server has no memory bank.");
-        match self.memory.as_ref().ok_or_else(unavailable)? {
-            MemoryBackend::Fixed(access) => Ok(Arc::clone(access)),
-            MemoryBackend::PerCaller => context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<crate::http::Caller>())
-                .map(|caller| Arc::clone(&caller.access))
-                .ok_or_else(|| bounded::failure("unauthorized", "Send Authorization: Bearer <token>.")),
-        }
-    }
-
     pub(crate) async fn search_answer(&self, context: &RequestContext<RoleServer>, query: &str, limit: Option<u32>) -> CallToolResult {
         let access = match self.access(context) {
             Ok(access) => access,
@@ -332,35 +304,6 @@ async fn memory_of(access: &dyn MemoryAccess, id: Option<&str>) -> Option<Result
     Some(access.memory(id?).await)
 }
 
-/// A memory as the tools show it: the HTTP API's field names, long texts cut.
-pub(crate) fn shaped(memories: &[Memory]) -> Vec<Value> {
-    memories
-        .iter()
-        .map(|m| {
-            let (content, cut) = prefix(&m.content, CONTENT_CHARS);
-            let contexts: Vec<Value> = m
-                .contexts
-                .iter()
-                .map(|c| {
-                    let (snippet, snippet_cut) = prefix(&c.snippet, 300);
-                    json!({"snippet": snippet, "citation": c.citation, "origin": c.origin, "truncated": snippet_cut})
-                })
-                .collect();
-            let mut shown = json!({"id": m.id, "content": content, "tags": m.tags, "scope": m.scope, "createdAt": m.created_at, "contexts": contexts});
-            if let Some(via) = m.confirmed_via {
-                shown["confirmedVia"] = json!(via);
-            }
-            if let Some(client) = &m.proposed_by {
-                shown["proposedBy"] = json!(client);
-            }
-            if cut {
-                shown["truncated"] = json!(true);
-            }
-            shown
-        })
-        .collect()
-}
-
 fn cursor_after(memory: &Memory) -> String {
     Cursor { created_at_ms: memory.created_at.unix_ms(), id: memory.id.clone() }.encode()
 }
@@ -375,17 +318,3 @@ fn in_range(name: &str, value: Option<u32>, default: u32, min: u32, max: u32) ->
     }
 }
 
-/// An access error as an `isError` answer that says what to do next.
-pub(crate) fn failure(err: &AccessError, tool: &str) -> CallToolResult {
-    let next = match err.code {
-        ErrorCode::MemoryNotFound => "; call search_memories or list_memories to find the id",
-        ErrorCode::ProposalNotFound => "; pass the proposalId that propose_memory or delete_memory returned",
-        ErrorCode::LooksLikeSecret => "; leave the secret out and propose again",
-        ErrorCode::InvalidRequest => "; fix the arguments and call again",
-        ErrorCode::ServiceUnavailable => "; the memory bank cannot be reached right now, try again shortly",
-        ErrorCode::Unauthorized => "; the token is not accepted: ask the person to check MEMORY_BANK_TOKEN",
-        _ => "",
-    };
-    tracing::debug!(tool, code = err.code.as_str(), "tool failed");
-    bounded::failure(err.code.as_str(), &format!("{}{next}", err.message))
-}

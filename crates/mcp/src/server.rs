@@ -7,6 +7,7 @@
 //! builder here that stores its backend and adds its router (`ToolRouter` implements `+=`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
@@ -14,7 +15,8 @@ use rmcp::{tool_handler, ServerHandler, ServiceExt};
 
 use memory_bank_access::MemoryAccess;
 
-use crate::memory::{self, MemoryBackend};
+use crate::caller::MemoryBackend;
+use crate::memory;
 use crate::meta;
 use crate::sessions::{self, Sessions};
 
@@ -30,7 +32,13 @@ pub struct MemoryBankMcp {
     tool_router: ToolRouter<MemoryBankMcp>,
     /// What the server tells agents at initialize, one part per backend.
     instructions: Vec<&'static str>,
+    /// How long the person has to answer a confirmation form before it is given up and
+    /// the proposal waits in the Inbox.
+    pub(crate) confirm_timeout: Duration,
 }
+
+/// The default [`MemoryBankMcp::with_confirm_timeout`]: ten minutes.
+pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for MemoryBankMcp {
     fn default() -> Self {
@@ -41,7 +49,22 @@ impl Default for MemoryBankMcp {
 impl MemoryBankMcp {
     /// A server with no tools yet; add backends with the `with_…` methods.
     pub fn new() -> MemoryBankMcp {
-        MemoryBankMcp { sessions: None, memory: None, tool_router: ToolRouter::new(), instructions: Vec::new() }
+        MemoryBankMcp {
+            sessions: None,
+            memory: None,
+            tool_router: ToolRouter::new(),
+            instructions: Vec::new(),
+            confirm_timeout: DEFAULT_CONFIRM_TIMEOUT,
+        }
+    }
+
+    /// How long a confirmation form stays open: the person's client is asked for that
+    /// long (`elicitation/create`), and a 2026-07-28 client's answer counts only that
+    /// long after the proposal was made. Past it the form is given up, nothing is saved,
+    /// and the proposal waits in Memory Bank's Inbox.
+    pub fn with_confirm_timeout(mut self, timeout: Duration) -> MemoryBankMcp {
+        self.confirm_timeout = timeout;
+        self
     }
 
     /// Adds the session tools over `sessions` (call [`Sessions::warm_up`] first for a

@@ -7,7 +7,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, State};
 use axum::Json;
-use memory_bank_contract::edit::{parse_edit_body, EditRefused, RevisionListResponse};
+use memory_bank_contract::edit::{parse_edit_body, RevisionListResponse};
 use memory_bank_contract::wire::{ConfirmedVia, SaveMemoryResponse};
 use memory_bank_contract::ErrorBody;
 
@@ -42,7 +42,7 @@ pub async fn patch_memory(
 ) -> Result<Json<SaveMemoryResponse>, ApiError> {
     caller.require_person()?;
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
-    let edit = parse_edit_body(&body_bytes(body)?).map_err(refused)?;
+    let edit = parse_edit_body(&body_bytes(body)?)?;
     let memory = state.bank.edit(&caller.user.id, &id, edit).await?.ok_or(ApiError::MemoryNotFound)?;
     let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
     Ok(Json(SaveMemoryResponse { memory, similar }))
@@ -84,6 +84,7 @@ pub async fn list_revisions(
     ),
     responses(
         (status = 200, description = "The restored memory", body = SaveMemoryResponse),
+        (status = 422, description = "That version holds text that looks like a secret: it stays in the history, never current again", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
         (status = 403, description = "An agent token", body = ErrorBody),
         (status = 404, description = "Memory, revision or organization not found", body = ErrorBody),
@@ -105,9 +106,3 @@ pub async fn restore_revision(
     Ok(Json(SaveMemoryResponse { memory, similar: Vec::new() }))
 }
 
-fn refused(refusal: EditRefused) -> ApiError {
-    match refusal {
-        EditRefused::Invalid(details) => ApiError::InvalidRequest(details),
-        EditRefused::LooksLikeSecret(found) => ApiError::LooksLikeSecret(found),
-    }
-}

@@ -4,7 +4,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use memory_bank_contract::{ErrorBody, ErrorCode, FieldError};
-use memory_bank_contract::wire::ProposalStatus;
+use memory_bank_contract::gate::Refused;
+use memory_bank_contract::wire::{MemoryVersion, ProposalStatus};
 use memory_bank_store::{ProposalError, StoreError};
 
 /// Everything a handler can fail with. Converted to a response in one place.
@@ -22,6 +23,18 @@ pub enum ApiError {
     ProposalNotPending(ProposalStatus),
     /// 422: a field looks like a secret.
     LooksLikeSecret(Vec<memory_bank_contract::secrets::SecretFinding>),
+    /// 409: an edit or delete proposal's memory changed since it was proposed.
+    MemoryChanged {
+        /// What the proposal was made against.
+        proposed_against: MemoryVersion,
+        /// The memory now.
+        memory_now: MemoryVersion,
+    },
+    /// 409: the person has as many pending proposals as the service keeps.
+    TooManyProposals {
+        /// The cap.
+        limit: u32,
+    },
     /// 403: an agent token tried to save, accept, reject or delete.
     AgentTokenCannotConfirm,
     /// 400 with details.
@@ -58,16 +71,40 @@ impl From<ProposalError> for ApiError {
             ProposalError::NotFound => ApiError::ProposalNotFound,
             ProposalError::NotPending(status) => ApiError::ProposalNotPending(status),
             ProposalError::MemoryNotFound => ApiError::MemoryNotFound,
-            ProposalError::Invalid(details) => ApiError::InvalidRequest(details),
-            ProposalError::Store(err) => ApiError::Store(err),
+            ProposalError::Refused(refused) => refused.into(),
+            ProposalError::MemoryChanged { proposed_against, memory_now } => ApiError::MemoryChanged { proposed_against, memory_now },
+            ProposalError::TooMany { limit } => ApiError::TooManyProposals { limit },
+            ProposalError::Store(err) => err.into(),
+        }
+    }
+}
+
+/// What the gate refused: 400 for limits and characters, 422 for a secret.
+impl From<Refused> for ApiError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Invalid(details) => ApiError::InvalidRequest(details),
+            Refused::LooksLikeSecret(found) => ApiError::LooksLikeSecret(found),
         }
     }
 }
 
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
-        ApiError::Store(err)
+        match err {
+            StoreError::Refused(refused) => refused.into(),
+            other => ApiError::Store(other),
+        }
     }
+}
+
+/// A sentence as an error message quotes it: enough to recognise, never a whole page.
+fn quoted(text: &str) -> String {
+    let mut shown: String = text.chars().take(200).collect();
+    if shown.len() < text.len() {
+        shown.push('…');
+    }
+    format!("“{shown}”")
 }
 
 impl IntoResponse for ApiError {
@@ -89,6 +126,35 @@ impl IntoResponse for ApiError {
             // Well-formed, refused for what it says: 422, not 400.
             ApiError::LooksLikeSecret(found) => {
                 (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::LooksLikeSecret, memory_bank_contract::secrets::as_details(&found))
+            }
+            ApiError::MemoryChanged { proposed_against, memory_now } => (
+                StatusCode::CONFLICT,
+                ErrorCode::MemoryChanged,
+                vec![FieldError::new(
+                    "memoryNow",
+                    format!(
+                        "the memory changed since this was proposed: it said {} then and says {} now; nothing was changed. \
+                         Look at both (GET the proposal: proposedAgainst and memoryNow), then accept again with \
+                         \"memoryNow\" set to the version you saw to apply it anyway, or reject it",
+                        quoted(&proposed_against.content),
+                        quoted(&memory_now.content)
+                    ),
+                )],
+            ),
+            ApiError::TooManyProposals { limit } => {
+                let body = ErrorBody {
+                    limit: Some(u64::from(limit)),
+                    details: vec![FieldError::new(
+                        "proposal",
+                        format!(
+                            "{limit} proposals are already waiting for the person in Memory Bank's Inbox; nothing was stored. \
+                             Wait until they decide some (proposals expire after {} days)",
+                            memory_bank_contract::limits::PROPOSAL_TTL_DAYS
+                        ),
+                    )],
+                    ..ErrorBody::code(ErrorCode::TooManyProposals)
+                };
+                return (StatusCode::CONFLICT, Json(body)).into_response();
             }
             ApiError::AgentTokenCannotConfirm => (StatusCode::FORBIDDEN, ErrorCode::AgentTokenCannotConfirm, vec![]),
             ApiError::InvalidRequest(details) => (

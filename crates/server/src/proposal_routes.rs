@@ -27,6 +27,7 @@ use crate::{ApiError, AppState};
         (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
         (status = 404, description = "Organization, or the memory to delete, not found", body = ErrorBody),
+        (status = 409, description = "too_many_proposals: 200 proposals already wait for the person; nothing stored", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -35,11 +36,7 @@ pub async fn post_proposal(
     caller: OrgCaller,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<ProposalResponse>), ApiError> {
-    let input = validate::parse_propose_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
-    let found = memory_bank_contract::secrets::find_secrets_in_proposal(&input);
-    if !found.is_empty() {
-        return Err(ApiError::LooksLikeSecret(found));
-    }
+    let input = validate::parse_propose_body(&body_bytes(body)?)?;
     let proposal = state.bank.propose(&caller.user.id, &caller.org_id, input).await?;
     let similar = proposal.similar.clone();
     Ok((StatusCode::CREATED, Json(ProposalResponse { proposal, memory: None, similar })))
@@ -132,7 +129,7 @@ pub async fn get_proposal(
 /// Accept a proposal.
 #[utoipa::path(
     post, path = "/v1/proposals/{id}/accept", operation_id = "postProposalsByIdAccept", tag = "Memory",
-    summary = "The person accepts: a save stores the draft with the optional edits {content?, tags?, contexts?}, a delete removes the memory; in one transaction. Not for agent tokens.",
+    summary = "The person accepts: a save stores the draft with the optional edits {content?, tags?, contexts?, editInstead?}, an edit rewrites the memory, a delete removes it; in one transaction. An edit or delete whose memory changed since it was proposed needs memoryNow (the version the person saw). Not for agent tokens.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "prop_… id"),
@@ -140,10 +137,11 @@ pub async fn get_proposal(
     request_body = memory_bank_contract::wire::AcceptProposalRequest,
     responses(
         (status = 200, description = "Accepted", body = ProposalResponse),
-        (status = 400, description = "Edits outside the memory limits", body = ErrorBody),
+        (status = 400, description = "Edits outside the memory limits, or editInstead not one of the proposal's similar memories", body = ErrorBody),
+        (status = 422, description = "The edits hold text that looks like a secret; nothing stored", body = ErrorBody),
         (status = 403, description = "An agent token", body = ErrorBody),
         (status = 404, description = "Proposal not found", body = ErrorBody),
-        (status = 409, description = "Decided already, or expired", body = ErrorBody),
+        (status = 409, description = "Decided already, or expired (proposal_not_pending); or the memory changed since it was proposed (memory_changed)", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]

@@ -54,12 +54,9 @@ pub async fn save_memory(
 ) -> Result<(StatusCode, Json<SaveMemoryResponse>), ApiError> {
     caller.require_person()?;
     let body = body_bytes(body)?;
-    let input = validate::parse_save_body(&body).map_err(ApiError::InvalidRequest)?;
-    // The one detector the app's Remember dialog uses: a client that skips it is refused here.
-    let found = memory_bank_contract::secrets::find_secrets_in_valid_save(&input);
-    if !found.is_empty() {
-        return Err(ApiError::LooksLikeSecret(found));
-    }
+    // The gate (limits, characters, the secret detector the Remember dialog uses): a
+    // client that skips the dialog's checks is refused here.
+    let input = validate::parse_save_body(&body)?;
     let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
     let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
     Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })))

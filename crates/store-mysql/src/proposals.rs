@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{Proposal, ProposalAction, ProposalStatus, ProposedContext};
+use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::parse_tags;
 use memory_bank_store::StoreError;
@@ -16,13 +16,31 @@ fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
 }
 
-pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal) -> Result<(), StoreError> {
+/// Inserts `p` unless the user has `max_pending` pending, unexpired proposals. The
+/// user's row is locked first (`FOR UPDATE`), so two proposals of one person count and
+/// insert one after the other; false when the cap held it back.
+pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
     let tags = p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let contexts = serde_json::to_string(&p.contexts).map_err(|e| StoreError::Database(e.to_string()))?;
+    let against = p.proposed_against.as_ref();
+    let against_tags = against.and_then(|v| v.tags.as_ref()).map(|t| serde_json::Value::from(t.clone()).to_string());
+    let mut tx = pool.begin().await.map_err(db_err)?;
+    sqlx::query("SELECT id FROM users WHERE id = ? FOR UPDATE").bind(user_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+    let pending: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM proposals WHERE user_id = ? AND status = 'pending' AND expires_at > ?",
+    )
+    .bind(user_id)
+    .bind(at(p.created_at))
+    .fetch_one(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    if pending >= i64::from(max_pending) {
+        return Ok(false);
+    }
     sqlx::query(
         "INSERT INTO proposals (id, user_id, org_id, action, status, content, tags, contexts, memory_id, proposed_by,
-                                created_at, expires_at)
-         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
+                                created_at, expires_at, against_content, against_tags)
+         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&p.id)
     .bind(user_id)
@@ -35,17 +53,20 @@ pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal) -> Res
     .bind(&p.proposed_by)
     .bind(at(p.created_at))
     .bind(at(p.expires_at))
-    .execute(pool)
+    .bind(against.map(|v| v.content.as_str()))
+    .bind(against_tags)
+    .execute(&mut *tx)
     .await
     .map_err(db_err)?;
-    Ok(())
+    tx.commit().await.map_err(db_err)?;
+    Ok(true)
 }
 
 pub(crate) async fn get_proposal(pool: &MySqlPool, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
     let row = sqlx::query(
         "SELECT id, org_id, CAST(action AS CHAR) AS action, CAST(status AS CHAR) AS status, content,
                 CAST(tags AS CHAR) AS tags, CAST(contexts AS CHAR) AS contexts, memory_id, proposed_by,
-                created_at, expires_at, decided_at
+                created_at, expires_at, decided_at, against_content, CAST(against_tags AS CHAR) AS against_tags
          FROM proposals WHERE id = ? AND user_id = ?",
     )
     .bind(id)
@@ -77,7 +98,7 @@ pub(crate) async fn list(
     let rows = sqlx::query(
         "SELECT id, org_id, CAST(action AS CHAR) AS action, CAST(status AS CHAR) AS status, content,
                 CAST(tags AS CHAR) AS tags, CAST(contexts AS CHAR) AS contexts, memory_id, proposed_by,
-                created_at, expires_at, decided_at
+                created_at, expires_at, decided_at, against_content, CAST(against_tags AS CHAR) AS against_tags
          FROM proposals
          WHERE user_id = ?
            AND (? IS NULL OR status = ?)
@@ -135,6 +156,7 @@ fn from_row(row: &MySqlRow) -> Result<Proposal, StoreError> {
     let action: String = get(row, "action")?;
     let status: String = get(row, "status")?;
     let decided: Option<DateTime<Utc>> = get(row, "decided_at")?;
+    let against_tags: Option<String> = get(row, "against_tags")?;
     Ok(Proposal {
         id: get(row, "id")?,
         action: match action.as_str() {
@@ -157,5 +179,8 @@ fn from_row(row: &MySqlRow) -> Result<Proposal, StoreError> {
         expires_at: timestamp(row, "expires_at")?,
         decided_at: decided.map(Timestamp::from_datetime),
         similar: Vec::new(),
+        proposed_against: get::<Option<String>>(row, "against_content")?
+            .map(|content| MemoryVersion { content, tags: parse_tags(against_tags.as_deref()) }),
+        memory_now: None,
     })
 }

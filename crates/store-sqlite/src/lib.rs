@@ -717,8 +717,8 @@ impl MemoryStore for SqliteStore {
         tx.commit().await.map_err(db_err)
     }
 
-    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {
-        proposals::insert(&self.writer, user_id, proposal).await
+    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
+        proposals::insert(&self.writer, user_id, proposal, max_pending).await
     }
 
     async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {

@@ -2,7 +2,7 @@
 //! decides a proposal (only a pending, unexpired one changes).
 
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{Proposal, ProposalAction, ProposalStatus, ProposedContext};
+use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::parse_tags;
 use memory_bank_store::StoreError;
@@ -12,13 +12,19 @@ use sqlx::{SqliteConnection, SqlitePool};
 use crate::rows::db_err;
 use crate::rows::get as column;
 
-pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal) -> Result<(), StoreError> {
+/// Inserts `p` unless the user has `max_pending` pending, unexpired proposals: one
+/// statement, which SQLite runs under its write lock, so the count and the insert cannot
+/// interleave with another writer's. False when the cap held it back.
+pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
     let tags = p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let contexts = serde_json::to_string(&p.contexts).map_err(|e| StoreError::Database(e.to_string()))?;
-    sqlx::query(
+    let against = p.proposed_against.as_ref();
+    let against_tags = against.and_then(|v| v.tags.as_ref()).map(|t| serde_json::Value::from(t.clone()).to_string());
+    let inserted = sqlx::query(
         "INSERT INTO proposals (id, user_id, org_id, action, status, content, tags, contexts, memory_id, proposed_by,
-                                created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                created_at, expires_at, against_content, against_tags)
+         SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+         WHERE (SELECT COUNT(*) FROM proposals WHERE user_id = ?2 AND status = 'pending' AND expires_at > ?10) < ?14",
     )
     .bind(&p.id)
     .bind(user_id)
@@ -31,15 +37,20 @@ pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal) -> Re
     .bind(&p.proposed_by)
     .bind(p.created_at.unix_ms())
     .bind(p.expires_at.unix_ms())
+    .bind(against.map(|v| v.content.as_str()))
+    .bind(against_tags)
+    .bind(max_pending)
     .execute(pool)
     .await
-    .map_err(db_err)?;
-    Ok(())
+    .map_err(db_err)?
+    .rows_affected();
+    Ok(inserted == 1)
 }
 
 pub(crate) async fn get(pool: &SqlitePool, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
     let row = sqlx::query(
-        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at
+        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at,
+                against_content, against_tags
          FROM proposals WHERE id = ?1 AND user_id = ?2",
     )
     .bind(id)
@@ -67,7 +78,8 @@ pub(crate) async fn list(
         Some(ProposalStatus::Rejected) => (Some("rejected"), None),
     };
     let rows = sqlx::query(
-        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at
+        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at,
+                against_content, against_tags
          FROM proposals
          WHERE user_id = ?1
            AND (?2 IS NULL OR status = ?2)
@@ -120,6 +132,7 @@ fn from_row(row: &SqliteRow) -> Result<Proposal, StoreError> {
         serde_json::from_str(&contexts).map_err(|e| StoreError::Database(format!("a stored proposal's contexts: {e}")))?;
     let action: String = column(row, "action")?;
     let status: String = column(row, "status")?;
+    let against_tags: Option<String> = column(row, "against_tags")?;
     Ok(Proposal {
         id: column(row, "id")?,
         action: match action.as_str() {
@@ -142,5 +155,8 @@ fn from_row(row: &SqliteRow) -> Result<Proposal, StoreError> {
         expires_at: Timestamp::from_unix_ms(column(row, "expires_at")?),
         decided_at: column::<Option<i64>>(row, "decided_at")?.map(Timestamp::from_unix_ms),
         similar: Vec::new(),
+        proposed_against: column::<Option<String>>(row, "against_content")?
+            .map(|content| MemoryVersion { content, tags: parse_tags(against_tags.as_deref()) }),
+        memory_now: None,
     })
 }

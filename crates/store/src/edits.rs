@@ -4,7 +4,7 @@
 //! written in the same transaction as the new version, so the old wording stops
 //! matching exactly when the new one starts.
 
-use memory_bank_contract::edit::{Revision, ValidEdit};
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, Revision, ValidEdit};
 use memory_bank_contract::ids::{self, MEMORY_PREFIX, REVISION_PREFIX};
 use memory_bank_contract::wire::{ConfirmedVia, Memory};
 
@@ -37,8 +37,9 @@ impl Bank {
     }
 
     /// Makes revision `revision_id` the memory's current version again (an edit like
-    /// any other: the version it replaces becomes a revision). `None` when the memory
-    /// or that revision of it is not this user's.
+    /// any other: the version it replaces becomes a revision, and its text passes the
+    /// gate, [`StoreError::Refused`] otherwise). `None` when the memory or that revision
+    /// of it is not this user's.
     pub async fn restore_revision(
         &self,
         user_id: &str,
@@ -51,7 +52,10 @@ impl Bank {
         }
         let Some(revisions) = self.revisions(user_id, id).await? else { return Ok(None) };
         let Some(revision) = revisions.into_iter().find(|r| r.id == revision_id) else { return Ok(None) };
-        let edit = ValidEdit { content: Some(revision.content), tags: Some(revision.tags.unwrap_or_default()), confirmed_via };
+        // Through the gate like any edit: a revision kept from before a check existed (or
+        // imported) may hold what a save refuses today, and restoring must not revive it.
+        let request = EditMemoryRequest { content: Some(revision.content), tags: Some(revision.tags.unwrap_or_default()), confirmed_via };
+        let edit = validate_edit(request).map_err(StoreError::Refused)?;
         self.edit(user_id, id, edit).await
     }
 }

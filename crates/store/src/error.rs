@@ -38,6 +38,10 @@ pub enum StoreError {
     /// The input was rejected before reaching the database.
     #[error("{0}")]
     Invalid(String),
+    /// Text did not pass the gate (limits, characters, secrets): a revision being restored
+    /// that holds what a save would refuse. Nothing was changed.
+    #[error("{}", .0.describe())]
+    Refused(memory_bank_contract::gate::Refused),
     /// The bank file is encrypted and was opened without a key.
     #[error("the bank {path} is encrypted and no key was given; give it its key (see `memory-bank db status`)")]
     KeyMissing {

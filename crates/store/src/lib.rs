@@ -23,6 +23,8 @@ pub mod suite;
 #[cfg(feature = "test-suite")]
 mod suite_citing;
 #[cfg(feature = "test-suite")]
+mod suite_confirm;
+#[cfg(feature = "test-suite")]
 mod suite_edits;
 #[cfg(feature = "test-suite")]
 mod suite_offboarding;

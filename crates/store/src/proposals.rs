@@ -3,12 +3,14 @@
 //! for [`PROPOSAL_TTL_DAYS`]) until the person accepts (the memory is saved or
 //! deleted in the same transaction as the proposal is marked) or rejects it.
 
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
+use memory_bank_contract::gate::Refused;
 use memory_bank_contract::ids::{self, MEMORY_PREFIX, PROPOSAL_PREFIX};
-use memory_bank_contract::limits::{DEFAULT_LIST_LIMIT, PROPOSAL_TTL_DAYS};
+use memory_bank_contract::limits::{DEFAULT_LIST_LIMIT, MAX_PENDING_PROPOSALS, PROPOSAL_TTL_DAYS};
 use memory_bank_contract::validate::{self, Cursor, ValidProposal};
 use memory_bank_contract::wire::{
-    AcceptProposalRequest, ContextInput, Memory, Proposal, ProposalAction, ProposalListResponse, ProposalStatus,
-    ProposedContext, SaveMemoryRequest, SimilarMemory,
+    AcceptProposalRequest, ConfirmedVia, ContextInput, Memory, MemoryVersion, Proposal, ProposalAction, ProposalListResponse,
+    ProposalStatus, ProposedContext, SaveMemoryRequest, SimilarMemory,
 };
 use memory_bank_contract::{FieldError, Timestamp};
 
@@ -25,12 +27,27 @@ pub enum ProposalError {
     /// It was decided already, or expired.
     #[error("the proposal is {} already", .0.as_str())]
     NotPending(ProposalStatus),
-    /// A delete proposal names no memory of this user.
+    /// A delete or edit proposal names no memory of this user.
     #[error("memory not found")]
     MemoryNotFound,
-    /// The person's edits break the memory limits.
-    #[error("invalid edits")]
-    Invalid(Vec<FieldError>),
+    /// The person's edits did not pass the gate (limits, characters, secrets).
+    #[error("{}", .0.describe())]
+    Refused(Refused),
+    /// The edit or delete's memory changed since it was proposed, and the person did not
+    /// accept over the version it has now.
+    #[error("the memory changed since this was proposed")]
+    MemoryChanged {
+        /// What the proposal was made against.
+        proposed_against: MemoryVersion,
+        /// The memory now.
+        memory_now: MemoryVersion,
+    },
+    /// The user already has this many pending proposals.
+    #[error("{limit} proposals are waiting already")]
+    TooMany {
+        /// The cap.
+        limit: u32,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -47,6 +64,10 @@ pub struct Accepted {
     pub similar: Vec<SimilarMemory>,
 }
 
+fn version_of(memory: &Memory) -> MemoryVersion {
+    MemoryVersion { content: memory.content.clone(), tags: memory.tags.clone() }
+}
+
 /// The status a reader sees at `now`: a pending proposal past its expiry is `expired`.
 fn as_seen(mut proposal: Proposal, now: Timestamp) -> Proposal {
     if proposal.status == ProposalStatus::Pending && proposal.expires_at.unix_ms() <= now.unix_ms() {
@@ -56,8 +77,10 @@ fn as_seen(mut proposal: Proposal, now: Timestamp) -> Proposal {
 }
 
 impl Bank {
-    /// Stores what an agent proposes, pending until the person decides. A delete must
-    /// name one of the user's memories (else [`ProposalError::MemoryNotFound`]).
+    /// Stores what an agent proposes, pending until the person decides. A delete or an
+    /// edit must name one of the user's memories (else [`ProposalError::MemoryNotFound`])
+    /// and records the version it was made against. At most [`MAX_PENDING_PROPOSALS`]
+    /// wait at once ([`ProposalError::TooMany`]).
     pub async fn propose(&self, user_id: &str, org_id: &str, input: ValidProposal) -> Result<Proposal, ProposalError> {
         let now = self.now();
         let base = |action, content, proposed_by| Proposal {
@@ -74,9 +97,11 @@ impl Bank {
             expires_at: Timestamp::from_unix_ms(now.unix_ms() + PROPOSAL_TTL_DAYS * 24 * 3600 * 1000),
             decided_at: None,
             similar: Vec::new(),
+            proposed_against: None,
+            memory_now: None,
         };
         let proposal = match input {
-            ValidProposal::Save { save, proposed_by } => Proposal {
+            ValidProposal::Save { save, proposed_by, .. } => Proposal {
                 tags: save.tags,
                 contexts: save
                     .contexts
@@ -85,37 +110,61 @@ impl Bank {
                     .collect(),
                 ..base(ProposalAction::Save, save.content, proposed_by)
             },
-            ValidProposal::Delete { memory_id, proposed_by } => {
+            ValidProposal::Delete { memory_id, proposed_by, .. } => {
                 let found = if ids::is_valid(MEMORY_PREFIX, &memory_id) {
                     self.store().memories_by_ids(user_id, std::slice::from_ref(&memory_id)).await?.pop()
                 } else {
                     None
                 };
                 let memory = found.ok_or(ProposalError::MemoryNotFound)?;
-                Proposal { memory_id: Some(memory.id), ..base(ProposalAction::Delete, memory.content, proposed_by) }
+                Proposal {
+                    memory_id: Some(memory.id.clone()),
+                    tags: memory.tags.clone(),
+                    proposed_against: Some(version_of(&memory)),
+                    ..base(ProposalAction::Delete, memory.content, proposed_by)
+                }
             }
             // The proposal holds the whole new version: the new sentence (or the current
             // one when only tags change) and the new tags (or the current ones).
-            ValidProposal::Edit { memory_id, edit, proposed_by } => {
+            ValidProposal::Edit { memory_id, edit, proposed_by, .. } => {
                 let memory = self.memory(user_id, &memory_id).await?.ok_or(ProposalError::MemoryNotFound)?;
                 let tags = match edit.tags {
                     Some(tags) if tags.is_empty() => None,
                     Some(tags) => Some(tags),
                     None => memory.tags.clone(),
                 };
+                let against = version_of(&memory);
                 let content = edit.content.unwrap_or(memory.content);
-                Proposal { memory_id: Some(memory.id), tags, ..base(ProposalAction::Edit, content, proposed_by) }
+                Proposal {
+                    memory_id: Some(memory.id),
+                    tags,
+                    proposed_against: Some(against),
+                    ..base(ProposalAction::Edit, content, proposed_by)
+                }
             }
         };
-        self.store().insert_proposal(user_id, &proposal).await?;
+        if !self.store().insert_proposal(user_id, &proposal, MAX_PENDING_PROPOSALS).await? {
+            tracing::info!(user_id, limit = MAX_PENDING_PROPOSALS, "proposal.too_many");
+            return Err(ProposalError::TooMany { limit: MAX_PENDING_PROPOSALS });
+        }
         tracing::info!(user_id, proposal_id = %proposal.id, action = proposal.action.as_str(), "proposal.create");
-        self.with_similar(user_id, proposal).await
+        self.as_it_stands(user_id, proposal).await
     }
 
-    /// A pending save or edit with the memories worded like it, as they stand now.
-    async fn with_similar(&self, user_id: &str, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
-        if proposal.status == ProposalStatus::Pending && proposal.action != ProposalAction::Delete {
+    /// A pending proposal as it stands now: a save or edit with the memories worded like
+    /// it, an edit or delete with its memory's words when they changed since.
+    async fn as_it_stands(&self, user_id: &str, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
+        if proposal.status != ProposalStatus::Pending {
+            return Ok(proposal);
+        }
+        if proposal.action != ProposalAction::Delete {
             proposal.similar = self.similar(user_id, &proposal.content, proposal.memory_id.as_deref()).await?;
+        }
+        if let (Some(against), Some(id)) = (&proposal.proposed_against, &proposal.memory_id) {
+            if let Some(memory) = self.memory(user_id, id).await? {
+                let now = version_of(&memory);
+                proposal.memory_now = (now != *against).then_some(now);
+            }
         }
         Ok(proposal)
     }
@@ -126,7 +175,7 @@ impl Bank {
             return Err(ProposalError::NotFound);
         }
         let found = self.store().proposal(user_id, id).await?.ok_or(ProposalError::NotFound)?;
-        self.with_similar(user_id, as_seen(found, self.now())).await
+        self.as_it_stands(user_id, as_seen(found, self.now())).await
     }
 
     /// The user's proposals with `status` (all when `None`), newest first, paged.
@@ -148,7 +197,7 @@ impl Bank {
             .map(|p| Cursor { created_at_ms: p.created_at.unix_ms(), id: p.id.clone() }.encode());
         let mut seen = Vec::with_capacity(proposals.len());
         for proposal in proposals {
-            match self.with_similar(user_id, as_seen(proposal, now)).await {
+            match self.as_it_stands(user_id, as_seen(proposal, now)).await {
                 Ok(proposal) => seen.push(proposal),
                 Err(ProposalError::Store(e)) => return Err(e),
                 Err(other) => return Err(StoreError::Database(other.to_string())),
@@ -157,27 +206,39 @@ impl Bank {
         Ok(ProposalListResponse { proposals: seen, next_cursor })
     }
 
-    /// The person accepts: a save stores the draft with their edits (checked against the
-    /// memory limits), a delete removes the memory; the proposal is marked in the same
-    /// transaction. A proposal decided or expired meanwhile changes nothing.
+    /// The person accepts: a save stores the draft with their edits, an edit writes the
+    /// new version, a delete removes the memory; the proposal is marked in the same
+    /// transaction. Whatever the person wrote passes the gate like any save or edit. A
+    /// proposal decided or expired meanwhile changes nothing, and neither does an edit or
+    /// delete whose memory changed since it was proposed, unless the person accepted it
+    /// over the version there now ([`ProposalError::MemoryChanged`]).
     pub async fn accept_proposal(&self, user_id: &str, id: &str, edits: AcceptProposalRequest) -> Result<Accepted, ProposalError> {
         let proposal = self.proposal(user_id, id).await?;
         if proposal.status != ProposalStatus::Pending {
             return Err(ProposalError::NotPending(proposal.status));
         }
         let now = self.now();
+        let via = edits.confirmed_via.unwrap_or(ConfirmedVia::App);
         let edit_instead = edits.edit_instead.as_deref().map(str::trim).map(str::to_owned);
         let (accepted, memory) = match proposal.action {
-            // The person chose to reword one of their memories instead of adding one.
+            // The person chose to reword one of their memories alike to it instead of
+            // adding one: only those the proposal names as alike.
             ProposalAction::Save if edit_instead.is_some() => {
                 let target = edit_instead.unwrap_or_default();
+                if !proposal.similar.iter().any(|alike| alike.id == target) {
+                    return Err(ProposalError::Refused(Refused::Invalid(vec![FieldError::new(
+                        "editInstead",
+                        "editInstead must be the id of one of the proposal's similar memories (see its \"similar\"); \
+                         leave it out to save a new memory",
+                    )])));
+                }
                 let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
-                let change = memory_bank_contract::edit::EditMemoryRequest {
+                let change = EditMemoryRequest {
                     content: Some(edits.content.unwrap_or_else(|| proposal.content.clone())),
                     tags: edits.tags.or_else(|| proposal.tags.clone()).or_else(|| current.tags.clone()),
-                    confirmed_via: Some(edits.confirmed_via.unwrap_or(memory_bank_contract::wire::ConfirmedVia::App)),
+                    confirmed_via: Some(via),
                 };
-                let change = memory_bank_contract::edit::check_edit_limits(change).map_err(ProposalError::Invalid)?;
+                let change = validate_edit(change).map_err(ProposalError::Refused)?;
                 let update = crate::edits::version_after(user_id, &current, change, now);
                 let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
                 (accepted, self.memory(user_id, &target).await?)
@@ -189,7 +250,7 @@ impl Bank {
                     contexts: Some(proposal.contexts.iter().map(context_input).collect()),
                     confirmed_via: None,
                 };
-                let (save, _via) = validate::merge_accept(draft, edits).map_err(ProposalError::Invalid)?;
+                let (save, _via) = validate::merge_accept(draft, edits).map_err(ProposalError::Refused)?;
                 self.check_quota(user_id, 1).await.map_err(ProposalError::Store)?;
                 let memory = new_memory(user_id, &proposal.org_id, save, now, proposal.proposed_by.clone());
                 let accepted = self.store().accept_proposal(user_id, id, Decision::Save(&memory), now).await?;
@@ -197,18 +258,20 @@ impl Bank {
             }
             ProposalAction::Delete => {
                 let target = proposal.memory_id.clone().unwrap_or_default();
+                unchanged_or_seen(&proposal, edits.memory_now.as_ref())?;
                 (self.store().accept_proposal(user_id, id, Decision::Delete(&target), now).await?, None)
             }
             ProposalAction::Edit => {
                 let target = proposal.memory_id.clone().unwrap_or_default();
                 let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
+                unchanged_or_seen(&proposal, edits.memory_now.as_ref())?;
                 // The person's edits over the agent's proposal, checked like any edit.
-                let change = memory_bank_contract::edit::EditMemoryRequest {
+                let change = EditMemoryRequest {
                     content: Some(edits.content.unwrap_or_else(|| proposal.content.clone())),
                     tags: Some(edits.tags.or_else(|| proposal.tags.clone()).unwrap_or_default()),
-                    confirmed_via: Some(edits.confirmed_via.unwrap_or(memory_bank_contract::wire::ConfirmedVia::App)),
+                    confirmed_via: Some(via),
                 };
-                let change = memory_bank_contract::edit::check_edit_limits(change).map_err(ProposalError::Invalid)?;
+                let change = validate_edit(change).map_err(ProposalError::Refused)?;
                 let update = crate::edits::version_after(user_id, &current, change, now);
                 let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
                 (accepted, self.memory(user_id, &target).await?)
@@ -240,6 +303,17 @@ impl Bank {
         tracing::info!(user_id, proposal_id = id, "proposal.reject");
         Ok(proposal)
     }
+}
+
+/// Whether an edit or delete may go ahead: its memory says what it said when proposed,
+/// or what the person saw it say when they accepted (`seen`). A proposal made before
+/// versions were recorded has nothing to compare and goes ahead.
+fn unchanged_or_seen(proposal: &Proposal, seen: Option<&MemoryVersion>) -> Result<(), ProposalError> {
+    let (Some(against), Some(now)) = (&proposal.proposed_against, &proposal.memory_now) else { return Ok(()) };
+    if seen == Some(now) {
+        return Ok(());
+    }
+    Err(ProposalError::MemoryChanged { proposed_against: against.clone(), memory_now: now.clone() })
 }
 
 fn context_input(context: &ProposedContext) -> ContextInput {

@@ -341,8 +341,11 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// user or org itself. `Conflict` (nothing changed) if a memory of it is still there.
     async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError>;
 
-    /// Stores a new proposal (its `status` is `pending`).
-    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError>;
+    /// Stores a new proposal (its `status` is `pending`), with what it was proposed
+    /// against, unless the user already has `max_pending` proposals pending and not
+    /// expired at its `created_at`: false then, and nothing is stored. The count and the
+    /// insert are one atomic step, so parallel proposals cannot pass the cap.
+    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError>;
 
     /// The user's proposal with this id, with its stored status (`pending` even past
     /// `expires_at`: the caller decides what expired means at its `now`).

@@ -62,7 +62,8 @@ macro_rules! store_suite {
             an_id_another_user_has_is_refused_and_changes_nothing, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
             offboarding_an_org_removes_its_rows_and_memberships, offboarding_stopped_by_a_failure_leaves_no_half_memory_and_resumes,
             similar_memories_are_hinted_never_merged, a_save_accepted_as_an_edit_rewrites_the_alike_memory,
-            memories_citing_a_session_are_found_newest_first);
+            memories_citing_a_session_are_found_newest_first, stale_edits_and_deletes_are_never_applied_silently,
+            the_person_s_words_on_accept_and_restore_pass_the_gate, pending_proposals_are_capped_even_when_they_arrive_at_once);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -115,6 +116,7 @@ impl Clock for FixedClock {
 }
 
 pub use crate::suite_citing::*;
+pub use crate::suite_confirm::*;
 pub use crate::suite_edits::*;
 pub use crate::suite_offboarding::*;
 pub use crate::suite_proposals::*;

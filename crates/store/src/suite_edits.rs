@@ -3,17 +3,18 @@
 //! transaction, keep the replaced version as an owner-scoped revision, and delete the
 //! revisions with the memory.
 
-use memory_bank_contract::edit::ValidEdit;
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, ValidEdit};
 use memory_bank_contract::wire::{ConfirmedVia, ContextInput, SaveMemoryRequest};
 
 use crate::suite::{list_all, request, save, search, world, Fixture};
 
 fn edit(content: Option<&str>, tags: Option<&[&str]>) -> ValidEdit {
-    ValidEdit {
+    validate_edit(EditMemoryRequest {
         content: content.map(str::to_owned),
         tags: tags.map(|t| t.iter().map(|s| (*s).to_owned()).collect()),
         confirmed_via: Some(ConfirmedVia::App),
-    }
+    })
+    .unwrap()
 }
 
 /// An edit keeps the id, `createdAt` and contexts, sets `updatedAt`, and the old

@@ -2,7 +2,7 @@
 //! recorded with it and nothing else, in batches that never leave half a memory, and
 //! a run stopped by a failure finishes when run again.
 
-use memory_bank_contract::edit::ValidEdit;
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
 use memory_bank_contract::validate::validate_propose;
 use memory_bank_contract::wire::{ContextInput, ProposeRequest, SaveMemoryRequest};
 
@@ -17,7 +17,7 @@ async fn give_alice_everything(w: &World) -> String {
     for i in 0..7 {
         let memory = save(w, &w.alice, cited(&format!("alice memory {i}"), "alice's snippet")).await;
         if i % 2 == 0 {
-            let edit = ValidEdit { content: Some(format!("alice memory {i}, edited")), tags: None, confirmed_via: None };
+            let edit = validate_edit(EditMemoryRequest { content: Some(format!("alice memory {i}, edited")), ..Default::default() }).unwrap();
             w.bank.edit(&w.alice, &memory.id, edit).await.unwrap().unwrap();
         }
     }

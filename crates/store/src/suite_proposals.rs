@@ -62,7 +62,7 @@ pub async fn proposals_wait_for_the_person(f: &dyn Fixture) {
     // Rejected: nothing saved. Edits that break the limits: refused, still pending.
     let other = propose(&w, &w.alice, draft("Ada likes coffee")).await;
     let bad = AcceptProposalRequest { content: Some("   ".into()), ..Default::default() };
-    assert!(matches!(w.bank.accept_proposal(&w.alice, &other.id, bad).await, Err(ProposalError::Invalid(_))));
+    assert!(matches!(w.bank.accept_proposal(&w.alice, &other.id, bad).await, Err(ProposalError::Refused(_))));
     assert_eq!(w.bank.proposal(&w.alice, &other.id).await.unwrap().status, ProposalStatus::Pending);
     let rejected = w.bank.reject_proposal(&w.alice, &other.id).await.unwrap();
     assert_eq!(rejected.status, ProposalStatus::Rejected);

@@ -6,6 +6,8 @@ use memory_bank_contract::validate::validate_propose;
 use memory_bank_contract::wire::{AcceptProposalRequest, ProposalStatus, ProposeRequest, SimilarMemory};
 
 use crate::suite::{list_all, request, save, world, Fixture};
+use memory_bank_contract::gate::Refused;
+
 use crate::ProposalError;
 
 fn draft(content: &str) -> ProposeRequest {
@@ -53,17 +55,26 @@ pub async fn a_save_accepted_as_an_edit_rewrites_the_alike_memory(f: &dyn Fixtur
     let bobs = save(&w, &w.bob, request("I use tabs for indentation")).await;
     let proposal = w.bank.propose(&w.alice, &w.org, validate_propose(draft("I use spaces for indentation")).unwrap()).await.unwrap();
 
-    let foreign = AcceptProposalRequest { edit_instead: Some(bobs.id.clone()), ..Default::default() };
-    let refused = w.bank.accept_proposal(&w.alice, &proposal.id, foreign).await.unwrap_err();
-    assert!(matches!(refused, ProposalError::MemoryNotFound), "{refused:?}");
+    let unlike = save(&w, &w.alice, request("Deploys happen on Friday")).await;
+    // Only an alike memory of the proposal's may be rewritten instead: not another user's
+    // (nothing says whether it exists), not an unrelated one of the person's own.
+    for target in [&bobs.id, &unlike.id] {
+        let instead = AcceptProposalRequest { edit_instead: Some(target.clone()), ..Default::default() };
+        let refused = w.bank.accept_proposal(&w.alice, &proposal.id, instead).await.unwrap_err();
+        assert!(
+            matches!(&refused, ProposalError::Refused(Refused::Invalid(d)) if d[0].path == "editInstead"),
+            "{refused:?}"
+        );
+    }
     assert_eq!(w.bank.proposal(&w.alice, &proposal.id).await.unwrap().status, ProposalStatus::Pending);
+    assert_eq!(w.bank.memory(&w.alice, &unlike.id).await.unwrap().unwrap().content, "Deploys happen on Friday");
     assert_eq!(w.bank.memory(&w.bob, &bobs.id).await.unwrap().unwrap().content, "I use tabs for indentation");
 
     let instead = AcceptProposalRequest { edit_instead: Some(tabs.id.clone()), ..Default::default() };
     let accepted = w.bank.accept_proposal(&w.alice, &proposal.id, instead).await.unwrap();
     let edited = accepted.memory.unwrap();
     assert_eq!((edited.id.as_str(), edited.content.as_str()), (tabs.id.as_str(), "I use spaces for indentation"));
-    assert_eq!(list_all(&w, &w.alice).await, std::slice::from_ref(&edited), "no second memory");
+    assert_eq!(list_all(&w, &w.alice).await.len(), 2, "no new memory: the rewritten one and the unlike one");
     let history = w.bank.revisions(&w.alice, &tabs.id).await.unwrap().unwrap();
     assert_eq!(history.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["I use tabs for indentation"]);
     let decided = w.bank.proposal(&w.alice, &proposal.id).await.unwrap();

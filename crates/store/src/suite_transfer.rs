@@ -2,7 +2,7 @@
 //! same, ids and timestamps kept; importing twice changes nothing; overwrite replaces;
 //! an id someone else has is refused without touching their memory.
 
-use memory_bank_contract::edit::ValidEdit;
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
 use memory_bank_contract::transfer::{ExportedMemory, ImportReport, OnConflict, ValidImport};
 use memory_bank_contract::wire::{ConfirmedVia, ContextInput, SaveMemoryRequest};
 
@@ -40,7 +40,12 @@ async fn seed(w: &World) {
     w.clock.advance(1_000);
     let edited = save(w, &w.alice, request("first wording of a plan")).await;
     w.clock.advance(1_000);
-    let edit = ValidEdit { content: Some("second wording of a plan".into()), tags: None, confirmed_via: Some(ConfirmedVia::Cli) };
+    let edit = validate_edit(EditMemoryRequest {
+        content: Some("second wording of a plan".into()),
+        tags: None,
+        confirmed_via: Some(ConfirmedVia::Cli),
+    })
+    .unwrap();
     w.bank.edit(&w.alice, &edited.id, edit).await.unwrap().unwrap();
     for i in 0..3 {
         w.clock.advance(1_000);
