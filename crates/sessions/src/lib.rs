@@ -12,6 +12,7 @@
 
 mod actions;
 mod archive;
+mod error;
 mod events;
 mod index;
 mod jsonl;
@@ -24,6 +25,7 @@ mod replay;
 mod search_worker;
 mod source;
 mod sources;
+mod stamp;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;

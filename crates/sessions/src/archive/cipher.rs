@@ -16,7 +16,7 @@ use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{Connection, ErrorCode};
 
 use super::verify::same_contents;
-use crate::index::IndexError;
+use crate::error::IndexError;
 use crate::keyed;
 
 pub(crate) use memory_bank_sqlcipher_file::FileState;

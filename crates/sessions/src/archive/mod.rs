@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::index::IndexError;
+use crate::error::IndexError;
+use crate::stamp::{new_generation, now_ms};
 
 #[cfg(feature = "testing")]
 pub(crate) use cipher::staging_path;
@@ -249,7 +250,7 @@ impl Archive {
         if version == 0 {
             tx.execute(
                 "INSERT INTO archive_meta (id, archive_id, created) VALUES (1, ?1, ?2)",
-                params![crate::index::new_generation(), now_ms()],
+                params![new_generation(), now_ms()],
             )?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {ARCHIVE_SCHEMA_VERSION};"))?;
@@ -428,11 +429,6 @@ fn remove_in(tx: &Connection, key: &SessionKey) -> rusqlite::Result<()> {
         tx.prepare_cached("DELETE FROM archived_session WHERE id = ?1")?.execute([id])?;
     }
     Ok(())
-}
-
-/// Now, in ms since the epoch.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 #[cfg(test)]

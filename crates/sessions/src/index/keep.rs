@@ -21,7 +21,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use crate::archive::{now_ms, Archive, MessageRow, SessionFacts, SessionKey, ToolCallRow};
+use crate::archive::{Archive, MessageRow, SessionFacts, SessionKey, ToolCallRow};
+use crate::stamp::now_ms;
 
 /// The archive's side of one write to the index.
 pub(super) struct Keeper<'a> {
