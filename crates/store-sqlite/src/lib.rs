@@ -88,11 +88,11 @@ impl SqliteStore {
         })?;
         let path = bank_file(url, &options);
         if let Some(path) = &path {
-            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    StoreError::Invalid(format!("cannot create the database folder {}: {e}", dir.display()))
-                })?;
-            }
+            // Created here, empty and private, rather than by SQLite with the umask's mode:
+            // its WAL, shared-memory index and journals take the file's mode (0600).
+            memory_bank_private_files::create_sqlite_file(path).map_err(|e| {
+                StoreError::Invalid(format!("cannot create the database file {}: {e}", path.display()))
+            })?;
             match (encryption::file_state(path)?, key) {
                 (FileState::Encrypted, None) => return Err(StoreError::KeyMissing { path: path.display().to_string() }),
                 (FileState::Plaintext, Some(key)) => encryption::encrypt_plaintext(path, key).await?,
