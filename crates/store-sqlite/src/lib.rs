@@ -13,6 +13,7 @@ mod offboarding;
 mod revisions;
 mod transfer;
 mod rows;
+mod wipe;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -130,6 +131,7 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true)
+            .pragma(wipe::SECURE_DELETE.0, wipe::SECURE_DELETE.1)
             .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
         let in_memory = path.is_none();
         let pool = |connections: u32| {
@@ -227,7 +229,7 @@ fn bank_file(url: &str, options: &SqliteConnectOptions) -> Option<PathBuf> {
     Some(path.to_path_buf())
 }
 
-async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
+pub(crate) async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
     let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'")
         .fetch_optional(conn)
         .await
@@ -714,7 +716,9 @@ impl MemoryStore for SqliteStore {
     async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         offboarding::finish(&mut tx, target).await?;
-        tx.commit().await.map_err(db_err)
+        tx.commit().await.map_err(db_err)?;
+        wipe::wipe_after_offboarding(&self.writer).await;
+        Ok(())
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal) -> Result<(), StoreError> {
