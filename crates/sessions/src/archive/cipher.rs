@@ -150,6 +150,8 @@ pub(super) fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), NotEncry
             _ => {}
         }
     }
+    // It becomes the archive: private from the start (ATTACH would make it with the umask's mode).
+    memory_bank_private_files::create_sqlite_file(&staging).map_err(|e| failed(format!("cannot create {}: {e}", staging.display())))?;
     let conn = Connection::open(path).map_err(|e| failed(e.to_string()))?;
     // Short: a busy archive is someone else's open connection, which will not go away.
     conn.busy_timeout(std::time::Duration::from_secs(2)).map_err(|e| failed(e.to_string()))?;

@@ -178,6 +178,12 @@ impl Index {
     }
 
     fn open_existing(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
+        // Both files made here, empty and private, rather than by SQLite with the umask's
+        // mode: their WALs and shared-memory indexes take the files' mode (0600). Here and
+        // not once in `open`: a rebuild deletes them and opens again.
+        for file in [path.to_path_buf(), search_path(path)] {
+            memory_bank_private_files::create_sqlite_file(&file).map_err(|source| IndexError::Io { path: file.clone(), source })?;
+        }
         let conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // The key first: nothing may read the file before it. A wrong key (or a plaintext
@@ -188,7 +194,12 @@ impl Index {
         // A cache: losing the last transactions on power loss only means re-reading files.
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
+        // Deleted rows are zeroed inside their pages (`secure_delete = FAST`: no more I/O than
+        // without; pages freed whole keep their bytes until reused, see the README).
+        // The search file, attached next, takes the setting.
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA secure_delete = FAST;",
+        )?;
         let index = Self::init(conn)?;
         search::attach(&index.conn, Some(&search_path(path)), key)?;
         Ok(index)
