@@ -11,6 +11,7 @@
 //! keyed open: [`cipher`]), since it may be the last copy of a session and no longer sits
 //! next to a plaintext original. [`Archive::open`] is the one place it is opened.
 
+mod adopt;
 mod cipher;
 mod verify;
 
@@ -23,6 +24,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::IndexError;
 use crate::stamp::{new_generation, now_ms};
 
+pub use adopt::{adopt_archive, Adoption};
 #[cfg(feature = "testing")]
 pub(crate) use cipher::staging_path;
 
@@ -420,8 +422,7 @@ impl Archive {
         Ok(())
     }
 
-    /// Whether the archive holds `key` (tests check the file itself).
-    #[cfg(test)]
+    /// Whether the archive holds `key`.
     pub(crate) fn holds(&self, key: &SessionKey) -> rusqlite::Result<bool> {
         self.conn
             .query_row(

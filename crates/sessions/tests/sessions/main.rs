@@ -2,6 +2,7 @@
 //! one per file). Their helpers come from the crate's test kit, `memory_bank_sessions::testing`.
 
 mod activity;
+mod adopt;
 mod archive;
 mod archive_encryption;
 mod claude;
