@@ -67,6 +67,9 @@ pub struct SqliteStore {
     writer: SqlitePool,
     /// Saves waiting for `writer`, committed together (see `group_commit`).
     saves: std::sync::Arc<group_commit::SaveQueue>,
+    /// Whether offboarding wipes what it deleted (`wipe.rs`): always, except on the
+    /// benchmark's comparison bank.
+    wipes: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl SqliteStore {
@@ -160,7 +163,7 @@ impl SqliteStore {
         };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool, writer, saves: Default::default() };
+        let store = Self { pool, writer, saves: Default::default(), wipes: std::sync::Arc::new(true.into()) };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
@@ -717,7 +720,9 @@ impl MemoryStore for SqliteStore {
         let mut tx = self.begin_write().await?;
         offboarding::finish(&mut tx, target).await?;
         tx.commit().await.map_err(db_err)?;
-        wipe::wipe_after_offboarding(&self.writer).await;
+        if self.wipes.load(std::sync::atomic::Ordering::Relaxed) {
+            wipe::wipe_after_offboarding(&self.writer).await;
+        }
         Ok(())
     }
 
