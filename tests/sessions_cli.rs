@@ -260,7 +260,7 @@ fn a_session_its_tool_deleted_stays_archived_until_forgotten() {
     let text = String::from_utf8_lossy(&h.run(&["list", "--status", "archived"]).stdout).into_owned();
     assert!(text.contains("Archived: the original was removed on "), "{text}");
     // The archive, maybe the session's only copy now, is encrypted with the key file.
-    let archive = h.home.join(".local/share/memory-bank/sessions-archive.sqlite");
+    let archive = h.home.join(".local/share/dev.memorybank.app/sessions-archive.sqlite");
     assert!(!std::fs::read(&archive).unwrap().starts_with(b"SQLite format 3\0"), "encrypted");
     let out = h.run_with_key(&["list", "--status", "archived"], None);
     assert!(!out.status.success(), "another key does not open it");
@@ -294,4 +294,30 @@ fn forgetting_a_live_session_keeps_it_out_until_its_tool_adds_to_it() {
     let info = h.json(&["open", SHOP]);
     assert_eq!(info["messageCount"], 7);
     assert!(info.get("archived").is_none());
+}
+
+/// Releases before kept the CLI's session index and archive in its own folder
+/// (`~/.local/share/memory-bank`), beside the app's: the archive, which may hold the only
+/// copy of a session, is taken into the app's data folder, the one the app uses too, and
+/// the earlier files go (issue 28, item 8).
+#[test]
+fn the_archive_an_earlier_release_kept_in_the_clis_folder_is_taken_into_the_apps() {
+    let h = Home::new();
+    let key = memory_bank_sessions::DbKey::from_hex(std::fs::read_to_string(&h.key_file).unwrap().trim()).unwrap();
+    let earlier = h.home.join(".local/share/memory-bank/sessions-index.sqlite");
+    let env = session_home::env_with_home(&h.home);
+    let lib = memory_bank_sessions::Library::open(Some(&earlier), memory_bank_sessions::Roots::new(&env, &[]), Some(key)).unwrap();
+    lib.refresh().unwrap();
+    std::fs::remove_file(h.home.join(".claude/projects/-work-shop-api").join(format!("{SHOP}.jsonl"))).unwrap();
+    assert_eq!(lib.refresh().unwrap().sessions_archived, 1);
+    drop(lib);
+
+    let archived = h.json(&["list", "--status", "archived"]);
+    assert_eq!((archived["total"].as_u64(), archived["sessions"][0]["sessionId"].as_str()), (Some(1), Some(SHOP)), "{archived}");
+    let t = h.json(&["read", SHOP, "--count", "30"]);
+    assert_eq!((t["returned"].as_u64(), t["archived"].as_bool()), (Some(5), Some(true)));
+    let earlier_dir = earlier.parent().unwrap();
+    let left: Vec<_> = std::fs::read_dir(earlier_dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "the earlier folder's session files are gone: {left:?}");
+    assert!(h.home.join(".local/share/dev.memorybank.app/sessions-archive.sqlite").exists());
 }

@@ -9,8 +9,10 @@
 //! proposal being accepted, by the person, in the Inbox or in the agent's client.
 
 mod local;
-pub mod private_files;
 mod remote;
+
+/// Creating files and folders private to their user (the desktop app reaches it here).
+pub use memory_bank_private_files as private_files;
 
 use async_trait::async_trait;
 use memory_bank_contract::wire::{

@@ -61,16 +61,13 @@ impl LocalAccess {
     /// a plaintext bank; see `memory_bank_db_key::open_bank`) and provisions the local
     /// user and org on first use, as the desktop app does.
     pub async fn open(data_dir: &Path, key: &KeySource) -> Result<Self, AccessError> {
-        let prepare = || {
-            crate::private_files::secure_data_dir(data_dir).map_err(|e| {
-                AccessError::new(ErrorCode::Internal, format!("cannot prepare the data folder {}: {e}", data_dir.display()))
-            })
-        };
-        prepare()?;
+        // A folder an older release made readable is tightened; the store creates the bank
+        // and its companions private itself.
+        crate::private_files::secure_data_dir(data_dir).map_err(|e| {
+            AccessError::new(ErrorCode::Internal, format!("cannot prepare the data folder {}: {e}", data_dir.display()))
+        })?;
         let path = bank_file(data_dir);
         let store = memory_bank_db_key::open_bank(&format!("sqlite://{}", path.display()), key).await.map_err(key_error)?;
-        // A bank file created just now has the process's umask: make it private too.
-        prepare()?;
         let bank = Bank::new(Arc::new(store));
         bank.assert_search_index().await.map_err(store_error)?;
         let (user_id, org_id) =

@@ -1,5 +1,8 @@
 //! Applying a plan: atomic replace, backup, permissions kept.
 //!
+//! What we create is private (files `0600`, folders `0700`: a config may hold the
+//! person's API keys); a config file that exists keeps its own mode when we rewrite it.
+//!
 //! Agents read these files at startup and some (Claude Code) rewrite them while running, so a
 //! half-written file must never be visible: we write a temporary file in the same folder,
 //! fsync it and rename it over the original. Before that we check that the file still holds
@@ -29,9 +32,10 @@ pub struct Applied {
 /// Write `plan.after` to `plan.path`. A no-op when `plan.changed` is false (or `after` is
 /// `None`: files are never deleted).
 ///
-/// Creates missing parent folders; keeps the previous bytes in `<file>.memory-bank.bak`
-/// (overwritten by each apply, with the original's permissions); gives the new file the old
-/// one's permissions (a new file gets 0600 on Unix); writes through a symlink to its target.
+/// Creates missing parent folders (private, 0700 on Unix); keeps the previous bytes in
+/// `<file>.memory-bank.bak` (overwritten by each apply, always private: 0600, ours);
+/// gives the new file the old one's permissions (a new file gets 0600 on Unix); writes
+/// through a symlink to its target.
 /// Fails with [`Error::ChangedSincePlan`] when the file no longer holds `plan.before`.
 pub fn apply(plan: &Plan) -> Result<Applied, Error> {
     let unchanged = Applied { written: false, backup: None };
@@ -41,12 +45,13 @@ pub fn apply(plan: &Plan) -> Result<Applied, Error> {
     }
     let target = fs::canonicalize(&plan.path).unwrap_or_else(|_| plan.path.clone());
     let folder = parent(&target);
-    fs::create_dir_all(folder).map_err(|source| Error::Write { path: folder.to_path_buf(), source })?;
+    memory_bank_private_files::create_dir_all(folder).map_err(|source| Error::Write { path: folder.to_path_buf(), source })?;
     let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
     let backup = match &plan.before {
         Some(before) => {
             let backup = backup_path(&plan.path);
-            write_atomic(&backup, before.as_bytes(), permissions.clone())?;
+            // Ours, whatever the original's mode: never readable by others.
+            write_atomic(&backup, before.as_bytes(), None)?;
             Some(backup)
         }
         None => None,
@@ -69,8 +74,7 @@ fn parent(path: &Path) -> &Path {
 fn write_atomic(path: &Path, bytes: &[u8], permissions: Option<fs::Permissions>) -> Result<(), Error> {
     let error = |source| Error::Write { path: path.to_path_buf(), source };
     let folder = parent(path);
-    let mut tmp =
-        tempfile::Builder::new().prefix(".memory-bank-").suffix(".tmp").tempfile_in(folder).map_err(error)?;
+    let mut tmp = memory_bank_private_files::temp_file_in(folder, ".memory-bank-", ".tmp").map_err(error)?;
     tmp.write_all(bytes).map_err(error)?;
     if let Some(permissions) = permissions {
         tmp.as_file().set_permissions(permissions).map_err(error)?;

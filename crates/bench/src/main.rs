@@ -17,6 +17,7 @@ mod corpus;
 mod limiter;
 mod local_bank;
 mod paired;
+mod secure_delete;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,6 +59,11 @@ struct Args {
     /// their ratio.
     #[arg(long)]
     sqlcipher: bool,
+    /// SQLite: load every size twice, with SQLite's `secure_delete` (and the wipe after
+    /// offboarding) as this release runs it and without, and time saves, deletes and
+    /// offboarding a user on both back to back (see `secure_delete.rs`).
+    #[arg(long, conflicts_with = "sqlcipher")]
+    secure_delete: bool,
     /// `sqlite` (default), or `mysql://user:password@host:3306/db`: each size then runs
     /// in a fresh database created on that server (needs CREATE/DROP DATABASE) and
     /// dropped afterwards.
@@ -391,12 +397,18 @@ async fn main() -> anyhow::Result<()> {
         anyhow::bail!("--database-url must be `sqlite` or mysql://user:password@host:3306/db, not {url:?}");
     };
     let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |";
-    if args.sqlcipher {
+    if args.secure_delete {
+        println!("| bank | rows | users | db size MB | save p50/p95 ms | saves/s | delete p50/p95 ms | offboard a user p50/p95 ms |\n|---|---|---|---|---|---|---|---|");
+    } else if args.sqlcipher {
         println!("| bank | {columns}\n|---|---|---|---|---|---|---|---|---|---|---|");
     } else {
         println!("| {columns}\n|---|---|---|---|---|---|---|---|---|---|");
     }
     for &size in &args.sizes {
+        if let (true, Engine::Sqlite(dir, None)) = (args.secure_delete, &engine) {
+            secure_delete::run(dir, size, args.users, args.queries).await?;
+            continue;
+        }
         if let (true, Engine::Sqlite(dir, None)) = (args.sqlcipher, &engine) {
             paired::run(dir, size, args.users, args.queries).await?;
             continue;

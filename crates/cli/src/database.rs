@@ -14,14 +14,18 @@ use memory_bank_db_key::{KeySource, KeyringEntry};
 use memory_bank_store::Bank;
 use memory_bank_store_mysql::{MySqlStore, SchemaState};
 
-/// The URL to use: the flag/env value, or a SQLite file in the OS data folder.
+/// The URL to use: the flag/env value, or a SQLite file in the CLI's data folder, which
+/// is made private (`0700`, its files `0600`: a folder an earlier release made readable is
+/// tightened).
 pub fn resolve_url(given: Option<&str>) -> anyhow::Result<String> {
     if let Some(url) = given.map(str::trim).filter(|u| !u.is_empty()) {
         return Ok(url.to_owned());
     }
-    let dirs = directories::ProjectDirs::from("", "", "memory-bank")
+    let dir = crate::folders::service_data_dir()
         .context("cannot find a data folder for this user; pass --database-url sqlite:///path/to/memory.db")?;
-    Ok(format!("sqlite://{}", dirs.data_dir().join("memory.db").display()))
+    memory_bank_private_files::secure_data_dir(&dir)
+        .with_context(|| format!("cannot prepare the data folder {}; pass --database-url to use another", dir.display()))?;
+    Ok(format!("sqlite://{}", dir.join("memory.db").display()))
 }
 
 /// How the global key options say to find a SQLite bank's key: `--db-key-file` (or

@@ -44,7 +44,7 @@ pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyh
 /// The session archive of `memory-bank sessions` and `mcp` (the default index's), which
 /// may hold the only copy of deleted sessions: whether it is encrypted, and its key.
 async fn archive_status(key_file: Option<&Path>) -> anyhow::Result<()> {
-    let Some(index) = crate::sessions::default_index() else {
+    let Some(index) = crate::folders::session_index() else {
         return Ok(());
     };
     let archive = memory_bank_sessions::archive_path(&index);

@@ -3,6 +3,7 @@
 mod admin;
 mod database;
 mod db_key;
+mod folders;
 mod markdown;
 mod mcp;
 mod memory;
@@ -98,6 +99,9 @@ enum DbCommand {
 }
 
 fn main() -> ExitCode {
+    // Before any thread exists: what this process creates is its user's alone (each file
+    // is also created private on purpose; this covers what other code makes for us).
+    memory_bank_private_files::restrict_new_files();
     let cli = Cli::parse();
     let default_level = if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")

@@ -32,8 +32,9 @@ pub struct SessionsArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct LibraryOptions {
     /// The session index file (a cache; default: sessions-index.sqlite in
-    /// $MEMORY_BANK_DATA_DIR or the OS data folder). The archive of sessions their tool
-    /// deleted, which is no cache, is sessions-archive.sqlite beside it.
+    /// $MEMORY_BANK_DATA_DIR or the app's data folder, shared with the desktop app). The
+    /// archive of sessions their tool deleted, which is no cache, is
+    /// sessions-archive.sqlite beside it.
     #[arg(long, global = true, env = "MEMORY_BANK_SESSIONS_INDEX", value_name = "FILE")]
     pub index: Option<PathBuf>,
 
@@ -50,7 +51,7 @@ impl LibraryOptions {
     /// default `memory-bank mcp` and the app use for the bank.
     pub(crate) fn open(&self, key_file: Option<&Path>) -> Result<Library, ActionError> {
         let roots = Roots::new(&Env::from_process(), &self.roots);
-        let index = self.index.clone().or_else(default_index);
+        let index = self.index.clone().or_else(crate::folders::session_index);
         let key = match &index {
             Some(index) => {
                 let archive = archive_path(index);
@@ -63,6 +64,11 @@ impl LibraryOptions {
                 // An archive still under a key `db rekey` replaced in the key file moves to its new key.
                 if let Some(key) = &key {
                     memory_bank_sessions::rekey_archive(&archive, key, &source.retired_keys().map_err(failed)?)?;
+                }
+                if self.index.is_none() {
+                    if let Some(earlier) = crate::folders::earlier_session_index() {
+                        adopt_earlier(&earlier, index, key.as_ref(), key_file);
+                    }
                 }
                 key
             }
@@ -168,11 +174,48 @@ pub(crate) fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
     Ok((source, PathBuf::from(path)))
 }
 
-pub(crate) fn default_index() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("MEMORY_BANK_DATA_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir).join("sessions-index.sqlite"));
+/// Takes the session data an earlier release kept beside `earlier` (the CLI's own folder)
+/// into the library at `index`, under `key` (see `memory_bank_sessions::adopt_library`).
+/// Never fails the command: what cannot be taken in now stays where it is, with a
+/// warning, and the next run tries again.
+fn adopt_earlier(earlier: &Path, index: &Path, key: Option<&memory_bank_sessions::DbKey>, key_file: Option<&Path>) {
+    let archive = archive_path(earlier);
+    if !earlier.exists() && !archive.exists() {
+        return;
     }
-    directories::ProjectDirs::from("", "", "memory-bank").map(|d| d.data_dir().join("sessions-index.sqlite"))
+    let left = |why: String| {
+        tracing::warn!(
+            "the session archive at {} could not be taken into {} ({why}); it is left as it is, and its sessions are \
+             not shown until it is",
+            archive.display(),
+            archive_path(index).display()
+        )
+    };
+    let from_key = match memory_bank_sqlcipher_file::file_state(&archive) {
+        Ok(memory_bank_sqlcipher_file::FileState::Encrypted) => {
+            let source = archive_key_source(&archive, key_file);
+            match memory_bank_db_key::resolve_key(&archive, &source) {
+                Ok(Some(found)) => {
+                    if let Ok(retired) = source.retired_keys() {
+                        let _ = memory_bank_sessions::rekey_archive(&archive, &found, &retired);
+                    }
+                    Some(found)
+                }
+                Ok(None) => return left("no key for it".into()),
+                Err(e) => return left(e.to_string()),
+            }
+        }
+        Ok(_) => None,
+        Err(e) => return left(e.to_string()),
+    };
+    match memory_bank_sessions::adopt_library(earlier, from_key.as_ref(), index, key) {
+        Ok(memory_bank_sessions::Adoption::Merged { sessions, forgotten }) => {
+            tracing::info!(sessions, forgotten, "took the session archive of the earlier data folder into the app's")
+        }
+        Ok(memory_bank_sessions::Adoption::InUse) => left("another process has it open; it is taken in at a later run".into()),
+        Ok(memory_bank_sessions::Adoption::Absent) => {}
+        Err(e) => left(e.to_string()),
+    }
 }
 
 /// Runs a `sessions` command; errors are printed here (JSON with `--json`).

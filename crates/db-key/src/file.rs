@@ -65,11 +65,7 @@ fn write_private(path: &Path, text: &str) -> Result<(), KeyError> {
     name.push(".tmp");
     let temporary = path.with_file_name(name);
     let _ = std::fs::remove_file(&temporary);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(&temporary).map_err(failed)?;
+    let mut file = memory_bank_private_files::open_options().write(true).create_new(true).open(&temporary).map_err(failed)?;
     file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(failed)?;
     std::fs::rename(&temporary, path).map_err(failed)?;
     Ok(())

@@ -215,3 +215,20 @@ async fn status_tells_encrypted_or_not_and_where_the_key_is_never_the_key() {
     let none = status(&bank, &KeySource::None).await.unwrap();
     assert_eq!((none.key_found, none.key_opens), (None, None));
 }
+
+/// Everything a key file's bank and a rekey leave in their folder is private (issue 28,
+/// item 8), under an open umask: the new key file, the retired keys, the bank and its
+/// companions.
+#[tokio::test]
+async fn every_file_a_rekey_leaves_is_private() {
+    memory_bank_private_files::testing::open_umask();
+    let dir = tempfile::tempdir().unwrap();
+    let bank = dir.path().join("data/memory.db");
+    let (path, _) = key_file(dir.path(), 0o600);
+    let source = KeySource::File(path.clone());
+    make_bank(&bank, &source).await;
+    rekey_bank(&bank, &source).await.unwrap();
+    assert!(dir.path().join("db.key.retired").exists(), "the retired keys are among those checked");
+    let exposed: Vec<_> = memory_bank_private_files::testing::not_private(dir.path()).into_iter().filter(|(p, _)| p != dir.path()).collect();
+    assert_eq!(exposed, vec![], "(the test's own temporary folder aside)");
+}

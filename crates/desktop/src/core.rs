@@ -180,7 +180,7 @@ impl Core {
     ) -> Self {
         let prefs = prefs_store.load();
         // The data folder is made private when the bank opens; the journal only needs it to exist.
-        if let Err(e) = std::fs::create_dir_all(&config.data_dir) {
+        if let Err(e) = crate::private_files::create_dir_all(&config.data_dir) {
             tracing::warn!(error = %e, "cannot create the data folder {}", config.data_dir.display());
         }
         let journal = Journal::open(&config.data_dir);

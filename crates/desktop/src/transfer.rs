@@ -107,10 +107,9 @@ impl Core {
     ) -> Result<u64, DesktopError> {
         let client = self.client().await?;
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let mut file = tempfile::Builder::new()
-            .prefix(".memory-bank-export-")
-            .tempfile_in(dir)
-            .map_err(|e| file_error(dir, "write in", e))?;
+        // Private (0600), like every file we make: it holds every memory; renamed into place.
+        let mut file =
+            crate::private_files::temp_file_in(dir, ".memory-bank-export-", ".tmp").map_err(|e| file_error(dir, "write in", e))?;
         let mut written = 0u64;
         let mut reported = 0u64;
         let result = client

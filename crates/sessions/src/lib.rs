@@ -12,23 +12,27 @@
 
 mod actions;
 mod archive;
+mod error;
 mod events;
 mod index;
 mod jsonl;
 mod keyed;
 mod library;
 mod model;
+mod moved;
 // Reading a unit without an index: what the tests check the index against.
 #[cfg(any(test, feature = "testing"))]
 mod replay;
 mod search_worker;
 mod source;
 mod sources;
+mod stamp;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod text;
 
-pub use archive::{archive_path, rekey_archive};
+pub use archive::{adopt_archive, archive_path, rekey_archive, Adoption};
+pub use moved::adopt_library;
 /// The archive's key type (see [`Library::open`]).
 pub use memory_bank_sqlcipher_file::DbKey;
 pub use index::{search_path, Facets, IndexError, RefreshReport, SessionStatus, SourceCount, WorkspaceCount};

@@ -28,7 +28,9 @@ impl FileLock {
 
     fn take(path: &Path, mode: Mode) -> std::io::Result<Self> {
         let with_path = |what: &str, e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot {what} {}: {e}", path.display()));
-        let file = std::fs::OpenOptions::new()
+        // Private like every file beside the databases it guards (it holds nothing, but
+        // a readable one would say which files are ours).
+        let file = memory_bank_private_files::open_options()
             .create(true)
             .truncate(false)
             .write(true)

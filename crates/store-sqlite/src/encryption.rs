@@ -186,6 +186,8 @@ pub async fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), StoreErro
     // What an interrupted attempt left: never the bank itself, only its unfinished copy.
     remove_if_present(&staging)?;
     remove_if_present(&sibling(&staging, "-journal"))?;
+    // It becomes the bank: private from the start (ATTACH would make it with the umask's mode).
+    memory_bank_private_files::create_sqlite_file(&staging).map_err(|e| io_error("create the encrypted copy", &staging, e))?;
     let mut conn = single_connection(path, None, true).await?;
     let outcome = export_verify_swap(&mut conn, path, &staging, key).await;
     let _ = conn.close().await;

@@ -13,6 +13,7 @@ mod offboarding;
 mod revisions;
 mod transfer;
 mod rows;
+mod wipe;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -66,6 +67,9 @@ pub struct SqliteStore {
     writer: SqlitePool,
     /// Saves waiting for `writer`, committed together (see `group_commit`).
     saves: std::sync::Arc<group_commit::SaveQueue>,
+    /// Whether offboarding wipes what it deleted (`wipe.rs`): always, except on the
+    /// benchmark's comparison bank.
+    wipes: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl SqliteStore {
@@ -88,11 +92,11 @@ impl SqliteStore {
         })?;
         let path = bank_file(url, &options);
         if let Some(path) = &path {
-            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| {
-                    StoreError::Invalid(format!("cannot create the database folder {}: {e}", dir.display()))
-                })?;
-            }
+            // Created here, empty and private, rather than by SQLite with the umask's mode:
+            // its WAL, shared-memory index and journals take the file's mode (0600).
+            memory_bank_private_files::create_sqlite_file(path).map_err(|e| {
+                StoreError::Invalid(format!("cannot create the database file {}: {e}", path.display()))
+            })?;
             match (encryption::file_state(path)?, key) {
                 (FileState::Encrypted, None) => return Err(StoreError::KeyMissing { path: path.display().to_string() }),
                 (FileState::Plaintext, Some(key)) => encryption::encrypt_plaintext(path, key).await?,
@@ -130,6 +134,7 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true)
+            .pragma(wipe::SECURE_DELETE.0, wipe::SECURE_DELETE.1)
             .pragma("cache_size", format!("-{PAGE_CACHE_KIB}"));
         let in_memory = path.is_none();
         let pool = |connections: u32| {
@@ -158,7 +163,7 @@ impl SqliteStore {
         };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool, writer, saves: Default::default() };
+        let store = Self { pool, writer, saves: Default::default(), wipes: std::sync::Arc::new(true.into()) };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
@@ -227,7 +232,7 @@ fn bank_file(url: &str, options: &SqliteConnectOptions) -> Option<PathBuf> {
     Some(path.to_path_buf())
 }
 
-async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
+pub(crate) async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, StoreError> {
     let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_fts'")
         .fetch_optional(conn)
         .await
@@ -714,7 +719,11 @@ impl MemoryStore for SqliteStore {
     async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         offboarding::finish(&mut tx, target).await?;
-        tx.commit().await.map_err(db_err)
+        tx.commit().await.map_err(db_err)?;
+        if self.wipes.load(std::sync::atomic::Ordering::Relaxed) {
+            wipe::wipe_after_offboarding(&self.writer).await;
+        }
+        Ok(())
     }
 
     async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {

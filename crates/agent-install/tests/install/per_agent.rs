@@ -203,18 +203,26 @@ fn permissions(agent: &Agent) {
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
 
+    // Under an open umask: what is made is private by how it is made (issue 28, item 8).
+    memory_bank_private_files::testing::open_umask();
     let home = Home::new();
     let created = apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
     assert!(created.written);
-    assert_eq!(mode(&home.config_path(*agent)), 0o600, "a new config file is private");
+    let config = home.config_path(*agent);
+    assert_eq!(mode(&config), 0o600, "a new config file is private");
+    let mut folder = config.parent().unwrap();
+    while folder != home.dir.path() {
+        assert_eq!(mode(folder), 0o700, "a folder made for it is private: {}", folder.display());
+        folder = folder.parent().unwrap();
+    }
 
-    for wanted in [0o600, 0o640] {
+    for wanted in [0o600, 0o640, 0o644] {
         let home = Home::new();
         let path = home.config(*agent, fixture(*agent).realistic);
         fs::set_permissions(&path, fs::Permissions::from_mode(wanted)).unwrap();
         let applied = apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
         assert_eq!(mode(&path), wanted);
-        assert_eq!(mode(&applied.backup.unwrap()), wanted, "the backup is as private as the file");
+        assert_eq!(mode(&applied.backup.unwrap()), 0o600, "the backup is ours: private whatever the file's mode");
         apply(&plan_remove(*agent, &home.env).unwrap()).unwrap();
         assert_eq!(mode(&path), wanted);
     }

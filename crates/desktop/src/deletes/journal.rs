@@ -101,11 +101,17 @@ impl Journal {
     /// Writes `entries` atomically and durably, and only then makes them the journal's.
     fn write(&mut self, entries: Vec<JournalEntry>) -> std::io::Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
+        crate::private_files::create_dir_all(dir)?;
         let temporary = self.path.with_extension("json.tmp");
         let body = serde_json::to_vec_pretty(&JournalFile { version: VERSION, deletes: entries.clone() })?;
         {
-            let mut file = std::fs::File::create(&temporary)?;
+            // Made anew, private (what a crash left may have another mode, which the
+            // rename would hand to the journal).
+            match std::fs::remove_file(&temporary) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            let mut file = crate::private_files::open_options().write(true).create_new(true).open(&temporary)?;
             file.write_all(&body)?;
             file.sync_all()?;
         }
@@ -185,5 +191,25 @@ mod tests {
             journal.put(entry("mem_new")).unwrap();
             assert_eq!(Journal::open(dir.path()).entries(), [entry("mem_new")]);
         }
+    }
+
+    /// The journal and the folder it makes are private under an open umask, also when a
+    /// crash left a readable temporary file behind (issue 28, item 8).
+    #[cfg(unix)]
+    #[test]
+    fn the_journal_is_private_whatever_the_umask_and_whatever_a_crash_left() {
+        use memory_bank_private_files::testing::{mode, open_umask};
+        open_umask();
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let mut journal = Journal::open(&data);
+        journal.put(entry("mem_a")).unwrap();
+        assert_eq!((mode(&data), mode(&data.join(JOURNAL_FILE))), (0o700, 0o600));
+        let leftover = data.join("pending-deletes.json.tmp");
+        std::fs::write(&leftover, b"half").unwrap();
+        assert_eq!(mode(&leftover), 0o644, "the control");
+        journal.put(entry("mem_b")).unwrap();
+        assert_eq!(mode(&data.join(JOURNAL_FILE)), 0o600);
+        assert_eq!(Journal::open(&data).entries().len(), 2);
     }
 }

@@ -16,7 +16,7 @@ use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{Connection, ErrorCode};
 
 use super::verify::same_contents;
-use crate::index::IndexError;
+use crate::error::IndexError;
 use crate::keyed;
 
 pub(crate) use memory_bank_sqlcipher_file::FileState;
@@ -150,6 +150,8 @@ pub(super) fn encrypt_plaintext(path: &Path, key: &DbKey) -> Result<(), NotEncry
             _ => {}
         }
     }
+    // It becomes the archive: private from the start (ATTACH would make it with the umask's mode).
+    memory_bank_private_files::create_sqlite_file(&staging).map_err(|e| failed(format!("cannot create {}: {e}", staging.display())))?;
     let conn = Connection::open(path).map_err(|e| failed(e.to_string()))?;
     // Short: a busy archive is someone else's open connection, which will not go away.
     conn.busy_timeout(std::time::Duration::from_secs(2)).map_err(|e| failed(e.to_string()))?;

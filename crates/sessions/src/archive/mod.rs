@@ -11,6 +11,7 @@
 //! keyed open: [`cipher`]), since it may be the last copy of a session and no longer sits
 //! next to a plaintext original. [`Archive::open`] is the one place it is opened.
 
+mod adopt;
 mod cipher;
 mod verify;
 
@@ -20,8 +21,10 @@ use std::path::{Path, PathBuf};
 use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::index::IndexError;
+use crate::error::IndexError;
+use crate::stamp::{new_generation, now_ms};
 
+pub use adopt::{adopt_archive, Adoption};
 #[cfg(feature = "testing")]
 pub(crate) use cipher::staging_path;
 
@@ -150,9 +153,11 @@ pub(crate) struct Archive {
     key: Option<DbKey>,
 }
 
-/// WAL mode, and durable: a commit here is the only copy of what it holds.
+/// WAL mode, and durable: a commit here is the only copy of what it holds. What it
+/// deletes (a forgotten session, one whose source came back) is overwritten with zeros,
+/// freed pages included (`secure_delete`): it may have been the last copy of a transcript.
 fn wal_and_durable(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+    conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
 }
 
 /// How long an open waits for another process that has the archive locked.
@@ -173,9 +178,9 @@ impl Archive {
                  (they are then no longer shown)"
             ),
         };
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
-        }
+        // Made here, empty and private, rather than by SQLite with the umask's mode: its
+        // WAL, shared-memory index and journal take the file's mode (0600).
+        memory_bank_private_files::create_sqlite_file(path).map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         let key = match (key, cipher::file_state(path)?) {
             (Some(key), cipher::FileState::Plaintext) => match cipher::encrypt_plaintext(path, key) {
                 Ok(()) => Some(key),
@@ -249,7 +254,7 @@ impl Archive {
         if version == 0 {
             tx.execute(
                 "INSERT INTO archive_meta (id, archive_id, created) VALUES (1, ?1, ?2)",
-                params![crate::index::new_generation(), now_ms()],
+                params![new_generation(), now_ms()],
             )?;
         }
         tx.execute_batch(&format!("PRAGMA user_version = {ARCHIVE_SCHEMA_VERSION};"))?;
@@ -335,7 +340,21 @@ impl Archive {
                  forgotten_at = excluded.forgotten_at",
         )?
         .execute(params![key.root, key.source, key.session_id, until, now_ms()])?;
-        tx.commit()
+        tx.commit()?;
+        self.empty_wal();
+        Ok(())
+    }
+
+    /// Folds the WAL into the file and truncates it, so the older copies of the pages a
+    /// forget changed (which held the session's text) leave the disk now rather than when
+    /// SQLite next reuses the log. Another process in the middle of a read keeps it from
+    /// being emptied: a later checkpoint does it then.
+    fn empty_wal(&self) {
+        match self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+            Ok(0) => {}
+            Ok(_) => tracing::debug!("the session archive's WAL is in use elsewhere; a later checkpoint empties it"),
+            Err(e) => tracing::warn!(error = %e, "the session archive's WAL could not be emptied after a forget"),
+        }
     }
 
     /// A forgotten session that has had new activity is shown again.
@@ -403,8 +422,7 @@ impl Archive {
         Ok(())
     }
 
-    /// Whether the archive holds `key` (tests check the file itself).
-    #[cfg(test)]
+    /// Whether the archive holds `key`.
     pub(crate) fn holds(&self, key: &SessionKey) -> rusqlite::Result<bool> {
         self.conn
             .query_row(
@@ -428,11 +446,6 @@ fn remove_in(tx: &Connection, key: &SessionKey) -> rusqlite::Result<()> {
         tx.prepare_cached("DELETE FROM archived_session WHERE id = ?1")?.execute([id])?;
     }
     Ok(())
-}
-
-/// Now, in ms since the epoch.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use crate::archive::{now_ms, Archive, MessageRow, SessionFacts, SessionKey, ToolCallRow};
+use crate::archive::{Archive, MessageRow, SessionFacts, SessionKey, ToolCallRow};
+use crate::stamp::now_ms;
 
 /// The archive's side of one write to the index.
 pub(super) struct Keeper<'a> {
@@ -293,8 +294,37 @@ pub(super) fn import(tx: &Transaction, archive: &Archive) -> rusqlite::Result<()
         }
         Ok(())
     })?;
+    // Its forgotten marks too: a live session the index holds that the archive says was
+    // forgotten (by another index over it, or in an archive merged into it) goes, as a
+    // forget here would have done.
+    for (key, until) in archive.forgotten()? {
+        let live: Vec<(i64, Option<i64>)> = tx
+            .prepare_cached(
+                "SELECT s.id, s.updated FROM session s JOIN unit u ON u.id = s.unit_id
+                 WHERE s.session_id = ?1 AND s.source = ?2 AND u.root = ?3 AND u.archive = 0",
+            )?
+            .query_map(params![key.session_id, key.source, key.root], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (row, updated) in live {
+            if updated.unwrap_or(0) <= until {
+                read_again(tx, row)?;
+                clear_session_row(tx, row)?;
+            }
+        }
+    }
     tx.execute("UPDATE index_meta SET archive_id = ?1", [archive.id()])?;
     Ok(())
+}
+
+/// A JSONL file's read position goes back to its start, so that when it changes it is
+/// read whole (a forgotten session comes back only with newer activity, and whole).
+fn read_again(tx: &Transaction, session: i64) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "UPDATE unit SET offset = 0, lines = 0, tail_sum = 0
+         WHERE id = (SELECT unit_id FROM session WHERE id = ?1) AND archive = 0",
+    )?
+    .execute([session])
+    .map(drop)
 }
 
 /// Forgets session rows `rows` (each with its root): removed from the archive and marked
@@ -307,11 +337,7 @@ pub(super) fn forget(tx: &Transaction, archive: Option<&Archive>, rows: &[(i64, 
         if let Some(archive) = archive {
             archive.forget(&key, facts.updated.unwrap_or(0))?;
         }
-        tx.prepare_cached(
-            "UPDATE unit SET offset = 0, lines = 0, tail_sum = 0
-             WHERE id = (SELECT unit_id FROM session WHERE id = ?1) AND archive = 0",
-        )?
-        .execute([row])?;
+        read_again(tx, *row)?;
         clear_session_row(tx, *row)?;
     }
     Ok(())

@@ -24,8 +24,10 @@ use memory_bank_sqlcipher_file::DbKey;
 use rusqlite::Connection;
 
 use crate::archive::Archive;
-use crate::keyed::{self, CipherError};
+pub use crate::error::IndexError;
+use crate::keyed;
 use crate::model::Source;
+use crate::stamp::new_generation;
 
 pub use page::{ListCursor, SearchCursor};
 pub use filters::{Facets, FoundSession, ListFilter, SearchFilter, SessionStatus, SourceCount, WorkspaceCount};
@@ -136,46 +138,6 @@ CREATE TABLE external_title (
 );
 "#;
 
-/// A failure of the index itself (not of a source file, which is a [`crate::Problem`]).
-#[derive(Debug, thiserror::Error)]
-pub enum IndexError {
-    /// SQLite failed.
-    #[error("the session index failed: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// The message search index could not be brought up to date (search still works,
-    /// by scanning the stored texts).
-    #[error("the message search index could not be updated: {0}")]
-    Search(String),
-    /// The archive file (`sessions-archive.sqlite`) could not be opened or written.
-    #[error("the session archive at {path} cannot be used: {message}")]
-    Archive {
-        /// The archive file.
-        path: PathBuf,
-        /// What is wrong, and what to do.
-        message: String,
-    },
-    /// The index could not be keyed (SQLCipher missing or not set up).
-    #[error("the session index cannot be encrypted: {0}")]
-    Cipher(String),
-    /// The index file or its folder could not be created.
-    #[error("could not open the session index at {path}: {source}")]
-    Io {
-        /// The index file.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
-}
-
-impl From<CipherError> for IndexError {
-    fn from(e: CipherError) -> Self {
-        match e {
-            CipherError::Sqlite(e) => IndexError::Sqlite(e),
-            other => IndexError::Cipher(other.to_string()),
-        }
-    }
-}
-
 /// An open session index.
 pub struct Index {
     conn: Connection,
@@ -216,6 +178,12 @@ impl Index {
     }
 
     fn open_existing(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
+        // Both files made here, empty and private, rather than by SQLite with the umask's
+        // mode: their WALs and shared-memory indexes take the files' mode (0600). Here and
+        // not once in `open`: a rebuild deletes them and opens again.
+        for file in [path.to_path_buf(), search_path(path)] {
+            memory_bank_private_files::create_sqlite_file(&file).map_err(|source| IndexError::Io { path: file.clone(), source })?;
+        }
         let conn = Connection::open(path)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // The key first: nothing may read the file before it. A wrong key (or a plaintext
@@ -226,7 +194,12 @@ impl Index {
         // A cache: losing the last transactions on power loss only means re-reading files.
         // A 64 MB page cache (default 2 MB): a first index inserts into several b-trees at
         // once, and listings read every session row.
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;")?;
+        // Deleted rows are zeroed inside their pages (`secure_delete = FAST`: no more I/O than
+        // without; pages freed whole keep their bytes until reused, see the README).
+        // The search file, attached next, takes the setting.
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA secure_delete = FAST;",
+        )?;
         let index = Self::init(conn)?;
         search::attach(&index.conn, Some(&search_path(path)), key)?;
         Ok(index)
@@ -336,8 +309,6 @@ impl Index {
     }
 }
 
-/// A number that tells one built index from another (time and process: two indexes
-/// built by the same process in the same nanosecond are not a concern).
 /// SQL functions the queries use: `contains_folded(text, needle)`, a Unicode
 /// case-insensitive containment test (SQLite's `lower()` folds ASCII only).
 fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
@@ -352,13 +323,6 @@ fn register_functions(conn: &Connection) -> rusqlite::Result<()> {
             Ok(crate::text::contains_folded(text, needle))
         },
     )
-}
-
-pub(crate) fn new_generation() -> i64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64);
-    nanos ^ (i64::from(std::process::id()) << 48)
 }
 
 fn committed(hook: &Option<Box<dyn Fn() + Send>>) {

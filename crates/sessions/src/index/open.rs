@@ -17,10 +17,8 @@ impl Index {
     /// another key, an encrypted one without a key), is deleted and rebuilt: it only
     /// caches source files (and the archive, a file of its own that is never deleted here).
     pub fn open(path: &Path, key: Option<&DbKey>) -> Result<Index, IndexError> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
-        }
+        memory_bank_private_files::create_parent_dir(path)
+            .map_err(|source| IndexError::Io { path: path.to_path_buf(), source })?;
         // Held shared while opening, so a rebuild (exclusive) never deletes the files under
         // an open in progress: one that found the new database beside the old `-shm`
         // would use a WAL index nobody else sees, or (threads of one process, where

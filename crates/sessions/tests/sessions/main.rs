@@ -2,12 +2,14 @@
 //! one per file). Their helpers come from the crate's test kit, `memory_bank_sessions::testing`.
 
 mod activity;
+mod adopt;
 mod archive;
 mod archive_encryption;
 mod claude;
 mod codex;
 mod concurrent_open;
 mod confinement;
+mod files;
 mod gemini;
 mod index;
 mod index_encryption;
@@ -16,4 +18,5 @@ mod paging;
 mod search_index;
 mod search_props;
 mod tail_props;
+mod wipe;
 mod suite;
