@@ -47,6 +47,7 @@ pub fn routes(bank: Bank) -> Router {
         .nest_service("/mcp/agent", meta)
         .nest_service("/mcp", full)
         .layer(middleware::from_fn_with_state(bank, authenticate))
+        .layer(middleware::from_fn(crate::http_input::answer_bad_input))
 }
 
 fn refuse(status: StatusCode, error: ErrorCode) -> Response {

@@ -14,6 +14,8 @@
 //!   the request path so the server answers `initialize` at once.
 //! - [`bounded`]: the output budget and the helpers that fit answers into it.
 //! - [`args`]: lenient reading and clear checking of tool arguments.
+//! - [`http`]: `/mcp` and `/mcp/agent` on `serve`; [`http_input`]: their answers to
+//!   input that is not one JSON-RPC message, and to rmcp's other refusals.
 //!
 //! A malformed line on stdin (not JSON) is ignored, JSON that is not a JSON-RPC message is
 //! answered with "Invalid Request", an unknown tool with a JSON-RPC error and arguments of
@@ -27,6 +29,7 @@ pub mod bounded;
 pub mod catalogue;
 mod confirm;
 pub mod http;
+pub mod http_input;
 pub mod memory;
 pub mod meta;
 pub mod server;
