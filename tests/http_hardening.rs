@@ -297,7 +297,7 @@ async fn connections_beyond_the_cap_wait_until_one_closes() {
 #[tokio::test]
 async fn the_loopback_host_check_refuses_other_host_names() {
     let s = Service::start_with(|port| ServeOptions {
-        host_check: HostCheck::Loopback { port },
+        host_check: HostCheck::loopback(port),
         ..Default::default()
     })
     .await;

@@ -84,6 +84,9 @@ async function evalFlow(open, personAccepts = null) {
   const none = json(await client.callTool({ name: 'search_capabilities', arguments: { query: 'zzzqqq' } }));
   assert.deepEqual(none.matches, []);
   assert.equal(none.hint, 'No matches. Try broader or different keywords.');
+  // Words that name no action find nothing either (not every summary with "this" in it).
+  const unrelated = json(await client.callTool({ name: 'search_capabilities', arguments: { query: 'zzqx nothing like this' } }));
+  assert.deepEqual(unrelated.matches, []);
 
   // Cleanup: discover delete and run it (the person confirms in the form).
   const deletes = json(await client.callTool({ name: 'search_capabilities', arguments: { query: 'delete memory' } }));

@@ -17,8 +17,14 @@ pub struct Serving {
 /// Starts `BIN --database-url URL serve` on 127.0.0.1:0 with extra `env`, and waits for
 /// its "serving http://…" line. Err(exit status + stderr) if it exits instead.
 pub fn start(bin: &str, database_url: &str, env: &[(&str, &str)]) -> Result<Serving, String> {
+    start_with_args(bin, database_url, &["--listen", "127.0.0.1:0"], env)
+}
+
+/// Like [`start`] with `serve`'s arguments given (`--listen` among them).
+pub fn start_with_args(bin: &str, database_url: &str, serve_args: &[&str], env: &[(&str, &str)]) -> Result<Serving, String> {
     let mut child = Command::new(bin)
-        .args(["--database-url", database_url, "serve", "--listen", "127.0.0.1:0"])
+        .args(["--database-url", database_url, "serve"])
+        .args(serve_args)
         .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

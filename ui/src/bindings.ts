@@ -357,7 +357,7 @@ confirmedVia?: ConfirmedVia | null, };
  * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
  * commands answer those too, plus the ones after it, which never leave the app.
  */
-export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
+export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "origin_not_allowed" | "not_acceptable" | "unsupported_media_type" | "mcp_session_not_found" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
 
 /**
  * `export_memories`.

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memory_bank_server::{RateLimit, ServeOptions};
+use memory_bank_server::{RateLimit, RateLimiter, ServeOptions};
 use memory_bank_store::{Bank, NewMemory};
 use memory_bank_store_sqlite::SqliteStore;
 use rand::rngs::StdRng;
@@ -41,7 +41,7 @@ pub async fn run(memories: usize, seconds: u64) -> anyhow::Result<()> {
     let mut results: Vec<(bool, f64, Vec<Duration>)> = Vec::new();
     for round in 0..ROUNDS {
         let limited = round % 2 == 1;
-        let options = ServeOptions { rate_limit: limited.then_some(never), ..Default::default() };
+        let options = ServeOptions { rate_limit: limited.then(|| RateLimiter::new(never)), ..Default::default() };
         let (rps, latencies) = measure(bank.clone(), options, &token, &org, seconds).await?;
         eprintln!("round {round}: limiter {} {rps:.0} searches/s", if limited { "on " } else { "off" });
         results.push((limited, rps, latencies));

@@ -49,7 +49,8 @@ enum Command {
         /// Most memories one person may have (409 quota_exceeded past it); 0: no cap.
         #[arg(long, default_value_t = 10_000, env = "MEMORY_BANK_MAX_MEMORIES_PER_USER")]
         max_memories_per_user: u64,
-        /// Requests per second per token, on average (429 with Retry-After past it); 0: no limit.
+        /// Requests per second per token, on average (429 with Retry-After past it), and per
+        /// client address for requests without a valid token; 0: no limit.
         #[arg(long, default_value_t = 20, env = "MEMORY_BANK_RATE_LIMIT")]
         rate_limit: u32,
         /// Requests a token may send at once before the rate applies.
@@ -61,6 +62,13 @@ enum Command {
         #[arg(long, default_value_t = 600, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
         confirm_timeout: u64,
+        /// A host name clients (or a proxy in front) call this service by, e.g.
+        /// memory.example.com, or memory.example.com:8443 for that port only; repeat for
+        /// more. Requests naming any other host are refused with 403, against DNS
+        /// rebinding. Always answered: on a loopback address its own loopback names, on
+        /// any other address every IP address and localhost.
+        #[arg(long = "allowed-host", value_name = "NAME", env = "MEMORY_BANK_ALLOWED_HOSTS", value_delimiter = ',')]
+        allowed_hosts: Vec<memory_bank_server::AllowedHost>,
     },
     /// Database maintenance.
     Db {
@@ -167,14 +175,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let key_file = cli.db_key_file.clone();
     let key = |url: &str| database::key_source(url, key_file.clone(), cli.db_key_keyring);
     match cli.command {
-        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst, confirm_timeout } => {
+        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst, confirm_timeout, allowed_hosts } => {
             let quota = (max_memories_per_user > 0).then_some(max_memories_per_user);
             let rate = std::num::NonZeroU32::new(rate_limit).map(|per_second| memory_bank_server::RateLimit {
                 per_second,
                 burst: std::num::NonZeroU32::new(rate_burst).unwrap_or(per_second),
             });
             let url = url()?;
-            serve(&url, &key(&url)?, listen, quota, rate, std::time::Duration::from_secs(confirm_timeout)).await
+            serve(&url, &key(&url)?, listen, quota, rate, std::time::Duration::from_secs(confirm_timeout), allowed_hosts).await
         }
         Command::Db { command: DbCommand::Optimize } => {
             let url = url()?;
@@ -232,6 +240,7 @@ async fn serve(
     quota: Option<u64>,
     rate_limit: Option<memory_bank_server::RateLimit>,
     confirm_timeout: std::time::Duration,
+    allowed_hosts: Vec<memory_bank_server::AllowedHost>,
 ) -> anyhow::Result<()> {
     let bank = database::open(url, key).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
@@ -254,8 +263,10 @@ async fn serve(
     // MCP for remote agents beside the API: the memory tools at /mcp, the meta face at
     // /mcp/agent, with the same tokens.
     let options = memory_bank_server::ServeOptions {
+        // Built from the bound address: `--listen 127.0.0.1:0` answers the port it got.
+        host_check: memory_bank_server::HostCheck::for_listener(address, allowed_hosts),
         extra_routes: Some(memory_bank_mcp::http::routes(bank.clone(), confirm_timeout)),
-        rate_limit,
+        rate_limit: rate_limit.map(memory_bank_server::RateLimiter::new),
         ..Default::default()
     };
     memory_bank_server::serve(listener, bank, options, shutdown).await?;

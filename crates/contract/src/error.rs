@@ -51,10 +51,22 @@ pub enum ErrorCode {
     UriTooLong,
     /// The request's headers are larger than the service reads (431).
     HeadersTooLarge,
-    /// The `Host` header names a host this service does not answer for (403): the
-    /// desktop app's embedded service answers only its own loopback address, so a web
-    /// page cannot reach it through DNS rebinding.
+    /// The `Host` header names a host this service does not answer for (403), so a web
+    /// page cannot reach it through DNS rebinding: a service on loopback answers only its
+    /// own loopback address, one on a network address IP addresses, `localhost` and the
+    /// names `serve --allowed-host` gives. `details` says what to do.
     HostNotAllowed,
+    /// The `Origin` header names another site than this service's (403): a web page
+    /// elsewhere may not call it. `details` says what to do.
+    OriginNotAllowed,
+    /// The `Accept` header leaves out a type the route answers with (406); `details`
+    /// says what to send.
+    NotAcceptable,
+    /// The body's `Content-Type` is not one the route reads (415); `details` says which.
+    UnsupportedMediaType,
+    /// No open MCP session has the `Mcp-Session-Id` sent: it ended, the server
+    /// restarted, or it is another caller's (404). Start a new one with `initialize`.
+    McpSessionNotFound,
     /// The database cannot be reached right now; retry later (503).
     ServiceUnavailable,
     /// An unexpected server fault (500).
@@ -107,6 +119,10 @@ impl ErrorCode {
             ErrorCode::UriTooLong => "uri_too_long",
             ErrorCode::HeadersTooLarge => "headers_too_large",
             ErrorCode::HostNotAllowed => "host_not_allowed",
+            ErrorCode::OriginNotAllowed => "origin_not_allowed",
+            ErrorCode::NotAcceptable => "not_acceptable",
+            ErrorCode::UnsupportedMediaType => "unsupported_media_type",
+            ErrorCode::McpSessionNotFound => "mcp_session_not_found",
             ErrorCode::ServiceUnavailable => "service_unavailable",
             ErrorCode::Internal => "internal",
             ErrorCode::Unreachable => "unreachable",
@@ -169,8 +185,9 @@ pub fn cap_details(mut details: Vec<FieldError>) -> Vec<FieldError> {
 pub struct ErrorBody {
     /// The error code.
     pub error: ErrorCode,
-    /// Validation details; present only for `invalid_request`, at most
-    /// [`MAX_ERROR_DETAILS`].
+    /// Validation details for `invalid_request` (at most [`MAX_ERROR_DETAILS`]); for a
+    /// few other codes (`host_not_allowed`, `origin_not_allowed`) one entry saying what
+    /// to do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<FieldError>,
     /// For `looks_like_secret`: what the first finding looks like ("GitHub token").
@@ -199,6 +216,7 @@ mod tests {
             ErrorCode::ProposalNotPending, ErrorCode::MemoryChanged, ErrorCode::TooManyProposals, ErrorCode::AgentTokenCannotConfirm, ErrorCode::InvalidRequest,
             ErrorCode::LooksLikeSecret, ErrorCode::QuotaExceeded, ErrorCode::RateLimited, ErrorCode::PayloadTooLarge, ErrorCode::NotFound, ErrorCode::MethodNotAllowed,
             ErrorCode::RequestTimeout, ErrorCode::UriTooLong, ErrorCode::HeadersTooLarge, ErrorCode::HostNotAllowed,
+            ErrorCode::OriginNotAllowed, ErrorCode::NotAcceptable, ErrorCode::UnsupportedMediaType, ErrorCode::McpSessionNotFound,
             ErrorCode::ServiceUnavailable, ErrorCode::Internal, ErrorCode::Unreachable, ErrorCode::Keyring,
             ErrorCode::NoAccount, ErrorCode::SessionNotFound, ErrorCode::NoMessages, ErrorCode::NoOpenSession,
             ErrorCode::Index, ErrorCode::AgentConfig, ErrorCode::AgentConfigChanged, ErrorCode::CliNotFound,

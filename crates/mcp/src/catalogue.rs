@@ -160,19 +160,36 @@ fn tokens(text: &str, split_camel: bool) -> Vec<String> {
     out
 }
 
+/// Words that say nothing about which action is meant: a query token among them scores
+/// nothing, so "zzqx nothing like this" finds nothing rather than every summary with
+/// "this" in it.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
+    "do", "does", "for", "from", "he", "her", "here", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+    "like", "may", "me", "might", "must", "my", "need", "no", "none", "not", "nothing", "of", "on", "or", "our",
+    "please", "she", "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these", "they",
+    "this", "those", "to", "us", "want", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will",
+    "with", "would", "you", "your",
+];
+
+/// Shortest query token that scores as the start of a name token ("mem"): one or two
+/// letters start too many.
+const MIN_PREFIX: usize = 3;
+
 /// The seed design's score: per query token, +5 when it is a token of the name, +3
 /// when a name token starts with it, +2 when it is a summary token, +1 when it is a
-/// path token.
+/// path token. Stop words score nothing, and a prefix counts from [`MIN_PREFIX`] letters.
 pub fn score(query: &str, capability: &Capability) -> u32 {
     let name = tokens(&capability.name, true);
     let summary = tokens(&capability.summary, false);
     let path = tokens(&capability.path, true);
     tokens(query, false)
         .iter()
+        .filter(|token| !STOP_WORDS.contains(&token.as_str()))
         .map(|token| {
             let in_name = if name.contains(token) {
                 5
-            } else if name.iter().any(|n| n.starts_with(token.as_str())) {
+            } else if token.chars().count() >= MIN_PREFIX && name.iter().any(|n| n.starts_with(token.as_str())) {
                 3
             } else {
                 0
@@ -230,6 +247,9 @@ mod tests {
         // "mem": a prefix of a name token only.
         assert_eq!(score("mem", &post), 3);
         assert_eq!(score("zebra", &post), 0);
+        // "a" is a stop word, "me" too short to be a prefix of "memory".
+        assert_eq!(score("a", &post), 0);
+        assert_eq!(score("me", &post), 0);
     }
 
     #[test]
@@ -240,6 +260,9 @@ mod tests {
         let recall = search("search memory", 5, None, true);
         assert_eq!(recall[0].capability.name, "getMemorySearch");
         assert!(search("qqqq", 5, None, true).is_empty());
+        // Words that say nothing about an action match nothing.
+        assert_eq!(search("zzqx nothing like this", 20, None, true), vec![]);
+        assert_eq!(search("a the of to is my this", 20, None, true), vec![]);
         assert!(search("sessions", 20, Some(true), true).iter().all(|m| m.capability.read_only));
     }
 }

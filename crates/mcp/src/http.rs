@@ -29,7 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use memory_bank_access::LocalAccess;
 use memory_bank_contract::limits::MAX_BODY_BYTES;
-use memory_bank_contract::{ErrorBody, ErrorCode, FieldError};
+use memory_bank_contract::{ErrorBody, ErrorCode};
 use memory_bank_store::Bank;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::SessionId;
@@ -60,6 +60,7 @@ pub fn routes(bank: Bank, confirm_timeout: Duration) -> Router {
         .nest_service("/mcp/agent", meta)
         .nest_service("/mcp", full)
         .layer(middleware::from_fn_with_state(gate, authenticate))
+        .layer(middleware::from_fn(crate::http_input::answer_bad_input))
 }
 
 /// What the middleware needs: the bank (to authenticate) and who owns which session.
@@ -103,17 +104,6 @@ fn refuse(status: StatusCode, error: ErrorCode) -> Response {
     (status, Json(ErrorBody::code(error))).into_response()
 }
 
-/// The answer to a session that is not the caller's: exactly what a session that does
-/// not exist gets, so nothing tells the two apart.
-fn no_such_session() -> Response {
-    let mut body = ErrorBody::code(ErrorCode::NotFound);
-    body.details.push(FieldError::new(
-        "Mcp-Session-Id",
-        "no such session for this token: initialize a new session (send initialize without Mcp-Session-Id)",
-    ));
-    (StatusCode::NOT_FOUND, Json(body)).into_response()
-}
-
 /// Resolves the bearer token and the org (`X-Org-Id`, or the caller's only org), and
 /// holds every request naming a session to the binding that opened it.
 async fn authenticate(State(gate): State<Gate>, mut request: Request, next: Next) -> Response {
@@ -121,7 +111,13 @@ async fn authenticate(State(gate): State<Gate>, mut request: Request, next: Next
     let Some(token) = memory_bank_server::auth::bearer_token(request.headers()).map(str::to_owned) else {
         return refuse(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized);
     };
-    let owner = match bank.authenticate(&token).await {
+    // The API router's `resolve` looked the token up already; asked again only when it
+    // did not run (a router built without it).
+    let found = match request.extensions().get::<memory_bank_server::auth::Authenticated>() {
+        Some(resolved) => Ok(resolved.0.clone()),
+        None => bank.authenticate(&token).await,
+    };
+    let owner = match found {
         Ok(Some(owner)) => owner,
         Ok(None) => return refuse(StatusCode::UNAUTHORIZED, ErrorCode::Unauthorized),
         Err(_) => return refuse(StatusCode::SERVICE_UNAVAILABLE, ErrorCode::ServiceUnavailable),
@@ -140,7 +136,8 @@ async fn authenticate(State(gate): State<Gate>, mut request: Request, next: Next
     let named = session_named(request.headers());
     if let Some(session) = &named {
         if gate.owners.owner(session).as_deref() != Some(binding.as_str()) {
-            return no_such_session();
+            // Exactly what a session that does not exist gets: nothing tells the two apart.
+            return crate::http_input::session_not_found();
         }
     }
     let closing = request.method() == Method::DELETE;

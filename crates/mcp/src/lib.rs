@@ -14,6 +14,8 @@
 //!   the request path so the server answers `initialize` at once.
 //! - [`bounded`]: the output budget and the helpers that fit answers into it.
 //! - [`args`]: lenient reading and clear checking of tool arguments.
+//! - [`http`]: `/mcp` and `/mcp/agent` on `serve`; [`http_input`]: their answers to
+//!   input that is not one JSON-RPC message, and to rmcp's other refusals.
 //! - [`caller`]: whose bank a call acts on, and the binding that ties a confirmation
 //!   form to the person who was asked.
 //! - [`http`]: `/mcp` and `/mcp/agent` for `memory-bank serve`, each session bound to the
@@ -35,6 +37,7 @@ pub mod caller;
 pub mod catalogue;
 mod confirm;
 pub mod http;
+pub mod http_input;
 pub mod memory;
 pub mod meta;
 pub mod server;

@@ -1,10 +1,15 @@
-//! Extractors that authenticate the caller and check their org.
+//! Authentication: [`resolve`] looks the bearer token up once per request (before the
+//! rate limit, which counts it by its id), and the extractors read the answer and check
+//! the org.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use axum::http::Extensions;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use memory_bank_contract::wire::User;
-use memory_bank_store::TokenKind;
+use memory_bank_store::{Bank, TokenKind, TokenOwner};
 
 use crate::{ApiError, AppState};
 
@@ -23,6 +28,34 @@ pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
         .filter(|token| !token.is_empty())
 }
 
+/// Who the request's bearer token belongs to: `None` without a token or for one that is
+/// not live. The API router's `resolve` middleware puts it in every request's
+/// extensions, ahead of the rate limit; other middleware (the MCP routes') reads it with
+/// [`Authenticated::of`] instead of asking the bank again.
+#[derive(Debug, Clone)]
+pub struct Authenticated(pub Option<TokenOwner>);
+
+impl Authenticated {
+    /// The owner found for this request; `None` also when no lookup ran.
+    pub fn of(extensions: &Extensions) -> Option<&TokenOwner> {
+        extensions.get::<Authenticated>().and_then(|a| a.0.as_ref())
+    }
+}
+
+/// Looks the bearer token up (one query; none without a token) and records the answer
+/// as [`Authenticated`]. A database that cannot answer is 503 here.
+pub(crate) async fn resolve(State(bank): State<Bank>, mut request: Request, next: Next) -> Response {
+    let owner = match bearer_token(request.headers()) {
+        None => None,
+        Some(token) => match bank.authenticate(token).await {
+            Ok(owner) => owner,
+            Err(err) => return ApiError::Store(err).into_response(),
+        },
+    };
+    request.extensions_mut().insert(Authenticated(owner));
+    next.run(request).await
+}
+
 /// The authenticated caller (`Authorization: Bearer <token>`), or 401.
 #[derive(Debug, Clone)]
 pub struct Caller {
@@ -36,12 +69,16 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = bearer_token(&parts.headers).ok_or(ApiError::Unauthorized)?;
-        let owner = state
-            .bank
-            .authenticate(token)
-            .await?
-            .ok_or(ApiError::Unauthorized)?;
+        let owner = match parts.extensions.get::<Authenticated>() {
+            Some(Authenticated(owner)) => owner.clone(),
+            // A router without `resolve` in front (none is built so, but the extractor
+            // must not let a request through unchecked).
+            None => match bearer_token(&parts.headers) {
+                Some(token) => state.bank.authenticate(token).await?,
+                None => None,
+            },
+        };
+        let owner = owner.ok_or(ApiError::Unauthorized)?;
         Ok(Caller {
             user: owner.user,
             kind: owner.kind,

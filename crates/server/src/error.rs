@@ -53,6 +53,8 @@ pub enum ApiError {
     HeadersTooLarge,
     /// 403: a `Host` this service does not answer for.
     HostNotAllowed,
+    /// 403: an `Origin` of another site than this service's.
+    OriginNotAllowed,
     /// 500: a fault in the service itself (a handler panicked).
     Internal,
     /// 429: this token sent more requests than the limit; retry after this many seconds.
@@ -184,7 +186,24 @@ impl IntoResponse for ApiError {
                 ErrorCode::HeadersTooLarge,
                 vec![],
             ),
-            ApiError::HostNotAllowed => (StatusCode::FORBIDDEN, ErrorCode::HostNotAllowed, vec![]),
+            ApiError::HostNotAllowed => (
+                StatusCode::FORBIDDEN,
+                ErrorCode::HostNotAllowed,
+                vec![FieldError::new(
+                    "Host",
+                    "this service does not answer for this host name (a guard against DNS rebinding); call it by its IP \
+                     address or localhost, or start `memory-bank serve` with --allowed-host NAME to answer for NAME",
+                )],
+            ),
+            ApiError::OriginNotAllowed => (
+                StatusCode::FORBIDDEN,
+                ErrorCode::OriginNotAllowed,
+                vec![FieldError::new(
+                    "Origin",
+                    "web pages of another site may not call this service; call it from a program (no Origin header), \
+                     or start `memory-bank serve` with --allowed-host NAME to accept pages served from NAME",
+                )],
+            ),
             ApiError::Internal => (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
@@ -223,6 +242,8 @@ pub(crate) fn code_for_status(status: StatusCode) -> ErrorCode {
         StatusCode::FORBIDDEN => ErrorCode::HostNotAllowed,
         StatusCode::NOT_FOUND => ErrorCode::NotFound,
         StatusCode::METHOD_NOT_ALLOWED => ErrorCode::MethodNotAllowed,
+        StatusCode::NOT_ACCEPTABLE => ErrorCode::NotAcceptable,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ErrorCode::UnsupportedMediaType,
         StatusCode::REQUEST_TIMEOUT => ErrorCode::RequestTimeout,
         StatusCode::PAYLOAD_TOO_LARGE => ErrorCode::PayloadTooLarge,
         StatusCode::URI_TOO_LONG => ErrorCode::UriTooLong,

@@ -1,19 +1,19 @@
-//! Middleware that holds for every route: the `Host` check of the embedded service,
-//! the request-target and body limits, and the rule that every error is the API's
-//! JSON shape, whichever layer made it.
+//! Middleware that holds for every route: the `Host` and `Origin` check
+//! ([`crate::host_check`]), the request-target and body limits, and the rule that every
+//! error is the API's JSON shape, whichever layer made it.
 
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::header::{CONTENT_TYPE, HOST};
-use axum::http::HeaderValue;
+use axum::http::header::CONTENT_TYPE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use memory_bank_contract::limits::MAX_BODY_BYTES;
 use memory_bank_contract::{ErrorBody, FieldError};
 
 use crate::error::code_for_status;
+pub use crate::host_check::{AllowedHost, HostCheck};
 use crate::ApiError;
 
 /// Longest request target (path and query) read, in bytes; longer is 414. The longest
@@ -23,50 +23,6 @@ pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Most header bytes (names and values) read; more is 431. Hyper's own bound, its
 /// read buffer, is loose: a read may run past it.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
-
-/// Which `Host` headers the service answers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum HostCheck {
-    /// Any (a team server behind a proxy that names it however it is deployed).
-    #[default]
-    Any,
-    /// Only `127.0.0.1:PORT`, `localhost:PORT` and `[::1]:PORT`: the desktop app's
-    /// embedded service. A web page whose domain was rebound to 127.0.0.1 sends its own
-    /// host name, so it is refused before it can reach a route.
-    Loopback {
-        /// The port the service listens on.
-        port: u16,
-    },
-}
-
-impl HostCheck {
-    fn allows(&self, host: Option<&HeaderValue>) -> bool {
-        match self {
-            HostCheck::Any => true,
-            HostCheck::Loopback { port } => {
-                let Some(host) = host.and_then(|h| h.to_str().ok()) else {
-                    return false;
-                };
-                let host = host.to_ascii_lowercase();
-                ["127.0.0.1", "localhost", "[::1]"]
-                    .iter()
-                    .any(|name| host == format!("{name}:{port}"))
-            }
-        }
-    }
-}
-
-/// Refuses requests whose `Host` the configured [`HostCheck`] does not allow.
-pub(crate) async fn check_host(
-    State(check): State<HostCheck>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if !check.allows(request.headers().get(HOST)) {
-        return ApiError::HostNotAllowed.into_response();
-    }
-    next.run(request).await
-}
 
 /// Bounds the request target and reads the body (at most [`MAX_BODY_BYTES`], within
 /// the body-read timeout) before any handler runs, so no handler waits on a slow client.

@@ -11,6 +11,7 @@ pub mod auth;
 mod edit_routes;
 mod error;
 pub mod guards;
+mod host_check;
 pub mod local;
 mod proposal_routes;
 mod rate_limit;
@@ -32,8 +33,8 @@ use tokio::net::TcpListener;
 use utoipa::OpenApi;
 
 pub use error::ApiError;
-pub use guards::HostCheck;
-pub use rate_limit::RateLimit;
+pub use guards::{AllowedHost, HostCheck};
+pub use rate_limit::{RateLimit, RateLimiter, Tracked};
 pub use transport::ConnectionLimits;
 
 /// How a service instance is exposed.
@@ -46,8 +47,9 @@ pub struct ServeOptions {
     /// More routes served beside the API, behind the same guards (`serve` adds the MCP
     /// endpoints this way; they live in a crate that depends on this one).
     pub extra_routes: Option<Router>,
-    /// Per-token request rate limit; `None` turns it off (the desktop app's own service).
-    pub rate_limit: Option<RateLimit>,
+    /// Request rate limit (per token, and per address without one); `None` turns it off
+    /// (the desktop app's own service).
+    pub rate_limit: Option<RateLimiter>,
 }
 
 /// Shared state of every handler.
@@ -83,13 +85,15 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
-/// Builds the API router with the team server's defaults (any `Host`).
+/// Builds the API router with no `Host` or `Origin` check and no rate limit (tests and
+/// embedding; `serve` sets both).
 pub fn router(bank: Bank) -> Router {
     router_with(bank, &ServeOptions::default())
 }
 
 /// Builds the API router with `options`' [`HostCheck`] and body-read timeout.
 pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
+    let resolver = bank.clone();
     let router = Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
@@ -119,15 +123,18 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
             options.limits.body_read_timeout,
             guards::bound_request,
         ));
-    // Before the body is read: a token over its limit costs no read and no query.
-    let router = match options.rate_limit {
-        Some(limit) => router.layer(middleware::from_fn_with_state(rate_limit::Limiter::new(limit), rate_limit::limit)),
+    // Before the body is read: a caller over its limit costs no read and no more queries.
+    let router = match &options.rate_limit {
+        Some(limiter) => router.layer(middleware::from_fn_with_state(limiter.clone(), rate_limit::limit)),
         None => router,
     };
     router
+        // The token, looked up once for the limit and the handlers (after the Host
+        // check: a refused request costs no query).
+        .layer(middleware::from_fn_with_state(resolver, auth::resolve))
         .layer(middleware::from_fn_with_state(
             options.host_check.clone(),
-            guards::check_host,
+            host_check::check_host,
         ))
         .layer(middleware::from_fn(log_request))
         .layer(middleware::from_fn(guards::json_errors))

@@ -72,7 +72,7 @@ impl LocalService {
         let (tx, rx) = oneshot::channel::<()>();
         // Only this service's own loopback names: a web page rebound to 127.0.0.1 sends
         // its own host name and is refused.
-        let options = ServeOptions { host_check: HostCheck::Loopback { port: address.port() }, ..Default::default() };
+        let options = ServeOptions { host_check: HostCheck::loopback(address.port()), ..Default::default() };
         let served = bank.clone();
         tokio::spawn(async move {
             let stop = async move {

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
 
+use axum::extract::ConnectInfo;
 use axum::http::StatusCode;
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -23,6 +24,7 @@ use memory_bank_contract::ErrorBody;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower::ServiceExt as _;
 
 use crate::error::code_for_status;
 
@@ -78,7 +80,7 @@ pub async fn serve_router(
             slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
         };
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(err) => {
@@ -91,7 +93,12 @@ pub async fn serve_router(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // The client's address, for the rate limit of requests without a valid token
+        // (and for any handler, as axum's `ConnectInfo<SocketAddr>`).
+        let service = TowerToHyperService::new(app.clone().map_request(move |mut request: axum::http::Request<_>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request
+        }));
         let connection =
             builder.serve_connection(TokioIo::new(ParseErrorsAsJson::new(stream)), service);
         let connection = graceful.watch(connection);

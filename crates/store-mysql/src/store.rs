@@ -262,7 +262,7 @@ impl MemoryStore for MySqlStore {
 
     async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError> {
         let row = sqlx::query(
-            "SELECT u.id, u.email, u.created_at, CAST(t.kind AS CHAR) AS kind FROM api_tokens t
+            "SELECT u.id, u.email, u.created_at, t.id AS token_id, CAST(t.kind AS CHAR) AS kind FROM api_tokens t
              JOIN users u ON u.id = t.user_id
              WHERE t.token_hash = ? AND t.revoked_at IS NULL",
         )
@@ -273,6 +273,7 @@ impl MemoryStore for MySqlStore {
         let Some(row) = row else { return Ok(None) };
         let kind: String = row.try_get("kind").map_err(db_err)?;
         Ok(Some(TokenOwner {
+            token_id: row.try_get("token_id").map_err(db_err)?,
             user: user_from_row(&row)?,
             kind: TokenKind::from_stored(&kind),
         }))

@@ -542,7 +542,7 @@ impl MemoryStore for SqliteStore {
 
     async fn token_owner(&self, token_hash: &str) -> Result<Option<TokenOwner>, StoreError> {
         let row = sqlx::query(
-            "SELECT u.id, u.email, u.created_at, t.kind FROM api_tokens t JOIN users u ON u.id = t.user_id
+            "SELECT u.id, u.email, u.created_at, t.id AS token_id, t.kind FROM api_tokens t JOIN users u ON u.id = t.user_id
              WHERE t.token_hash = ?1 AND t.revoked_at IS NULL",
         )
         .bind(token_hash)
@@ -552,6 +552,7 @@ impl MemoryStore for SqliteStore {
         let Some(row) = row else { return Ok(None) };
         let kind: String = row.try_get("kind").map_err(db_err)?;
         Ok(Some(TokenOwner {
+            token_id: row.try_get("token_id").map_err(db_err)?,
             user: user_from_row(&row)?,
             kind: TokenKind::from_stored(&kind),
         }))

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use memory_bank_contract::edit::ValidEdit;
+use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
 use memory_bank_contract::validate::{validate_propose, validate_save};
 use memory_bank_contract::wire::{ContextInput, ProposeRequest, SaveMemoryRequest};
 use memory_bank_store::{Bank, MemoryStore as _, Offboard};
@@ -77,7 +77,7 @@ async fn give_ada(b: &Bench, n: usize) -> Vec<String> {
         let memory = b.bank.save(&b.ada, &b.org, validate_save(save_request(&content, &snippet, &tag)).unwrap()).await.unwrap();
         if i % 3 == 0 {
             let edited = format!("Ada moved the zqvault{i}word key, zqedited{i}word now");
-            let edit = ValidEdit { content: Some(edited.clone()), tags: None, confirmed_via: None };
+            let edit = validate_edit(EditMemoryRequest { content: Some(edited.clone()), ..Default::default() }).unwrap();
             b.bank.edit(&b.ada, &memory.id, edit).await.unwrap().unwrap();
             needles.push(edited);
             needles.push(format!("zqedited{i}word"));

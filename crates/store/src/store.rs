@@ -181,6 +181,8 @@ pub struct Candidate {
 /// Who a live token belongs to and what it may do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenOwner {
+    /// The token's own id (`tok_…`, never the secret): what the rate limit counts by.
+    pub token_id: String,
     /// The token's user.
     pub user: User,
     /// Its kind.

@@ -521,6 +521,11 @@ pub async fn accounts_and_tokens(f: &dyn Fixture) {
         (w.alice.as_str(), TokenKind::Full)
     );
     assert!(w.bank.authenticate("mbk_wrong").await.unwrap().is_none());
+    // Each token has its own id (what the rate limit counts by), the same on every use.
+    assert!(owner.token_id.starts_with("tok_"), "{}", owner.token_id);
+    assert_eq!(w.bank.authenticate(&token).await.unwrap().unwrap().token_id, owner.token_id);
+    let second = w.bank.issue_token(&w.alice).await.unwrap();
+    assert_ne!(w.bank.authenticate(&second).await.unwrap().unwrap().token_id, owner.token_id);
     assert!(w.bank.revoke_token(&token).await.unwrap());
     assert!(!w.bank.revoke_token(&token).await.unwrap());
     assert!(w.bank.authenticate(&token).await.unwrap().is_none());
