@@ -5,6 +5,7 @@ use memory_bank_contract::Timestamp;
 use memory_bank_store::{ImportOutcome, ImportRow, StoreError};
 use sqlx::MySqlConnection;
 
+use crate::delete::delete_in;
 use crate::rows::db_err;
 
 fn at(ts: Timestamp) -> chrono::DateTime<chrono::Utc> {
@@ -52,7 +53,7 @@ pub(crate) async fn import_one(
         return Ok(ImportOutcome::IdInUse);
     }
     let outcome = if owner.is_some() {
-        crate::store::delete_in(tx, user_id, &m.id).await?;
+        delete_in(tx, user_id, &m.id).await?;
         ImportOutcome::Overwritten
     } else {
         ImportOutcome::Imported
