@@ -167,7 +167,7 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
 /// Columns added after the first release, each with the DDL that adds it: run only when
 /// the column is missing, because a database adopted from an older release replays
 /// every migration and MySQL 8 has no `ADD COLUMN IF NOT EXISTS`.
-const ADDED_COLUMNS: [(&str, &str, &str); 4] = [
+const ADDED_COLUMNS: [(&str, &str, &str); 6] = [
     (
         "api_tokens",
         "kind",
@@ -189,6 +189,9 @@ const ADDED_COLUMNS: [(&str, &str, &str); 4] = [
          ADD COLUMN conversation_id VARCHAR(128) AS (JSON_UNQUOTE(JSON_EXTRACT(citation, '$.conversationId'))) VIRTUAL, \
          ADD KEY memory_context_conversation (conversation_id)",
     ),
+    // What an import file claimed about how a memory, or a revision, was confirmed.
+    ("memory", "imported_from", "ALTER TABLE memory ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
+    ("memory_revision", "imported_from", "ALTER TABLE memory_revision ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
 ];
 
 async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {

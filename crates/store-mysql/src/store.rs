@@ -3,8 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use memory_bank_contract::edit::Revision;
-use memory_bank_contract::transfer::OnConflict;
+use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
@@ -376,7 +375,7 @@ impl MemoryStore for MySqlStore {
         Ok(updated)
     }
 
-    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<ExportedRevision>, StoreError> {
         revisions::list(&self.pool, user_id, memory_ids).await
     }
 

@@ -58,8 +58,10 @@ macro_rules! store_suite {
             proposals_expire_after_seven_days, proposals_list_newest_first_by_status, edit_proposals_change_the_memory_only_when_accepted,
             edits_keep_the_memory_and_move_its_search_terms, edits_and_revisions_are_owner_scoped,
             restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions,
-            an_export_imported_back_exports_the_same, importing_twice_changes_nothing_and_overwrite_replaces,
-            an_id_another_user_has_is_refused_and_changes_nothing, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
+            an_export_imported_back_exports_the_same, editing_an_imported_memory_keeps_the_files_claim_with_the_replaced_version,
+            importing_twice_changes_nothing_and_overwrite_replaces,
+            an_id_another_user_has_is_imported_under_a_new_id_and_theirs_is_untouched,
+            a_repeated_id_is_reported_by_line_and_the_good_lines_imported, an_import_past_the_cap_imports_what_fits_and_reports_the_rest, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
             offboarding_an_org_removes_its_rows_and_memberships, offboarding_stopped_by_a_failure_leaves_no_half_memory_and_resumes,
             similar_memories_are_hinted_never_merged, a_save_accepted_as_an_edit_rewrites_the_alike_memory,
             memories_citing_a_session_are_found_newest_first);
