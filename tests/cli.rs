@@ -202,9 +202,20 @@ fn an_export_imported_into_an_empty_bank_exports_byte_for_byte_the_same() {
     let to = Served::start();
     let report = to.memory_ok(&["import", file.to_str().unwrap()]);
     assert_eq!(report.trim(), "imported 3, skipped 0, overwritten 0, failed 0");
-    let again = to.memory(&["export"]);
-    assert_eq!(String::from_utf8(again.stdout).unwrap(), String::from_utf8(exported.clone()).unwrap(), "byte for byte");
+    // An import confirms nothing: how each was confirmed becomes the file's claim.
+    let imported = String::from_utf8(to.memory(&["export"]).stdout).unwrap();
+    let claimed = String::from_utf8(exported.clone())
+        .unwrap()
+        .replace(r#""confirmedVia":"cli"}"#, r#""confirmedVia":"import","importedFrom":{"confirmedVia":"cli"}}"#);
+    assert_eq!(imported, claimed, "byte for byte, but for the claims");
     assert_eq!(to.memory_ok(&["import", file.to_str().unwrap()]).trim(), "imported 0, skipped 3, overwritten 0, failed 0");
+    // An export of imported memories imports as it is.
+    let again = Served::start();
+    let imported_file = again.dir.path().join("imported.jsonl");
+    std::fs::write(&imported_file, &imported).unwrap();
+    again.memory_ok(&["import", imported_file.to_str().unwrap()]);
+    assert_eq!(String::from_utf8(again.memory(&["export"]).stdout).unwrap(), imported, "byte for byte");
+    again.stop();
     assert!(to.memory_ok(&["search", "迁移"]).contains("客户迁移计划"));
     let history: Value = serde_json::from_str(&to.memory_ok(&["history", &plan, "--json"])).unwrap();
     assert_eq!(history["revisions"][0]["content"], "First wording of the plan");

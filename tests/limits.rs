@@ -1,6 +1,6 @@
 //! Quotas and rate limits of `memory-bank serve`, through the real binary on loopback:
-//! the per-user memory cap refuses a save, an accepted proposal and an import with 409
-//! `quota_exceeded` and saves nothing; the per-token rate limit answers 429 with
+//! the per-user memory cap refuses a save and an accepted proposal with 409
+//! `quota_exceeded` and saves nothing, and an import reports each line past it; the per-token rate limit answers 429 with
 //! `Retry-After` and a JSON body, other tokens unaffected; the CLI waits out a 429
 //! instead of failing.
 
@@ -49,7 +49,7 @@ async fn call(url: &str, method: reqwest::Method, path: &str, who: (&str, &str),
 }
 
 #[tokio::test]
-async fn the_memory_cap_refuses_saves_accepts_and_imports_and_saves_nothing() {
+async fn the_memory_cap_refuses_saves_and_accepts_and_an_import_reports_each_line_past_it() {
     let dir = tempfile::tempdir().unwrap();
     let ada = account(dir.path(), "ada@example.com");
     let mut serving = serve_process::start(BIN, &db_url(dir.path()), &[("MEMORY_BANK_MAX_MEMORIES_PER_USER", "2")]).unwrap();
@@ -73,23 +73,31 @@ async fn the_memory_cap_refuses_saves_accepts_and_imports_and_saves_nothing() {
     let (_, proposal) = call(&url, reqwest::Method::GET, &format!("/v1/proposals/{id}"), me, None).await;
     assert_eq!(proposal["proposal"]["status"], "pending", "still waiting: nothing decided");
 
-    // An import whose new memories would pass the cap is refused whole.
-    let line = r#"{"id":"mem_01kccccccccccccccccccccccc","content":"imported","createdAt":"2026-11-01T10:00:00.000Z"}"#;
-    let response = reqwest::Client::new()
-        .post(format!("{url}/v1/import"))
-        .bearer_auth(&ada.token)
-        .header("X-Org-Id", &ada.org)
-        .body(line)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::CONFLICT);
+    // An import takes the lines that fit and reports each one past the cap by number.
+    let import = |body: String| {
+        reqwest::Client::new().post(format!("{url}/v1/import")).bearer_auth(&ada.token).header("X-Org-Id", &ada.org).body(body).send()
+    };
+    let line = |n: u8| format!(r#"{{"id":"mem_01kcccccccccccccccccccccc{n}","content":"imported {n}","createdAt":"2026-11-01T10:00:00.000Z"}}"#);
+    let response = import(line(1)).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let report: Value = response.json().await.unwrap();
+    assert_eq!((report["imported"].as_u64(), report["failedCount"].as_u64()), (Some(0), Some(1)), "{report}");
+    assert_eq!((report["failed"][0]["line"].as_u64(), report["failed"][0]["error"].as_str()), (Some(1), Some("quota_exceeded")));
+    assert!(report["failed"][0]["message"].as_str().unwrap().contains("at most 2 memories"), "{report}");
     let (_, listed) = call(&url, reqwest::Method::GET, "/v1/memory", me, None).await;
     assert_eq!(listed["memories"].as_array().unwrap().len(), 2, "nothing was saved");
 
-    // Deleting one makes room again.
+    // Deleting one makes room again: for one line of two.
     let first = listed["memories"][0]["id"].as_str().unwrap();
     let (status, _) = call(&url, reqwest::Method::DELETE, &format!("/v1/memory/{first}"), me, None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let report: Value = import(format!("{}\n{}\n", line(1), line(2))).await.unwrap().json().await.unwrap();
+    assert_eq!((report["imported"].as_u64(), report["failedCount"].as_u64()), (Some(1), Some(1)), "{report}");
+    assert_eq!((report["failed"][0]["line"].as_u64(), report["failed"][0]["error"].as_str()), (Some(2), Some("quota_exceeded")));
+    let (_, listed) = call(&url, reqwest::Method::GET, "/v1/memory", me, None).await;
+    assert!(listed["memories"].as_array().unwrap().iter().any(|m| m["content"] == "imported 1"), "{listed}");
+    let second = listed["memories"][1]["id"].as_str().unwrap();
+    let (status, _) = call(&url, reqwest::Method::DELETE, &format!("/v1/memory/{second}"), me, None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = call(&url, reqwest::Method::POST, &format!("/v1/proposals/{id}/accept"), me, Some(json!({}))).await;
     assert_eq!(status, StatusCode::OK);

@@ -446,13 +446,27 @@ export type ImportLineError = {
  */
 line: number, 
 /**
- * `invalid_request`, `looks_like_secret`, `id_in_use`, `quota_exceeded`.
+ * `invalid_request` or `looks_like_secret` (the line itself), `quota_exceeded`
+ * (the person's memory cap was reached before this line).
  */
 error: string, 
 /**
  * What is wrong and what to do.
  */
 message: string, };
+
+/**
+ * A line imported under a memory id other than its own.
+ */
+export type ImportNewId = { 
+/**
+ * Line number in the file, from 1.
+ */
+line: number, 
+/**
+ * The memory's id in the bank.
+ */
+id: string, };
 
 /**
  * What an import did.
@@ -472,7 +486,7 @@ report: ImportReport, };
  */
 export type ImportReport = { 
 /**
- * Lines imported as new memories.
+ * Lines imported as new memories (under a new id for those in `newIds`).
  */
 imported: number, 
 /**
@@ -490,7 +504,31 @@ failed: Array<ImportLineError>,
 /**
  * How many lines were not imported in all.
  */
-failedCount: number, };
+failedCount: number, 
+/**
+ * Lines imported under a new memory id, because the service could not give them
+ * theirs (at most [`MAX_REPORTED_LINES`]).
+ */
+newIds: Array<ImportNewId>, 
+/**
+ * How many lines were imported under a new memory id in all.
+ */
+newIdCount: number, };
+
+/**
+ * What an import file claimed about a memory or one of its versions (its
+ * `confirmedVia` and `proposedBy`), kept beside it: an import confirms nothing, so the
+ * memory itself says `confirmedVia: "import"`.
+ */
+export type ImportedFrom = { 
+/**
+ * How the file said it was confirmed.
+ */
+confirmedVia?: ConfirmedVia | null, 
+/**
+ * The MCP client the file said proposed it.
+ */
+proposedBy?: string | null, };
 
 /**
  * What changed in the Inbox since the last look.
@@ -673,7 +711,12 @@ confirmedVia?: ConfirmedVia | null,
 /**
  * The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
  */
-proposedBy?: string | null, };
+proposedBy?: string | null, 
+/**
+ * For an imported memory (`confirmedVia: "import"`): what the import file said
+ * about how it had been confirmed, kept as the file's claim, never as a confirmation.
+ */
+importedFrom?: ImportedFrom | null, };
 
 /**
  * Provenance of a memory: a snippet and what it cites.
@@ -1254,7 +1297,12 @@ confirmedVia?: ConfirmedVia | null,
 /**
  * The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
  */
-proposedBy?: string | null, };
+proposedBy?: string | null, 
+/**
+ * For an imported memory (`confirmedVia: "import"`): what the import file said
+ * about how it had been confirmed, kept as the file's claim, never as a confirmation.
+ */
+importedFrom?: ImportedFrom | null, };
 
 /**
  * One session in a listing.

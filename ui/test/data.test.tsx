@@ -2,6 +2,7 @@
 // section shows the progress Rust reports, then what came of it, and stays usable.
 import { screen, within } from "@testing-library/react";
 import { beforeEach, describe, expect, it } from "vitest";
+import type { Language } from "../src/ipc";
 import { installFakeBackend, memories } from "./fakeBackend";
 import { renderApp, settle, useFakeClock } from "./render";
 
@@ -68,6 +69,29 @@ describe("Settings → Data", () => {
     await app.user.click(screen.getByRole("button", { name: "Memories" }));
     await settle();
     expect(screen.getByText("Imported 1", { selector: ".row-title" })).not.toBeNull();
+  });
+
+  it("says which lines were imported under a new id, in English and in Chinese", async () => {
+    const cases: { language: Language; settings: string; data: string; import: string; says: string; listed: string }[] = [
+      { language: "en", settings: "Account settings", data: "Data", import: "Import…", says: "2 lines were imported under new ids, as their own could not be kept", listed: "Lines under new ids" },
+      { language: "zh-CN", settings: "账户设置", data: "数据", import: "导入…", says: "有 2 行因原有 ID 无法保留，已使用新 ID 导入", listed: "使用新 ID 的行" },
+    ];
+    for (const want of cases) {
+      const backend = installFakeBackend({ memories: memories(1), state: { prefs: { language: want.language } } });
+      backend.importFile = { lines: 3, refused: [], newIds: [{ line: 1, id: "mem_new1" }, { line: 3, id: "mem_new3" }] };
+      const app = renderApp();
+      await settle();
+      await app.user.click(screen.getByRole("button", { name: want.settings }));
+      await settle();
+      const section = screen.getByRole("region", { name: want.data });
+      await app.user.click(within(section).getByRole("button", { name: want.import }));
+      await settle();
+      const status = within(section).getByRole("status");
+      expect(status.textContent).toContain(want.says);
+      expect(within(status).getByText(want.listed)).not.toBeNull();
+      expect(within(status).getByText("mem_new3").closest("li")?.textContent).toBe("3 mem_new3");
+      app.unmount();
+    }
   });
 
   it("a cancelled dialog changes nothing and says nothing; a failure is shown", async () => {

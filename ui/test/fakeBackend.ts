@@ -116,8 +116,13 @@ export function installFakeBackend(options: Options = {}) {
      * holds an export or import after its first progress step. */
     pickedFile: "/home/me/memory-bank-export.jsonl" as string | null,
     transferGate: null as Promise<void> | null,
-    /** What the picked file holds for import_memories: lines, and which are refused. */
-    importFile: { lines: 0, refused: [] as { line: number; error: string; message: string }[] },
+    /** What the picked file holds for import_memories: lines, which are refused, and
+     * which the service imports under a new id. */
+    importFile: { lines: 0, refused: [] } as {
+      lines: number;
+      refused: { line: number; error: string; message: string }[];
+      newIds?: { line: number; id: string }[];
+    },
     /** The Inbox and the agents' config files (see fakeInbox.ts). */
     proposals: [...(options.proposals ?? [])],
     agents: options.agents ?? agentsOverview(),
@@ -228,15 +233,17 @@ export function installFakeBackend(options: Options = {}) {
       return { path: backend.pickedFile, memories: backend.memories.length };
     },
     import_memories: async () => {
-      if (backend.pickedFile === null) return { path: null, report: { imported: 0, skipped: 0, overwritten: 0, failed: [], failedCount: 0 } };
-      const { lines, refused } = backend.importFile;
+      if (backend.pickedFile === null)
+        return { path: null, report: { imported: 0, skipped: 0, overwritten: 0, failed: [], failedCount: 0, newIds: [], newIdCount: 0 } };
+      const { lines, refused, newIds = [] } = backend.importFile;
       await emit("transfer-progress", { kind: "import", done: 0, total: lines });
       if (backend.transferGate) await backend.transferGate;
       const good = lines - refused.length;
       const added = Array.from({ length: good }, (_, i) => memory(1000 + i, { content: `Imported ${i + 1}` }));
       backend.memories = [...added, ...backend.memories];
       await emit("transfer-progress", { kind: "import", done: lines, total: lines });
-      return { path: backend.pickedFile, report: { imported: good, skipped: 0, overwritten: 0, failed: refused, failedCount: refused.length } };
+      const report = { imported: good, skipped: 0, overwritten: 0, failed: refused, failedCount: refused.length, newIds, newIdCount: newIds.length };
+      return { path: backend.pickedFile, report };
     },
     memories_citing: (args) => ({
       memories: backend.memories.filter((m) => m.contexts.some((c) => c.citation?.conversationId === args.sessionId)),

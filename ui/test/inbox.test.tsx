@@ -313,6 +313,9 @@ describe("how a memory was confirmed", () => {
     memory(3, { content: "Via elicitation", confirmedVia: "elicitation", proposedBy: "claude-code" }),
     memory(4, { content: "Via the CLI", confirmedVia: "cli" }),
     memory(5, { content: "From before" }),
+    memory(6, { content: "Via an import", confirmedVia: "import", importedFrom: { confirmedVia: "elicitation", proposedBy: "claude-code" } }),
+    memory(7, { content: "Imported, claiming nothing", confirmedVia: "import" }),
+    memory(8, { content: "Imported, only a proposer", confirmedVia: "import", importedFrom: { proposedBy: "claude-code" } }),
   ];
   const line = (content: string) =>
     screen.getByText(content, { selector: ".row-title" }).closest("article")!.querySelector(".row-confirmed")?.textContent ?? null;
@@ -326,6 +329,10 @@ describe("how a memory was confirmed", () => {
     expect(line("Via elicitation")).toBe("Confirmed in Claude Code");
     expect(line("Via the CLI")).toBe("Saved from the command line");
     expect(line("From before")).toBeNull();
+    // An import confirms nothing: what the file says is shown as the file's claim.
+    expect(line("Via an import")).toBe("Imported · the file says: Confirmed in Claude Code");
+    expect(line("Imported, claiming nothing")).toBe("Imported");
+    expect(line("Imported, only a proposer")).toBe("Imported · the file says: proposed by Claude Code");
   });
 
   it("and in Chinese, with the Inbox", async () => {
@@ -339,5 +346,7 @@ describe("how a memory was confirmed", () => {
     expect(line("Via the Inbox")).toBe("已在记忆库中确认 · 由 Claude Code 提议");
     expect(line("Via elicitation")).toBe("已在 Claude Code 中确认");
     expect(line("Via the CLI")).toBe("通过命令行保存");
+    expect(line("Via an import")).toBe("导入 · 文件中称：已在 Claude Code 中确认");
+    expect(line("Imported, only a proposer")).toBe("导入 · 文件中称：由 Claude Code 提议");
   });
 });

@@ -60,6 +60,7 @@ mod tests {
             revisions: Vec::new(),
             confirmed_via: None,
             proposed_by: None,
+            imported_from: None,
         }
     }
 

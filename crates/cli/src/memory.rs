@@ -111,7 +111,8 @@ enum MemoryCommand {
         format: String,
     },
     /// Import a `memory export` file: every line is checked first; bad lines are
-    /// reported by number and the good ones imported.
+    /// reported by number and the good ones imported, as imported (the file's claim of
+    /// how each was confirmed is kept as importedFrom, never as a confirmation).
     Import {
         /// The .jsonl file, or `-` for stdin.
         file: String,
@@ -279,6 +280,12 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 print_json(&report)?;
             } else {
                 println!("imported {}, skipped {}, overwritten {}, failed {}", report.imported, report.skipped, report.overwritten, report.failed_count);
+                for new in &report.new_ids {
+                    println!("line {}: imported under the new id {} (its own could not be kept)", new.line, new.id);
+                }
+                if report.new_id_count > report.new_ids.len() as u64 {
+                    println!("… and {} more lines under new ids", report.new_id_count - report.new_ids.len() as u64);
+                }
             }
             for failure in &report.failed {
                 eprintln!("line {}: {} ({})", failure.line, failure.message, failure.error);

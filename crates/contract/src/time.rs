@@ -54,9 +54,12 @@ impl Serialize for Timestamp {
 impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        DateTime::parse_from_rfc3339(&text)
-            .map(|dt| Self::from_datetime(dt.with_timezone(&Utc)))
-            .map_err(serde::de::Error::custom)
+        // chrono's own reasons ("premature end of input") do not say what to write.
+        DateTime::parse_from_rfc3339(&text).map(|dt| Self::from_datetime(dt.with_timezone(&Utc))).map_err(|_| {
+            serde::de::Error::custom(format!(
+                "{text:?} is not a date and time; write one in RFC 3339 with its time zone, e.g. 2026-11-29T22:25:11.123Z"
+            ))
+        })
     }
 }
 
@@ -82,5 +85,14 @@ mod tests {
         let json = serde_json::to_string(&t).unwrap();
         assert_eq!(json, "\"2025-11-29T22:25:11.007Z\"");
         assert_eq!(serde_json::from_str::<Timestamp>(&json).unwrap(), t);
+    }
+
+    #[test]
+    fn a_malformed_time_says_what_to_write() {
+        for bad in ["\"2026-11-29\"", "\"2026-11-29 22:25\"", "\"yesterday\""] {
+            let message = serde_json::from_str::<Timestamp>(bad).unwrap_err().to_string();
+            assert!(message.contains("is not a date and time") && message.contains("e.g. 2026-11-29T22:25:11.123Z"), "{message}");
+            assert!(!message.contains("premature"), "{message}");
+        }
     }
 }

@@ -1,21 +1,31 @@
-//! Export and import that round-trip: `GET /v1/export` writes one JSON line per memory
+//! Export and import: `GET /v1/export` writes one JSON line per memory
 //! ([`ExportedMemory`]: the memory with its contexts and revisions), and `POST
-//! /v1/import` reads the same lines back, keeping ids and timestamps, so an export
-//! imported into an empty bank exports byte for byte the same.
+//! /v1/import` reads such lines back, keeping ids, text and timestamps.
 //!
-//! Every line is checked with the save limits and the secret check before anything is
-//! imported ([`parse_import_line`]); a bad line is reported by its number and the good
-//! ones are imported all the same.
+//! An import confirms nothing: a file can say anything, so what a line claims about
+//! how a memory was confirmed (`confirmedVia`, `proposedBy`) is stored as the file's
+//! claim ([`ImportedFrom`]) and the memory says `confirmedVia: "import"`. A first
+//! import of an export therefore changes exactly that; an export of imported memories
+//! imports into an empty bank byte for byte the same (the `claims` module).
+//!
+//! Every line is checked before anything is imported ([`parse_import_line`]): the save
+//! limits, the secret check, its ids (each once), its timestamps (see [`times`]). A bad
+//! line is reported by its number and the good ones are imported all the same.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+use std::collections::HashMap;
 
 use crate::edit::Revision;
 use crate::ids::{self, CONTEXT_PREFIX, MEMORY_PREFIX, REVISION_PREFIX};
 use crate::limits::{MAX_CITATION_ID_CHARS, MAX_CONTENT_CHARS, MAX_CONTEXTS, MAX_SNIPPET_CHARS, MAX_TAGS, MAX_TAG_CHARS};
 use crate::validate::check_text;
-use crate::wire::{Citation, ConfirmedVia, Memory, MemoryContext, Origin};
+use crate::wire::{Citation, ConfirmedVia, ImportedFrom, Memory, MemoryContext, Origin};
 use crate::{FieldError, Timestamp};
+
+mod claims;
+pub mod times;
 
 /// Most bytes `POST /v1/import` reads (about 100 000 typical memories).
 pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
@@ -40,18 +50,34 @@ pub struct ExportedMemory {
     /// What it cites.
     pub contexts: Vec<MemoryContext>,
     /// Earlier versions, most recently replaced first.
-    pub revisions: Vec<Revision>,
-    /// How the person confirmed it.
+    pub revisions: Vec<ExportedRevision>,
+    /// How the person confirmed it (`import` for an imported memory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed_via: Option<ConfirmedVia>,
     /// The MCP client that proposed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed_by: Option<String>,
+    /// An imported memory's claim from its import file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<ImportedFrom>,
+}
+
+/// An earlier version in an export line: the revision, and for an imported one what
+/// its import file claimed about how it had been confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedRevision {
+    /// The version as `GET /v1/memory/{id}/revisions` shows it.
+    #[serde(flatten)]
+    pub revision: Revision,
+    /// An imported version's claim from its import file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<ImportedFrom>,
 }
 
 impl ExportedMemory {
     /// A memory and its revisions as one export line.
-    pub fn new(memory: Memory, revisions: Vec<Revision>) -> ExportedMemory {
+    pub fn new(memory: Memory, revisions: Vec<ExportedRevision>) -> ExportedMemory {
         ExportedMemory {
             id: memory.id,
             content: memory.content,
@@ -62,6 +88,7 @@ impl ExportedMemory {
             revisions,
             confirmed_via: memory.confirmed_via,
             proposed_by: memory.proposed_by,
+            imported_from: memory.imported_from,
         }
     }
 }
@@ -95,7 +122,8 @@ impl OnConflict {
 pub struct ImportLineError {
     /// Line number in the file, from 1.
     pub line: usize,
-    /// `invalid_request`, `looks_like_secret`, `id_in_use`, `quota_exceeded`.
+    /// `invalid_request` or `looks_like_secret` (the line itself), `quota_exceeded`
+    /// (the person's memory cap was reached before this line).
     pub error: String,
     /// What is wrong and what to do.
     pub message: String,
@@ -106,7 +134,7 @@ pub struct ImportLineError {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ImportReport {
-    /// Lines imported as new memories.
+    /// Lines imported as new memories (under a new id for those in `newIds`).
     pub imported: u64,
     /// Lines whose id the caller already had, left as they were.
     pub skipped: u64,
@@ -116,9 +144,25 @@ pub struct ImportReport {
     pub failed: Vec<ImportLineError>,
     /// How many lines were not imported in all.
     pub failed_count: u64,
+    /// Lines imported under a new memory id, because the service could not give them
+    /// theirs (at most [`MAX_REPORTED_LINES`]).
+    pub new_ids: Vec<ImportNewId>,
+    /// How many lines were imported under a new memory id in all.
+    pub new_id_count: u64,
 }
 
-/// Most bad lines a report lists one by one.
+/// A line imported under a memory id other than its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportNewId {
+    /// Line number in the file, from 1.
+    pub line: usize,
+    /// The memory's id in the bank.
+    pub id: String,
+}
+
+/// Most lines a report lists one by one, of those that failed and of those under new ids.
 pub const MAX_REPORTED_LINES: usize = 100;
 
 impl ImportReport {
@@ -129,6 +173,31 @@ impl ImportReport {
             self.failed.push(error);
         }
     }
+
+    /// Records a line imported under a new memory id.
+    pub fn new_id(&mut self, new_id: ImportNewId) {
+        self.new_id_count += 1;
+        if self.new_ids.len() < MAX_REPORTED_LINES {
+            self.new_ids.push(new_id);
+        }
+    }
+
+    /// Adds `part`, the report of lines `offset + 1…` of the same file.
+    pub fn add(&mut self, part: ImportReport, offset: usize) {
+        self.imported += part.imported;
+        self.skipped += part.skipped;
+        self.overwritten += part.overwritten;
+        self.failed_count += part.failed_count - part.failed.len() as u64;
+        for mut failure in part.failed {
+            failure.line += offset;
+            self.fail(failure);
+        }
+        self.new_id_count += part.new_id_count - part.new_ids.len() as u64;
+        for mut new_id in part.new_ids {
+            new_id.line += offset;
+            self.new_id(new_id);
+        }
+    }
 }
 
 /// A line that passed the checks: the memory as it will be stored.
@@ -136,7 +205,8 @@ impl ImportReport {
 pub struct ValidImport {
     /// Its line number.
     pub line: usize,
-    /// The memory (trimmed text; ids and timestamps as given).
+    /// The memory (trimmed text; ids and timestamps as given; `confirmedVia: "import"`
+    /// and the file's claim in `importedFrom`).
     pub memory: ExportedMemory,
 }
 
@@ -157,6 +227,8 @@ struct Line {
     confirmed_via: Option<ConfirmedVia>,
     #[serde(default)]
     proposed_by: Option<String>,
+    #[serde(default)]
+    imported_from: Option<ImportedFrom>,
 }
 
 #[derive(Deserialize)]
@@ -183,15 +255,21 @@ struct LineRevision {
     replaced_at: Timestamp,
     #[serde(default)]
     confirmed_via: Option<ConfirmedVia>,
+    #[serde(default)]
+    imported_from: Option<ImportedFrom>,
 }
 
-/// Checks line `number` of an import file. `Ok(None)` for a blank line.
-pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport>, ImportLineError> {
+/// Checks line `number` of an import file, read at `now` (timestamps may be at most a
+/// day ahead of it, see [`times`]). `Ok(None)` for a blank line. A UTF-8 byte-order
+/// mark at the start of the line (as some editors write one at the start of a file)
+/// is not part of it.
+pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Option<ValidImport>, ImportLineError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Ok(None);
     }
     let fail = |error: &str, message: String| ImportLineError { line: number, error: error.into(), message };
-    let line: Line = serde_json::from_str(text).map_err(|e| fail("invalid_request", format!("not a memory line: {e}")))?;
+    let line = read_line(text).map_err(|message| fail("invalid_request", message))?;
     let mut errors: Vec<FieldError> = Vec::new();
     let check_id = |errors: &mut Vec<FieldError>, path: &str, prefix: &str, id: &str| {
         if !ids::is_valid(prefix, id) {
@@ -201,6 +279,8 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
     check_id(&mut errors, "id", MEMORY_PREFIX, &line.id);
     let content = check_text(&mut errors, "content", &line.content, MAX_CONTENT_CHARS);
     let tags = checked_tags(&mut errors, "tags", line.tags);
+    let updated_at = line.updated_at.unwrap_or(line.created_at);
+    times::check_memory(&mut errors, line.created_at, updated_at, now);
     if line.contexts.len() > MAX_CONTEXTS {
         errors.push(FieldError::new(
             "contexts",
@@ -208,9 +288,11 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
         ));
     }
     let mut contexts = Vec::new();
+    let mut seen = HashMap::new();
     for (i, c) in line.contexts.into_iter().take(MAX_CONTEXTS).enumerate() {
         let base = format!("contexts[{i}]");
         check_id(&mut errors, &format!("{base}.id"), CONTEXT_PREFIX, &c.id);
+        check_once(&mut errors, &mut seen, "contexts", i, &c.id);
         let snippet = check_text(&mut errors, &format!("{base}.snippet"), &c.snippet, MAX_SNIPPET_CHARS);
         let citation = c.citation.map(|cited| Citation {
             conversation_id: cited
@@ -220,31 +302,40 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
                 .message_id
                 .map(|v| check_text(&mut errors, &format!("{base}.citation.messageId"), &v, MAX_CITATION_ID_CHARS)),
         });
+        times::check_context(&mut errors, &base, c.created_at, now);
         contexts.push(MemoryContext { id: c.id, snippet, citation, origin: c.origin, created_at: c.created_at });
     }
     if line.revisions.len() > MAX_IMPORT_REVISIONS {
         errors.push(FieldError::new("revisions", format!("at most {MAX_IMPORT_REVISIONS} revisions are allowed")));
     }
     let mut revisions = Vec::new();
+    let mut seen = HashMap::new();
     for (i, r) in line.revisions.into_iter().take(MAX_IMPORT_REVISIONS).enumerate() {
         let base = format!("revisions[{i}]");
         check_id(&mut errors, &format!("{base}.id"), REVISION_PREFIX, &r.id);
+        check_once(&mut errors, &mut seen, "revisions", i, &r.id);
         if r.memory_id != line.id {
             errors.push(FieldError::new(format!("{base}.memoryId"), "a revision must name the memory of its line"));
         }
         let content = check_text(&mut errors, &format!("{base}.content"), &r.content, MAX_CONTENT_CHARS);
         let tags = checked_tags(&mut errors, &format!("{base}.tags"), r.tags);
-        revisions.push(Revision {
-            id: r.id,
-            memory_id: r.memory_id,
-            content,
-            tags,
-            created_at: r.created_at,
-            replaced_at: r.replaced_at,
-            confirmed_via: r.confirmed_via,
+        times::check_revision(&mut errors, &base, (r.created_at, r.replaced_at), (line.created_at, updated_at));
+        let (confirmed_via, imported_from) = claims::as_imported(&mut errors, &base, r.confirmed_via, None, r.imported_from);
+        revisions.push(ExportedRevision {
+            revision: Revision {
+                id: r.id,
+                memory_id: r.memory_id,
+                content,
+                tags,
+                created_at: r.created_at,
+                replaced_at: r.replaced_at,
+                confirmed_via,
+            },
+            imported_from,
         });
     }
-    let proposed_by = line.proposed_by.map(|p| check_text(&mut errors, "proposedBy", &p, MAX_CITATION_ID_CHARS));
+    let (confirmed_via, imported_from) =
+        claims::as_imported(&mut errors, "", line.confirmed_via, line.proposed_by, line.imported_from);
     if let Some(first) = errors.first() {
         let more = if errors.len() > 1 { format!(" (and {} more problems)", errors.len() - 1) } else { String::new() };
         return Err(fail("invalid_request", format!("{}{more}", first.message)));
@@ -254,11 +345,12 @@ pub fn parse_import_line(number: usize, text: &str) -> Result<Option<ValidImport
         content,
         tags,
         created_at: line.created_at,
-        updated_at: line.updated_at.unwrap_or(line.created_at),
+        updated_at,
         contexts,
         revisions,
-        confirmed_via: line.confirmed_via,
-        proposed_by,
+        confirmed_via,
+        proposed_by: None,
+        imported_from,
     };
     let found = secrets_in(&memory);
     if !found.is_empty() {
@@ -279,6 +371,38 @@ fn checked_tags(errors: &mut Vec<FieldError>, path: &str, tags: Option<Vec<Strin
     Some(tags.iter().enumerate().map(|(i, t)| check_text(errors, &format!("{path}[{i}]"), t, MAX_TAG_CHARS)).collect())
 }
 
+/// The line as JSON, or what is wrong with it: the field's path and the problem (a
+/// timestamp says which format it wants, see [`Timestamp`]'s parser).
+fn read_line(text: &str) -> Result<Line, String> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("not a memory line: this is not JSON ({e})"))?;
+    if !value.is_object() {
+        return Err("not a memory line: each line is one JSON object, as `memory export` writes".into());
+    }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let problem = err.inner().to_string();
+        if path == "." {
+            format!("not a memory line: {problem}")
+        } else {
+            format!("{path}: {problem}")
+        }
+    })
+}
+
+/// Refuses an id met before in the same list (`contexts` or `revisions`): each row is
+/// stored under its own id, so a repeat would be a second row with the first's key.
+fn check_once(errors: &mut Vec<FieldError>, seen: &mut HashMap<String, usize>, list: &str, i: usize, id: &str) {
+    if let Some(first) = seen.get(id) {
+        errors.push(FieldError::new(
+            format!("{list}[{i}].id"),
+            format!("{list}[{i}].id repeats {list}[{first}].id ({id}); give each one its own id, or remove the repeat"),
+        ));
+    } else {
+        seen.insert(id.to_owned(), i);
+    }
+}
+
 /// Every stored text of an imported memory that looks like a secret: the same fields
 /// a save checks, plus the text of every revision.
 fn secrets_in(memory: &ExportedMemory) -> Vec<crate::secrets::SecretFinding> {
@@ -292,7 +416,7 @@ fn secrets_in(memory: &ExportedMemory) -> Vec<crate::secrets::SecretFinding> {
             fields.push((format!("contexts[{i}].citation"), id));
         }
     }
-    for (i, r) in memory.revisions.iter().enumerate() {
+    for (i, r) in memory.revisions.iter().map(|r| &r.revision).enumerate() {
         fields.push((format!("revisions[{i}].content"), &r.content));
         for tag in r.tags.iter().flatten() {
             fields.push((format!("revisions[{i}].tags"), tag));
@@ -307,16 +431,134 @@ mod tests {
 
     const GOOD: &str = r#"{"id":"mem_01jdq00000000000000000001a","content":" Tea, not coffee ","tags":["drinks"],"createdAt":"2026-11-01T10:00:00.000Z","updatedAt":"2026-11-02T10:00:00.000Z","contexts":[{"id":"mctx_01jdq00000000000000000001a","snippet":"I drink tea","citation":{"messageId":"m1"},"origin":null,"createdAt":"2026-11-01T10:00:00.000Z"}],"revisions":[{"id":"mrev_01jdq00000000000000000001a","memoryId":"mem_01jdq00000000000000000001a","content":"Tea","tags":null,"createdAt":"2026-11-01T10:00:00.000Z","replacedAt":"2026-11-02T10:00:00.000Z"}]}"#;
 
+    /// Parses as the service does, at a fixed "now" (2026-12-03T12:00:00Z).
+    fn parse(number: usize, text: &str) -> Result<Option<ValidImport>, ImportLineError> {
+        parse_import_line(number, text, Timestamp::from_unix_ms(1_796_299_200_000))
+    }
+
+    #[test]
+    fn an_import_confirms_nothing_and_keeps_the_lines_claim_as_imported_from() {
+        let mut forged: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+        forged["confirmedVia"] = "elicitation".into();
+        forged["proposedBy"] = "claude-code".into();
+        forged["revisions"][0]["confirmedVia"] = "app".into();
+        let imported = parse(1, &forged.to_string()).unwrap().unwrap().memory;
+        assert_eq!((imported.confirmed_via, imported.proposed_by.as_deref()), (Some(ConfirmedVia::Import), None));
+        let claim = ImportedFrom { confirmed_via: Some(ConfirmedVia::Elicitation), proposed_by: Some("claude-code".into()) };
+        assert_eq!(imported.imported_from, Some(claim));
+        let revision = &imported.revisions[0];
+        assert_eq!(revision.revision.confirmed_via, Some(ConfirmedVia::Import));
+        assert_eq!(revision.imported_from, Some(ImportedFrom { confirmed_via: Some(ConfirmedVia::App), proposed_by: None }));
+        // Its export imports as it is: the claim stays a claim, nothing else moves.
+        let exported = serde_json::to_string(&imported).unwrap();
+        assert!(exported.contains(r#""confirmedVia":"import","importedFrom":{"confirmedVia":"elicitation","proposedBy":"claude-code"}"#), "{exported}");
+        let again = parse(1, &exported).unwrap().unwrap().memory;
+        assert_eq!(serde_json::to_string(&again).unwrap(), exported);
+        // A line that claims nothing is imported, with no claim.
+        let plain = parse(1, GOOD).unwrap().unwrap().memory;
+        assert_eq!((plain.confirmed_via, plain.imported_from), (Some(ConfirmedVia::Import), None));
+        assert_eq!(plain.revisions[0].imported_from, None);
+        // An earlier import's claim beside a claim of its own is two stories: refused.
+        let mut both: serde_json::Value = serde_json::from_str(&exported).unwrap();
+        both["proposedBy"] = "codex".into();
+        let error = refused(&both.to_string());
+        assert!(error.message.contains("importedFrom is what an earlier import kept") && error.message.contains("keep one"), "{error:?}");
+    }
+
+    fn refused(text: &str) -> ImportLineError {
+        parse(2, text).expect_err(text)
+    }
+
+    #[test]
+    fn a_line_repeating_a_context_or_revision_id_is_refused_naming_both() {
+        let line: serde_json::Value = serde_json::from_str(GOOD).unwrap();
+        let mut two_contexts = line.clone();
+        let context = two_contexts["contexts"][0].clone();
+        two_contexts["contexts"].as_array_mut().unwrap().push(context);
+        let mut two_revisions = line.clone();
+        let revision = two_revisions["revisions"][0].clone();
+        two_revisions["revisions"].as_array_mut().unwrap().push(revision);
+        for (text, says) in [
+            (two_contexts.to_string(), "contexts[1].id repeats contexts[0].id (mctx_01jdq00000000000000000001a)"),
+            (two_revisions.to_string(), "revisions[1].id repeats revisions[0].id (mrev_01jdq00000000000000000001a)"),
+        ] {
+            let error = refused(&text);
+            assert_eq!((error.line, error.error.as_str()), (2, "invalid_request"));
+            assert!(error.message.contains(says), "{says:?} not in {:?}", error.message);
+        }
+    }
+
+    #[test]
+    fn timestamps_out_of_order_or_in_the_future_are_refused_with_the_rule() {
+        let cases = [
+            (GOOD.replace("\"createdAt\":\"2026-11-01T10:00:00.000Z\",\"updatedAt\"", "\"createdAt\":\"9999-01-01T00:00:00.000Z\",\"updatedAt\""), "createdAt is in the future"),
+            (GOOD.replace("\"updatedAt\":\"2026-11-02T10:00:00.000Z\"", "\"updatedAt\":\"2026-10-01T10:00:00.000Z\""), "updatedAt is before createdAt"),
+            (GOOD.replace("\"updatedAt\":\"2026-11-02T10:00:00.000Z\"", "\"updatedAt\":\"2027-11-02T10:00:00.000Z\""), "updatedAt is in the future"),
+            (GOOD.replace("\"createdAt\":\"2026-11-01T10:00:00.000Z\",\"updatedAt\"", "\"createdAt\":\"1969-12-31T23:00:00.000Z\",\"updatedAt\""), "createdAt is before 1970"),
+            (GOOD.replace("\"origin\":null,\"createdAt\":\"2026-11-01T10:00:00.000Z\"", "\"origin\":null,\"createdAt\":\"9999-11-01T10:00:00.000Z\""), "contexts[0].createdAt is in the future"),
+            (GOOD.replace("\"replacedAt\":\"2026-11-02T10:00:00.000Z\"", "\"replacedAt\":\"2026-10-31T10:00:00.000Z\""), "revisions[0].replacedAt is before its createdAt"),
+            (GOOD.replace("\"tags\":null,\"createdAt\":\"2026-11-01T10:00:00.000Z\"", "\"tags\":null,\"createdAt\":\"2026-10-01T10:00:00.000Z\""), "revisions[0].createdAt is before the memory's createdAt"),
+            (GOOD.replace("\"replacedAt\":\"2026-11-02T10:00:00.000Z\"", "\"replacedAt\":\"2026-11-03T10:00:00.000Z\""), "revisions[0].replacedAt is after the memory's updatedAt"),
+        ];
+        for (text, says) in cases {
+            let error = refused(&text);
+            assert_eq!(error.error, "invalid_request", "{text}");
+            assert!(error.message.contains(says), "{says:?} not in {:?}", error.message);
+        }
+        // Up to a day ahead is a clock a little fast, not an error.
+        let soon = GOOD.replace("2026-11-02T10:00:00.000Z\",\"contexts", "2026-12-03T20:00:00.000Z\",\"contexts").replace("\"replacedAt\":\"2026-11-02T10:00:00.000Z\"", "\"replacedAt\":\"2026-12-03T20:00:00.000Z\"");
+        assert!(parse(1, &soon).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_line() {
+        let line = parse(1, &format!("\u{feff}{GOOD}")).unwrap().unwrap();
+        assert_eq!(line.memory.id, "mem_01jdq00000000000000000001a");
+        assert_eq!(parse(1, "\u{feff}").unwrap(), None);
+    }
+
+    #[test]
+    fn a_bad_timestamp_says_which_field_what_is_wrong_and_the_format_wanted() {
+        for (from, to, path) in [
+            ("\"createdAt\":\"2026-11-01T10:00:00.000Z\",\"updatedAt\"", "\"createdAt\":\"2026-11-01\",\"updatedAt\"", "createdAt"),
+            ("\"replacedAt\":\"2026-11-02T10:00:00.000Z\"", "\"replacedAt\":\"yesterday\"", "revisions[0].replacedAt"),
+        ] {
+            let error = refused(&GOOD.replace(from, to));
+            assert_eq!(error.error, "invalid_request");
+            assert!(error.message.starts_with(&format!("{path}: ")), "{:?}", error.message);
+            assert!(error.message.contains("is not a date and time") && error.message.contains("e.g. 2026-11-29T22:25:11.123Z"), "{:?}", error.message);
+            assert!(!error.message.contains("premature"), "{:?}", error.message);
+        }
+    }
+
+    #[test]
+    fn reports_of_slices_add_up_with_line_numbers_over_the_whole_file() {
+        let failed = |line| ImportLineError { line, error: "invalid_request".into(), message: "x".into() };
+        let mut total = ImportReport::default();
+        let mut first = ImportReport { imported: 2, ..Default::default() };
+        first.fail(failed(3));
+        first.new_id(ImportNewId { line: 1, id: "mem_a".into() });
+        total.add(first, 0);
+        let mut second = ImportReport { imported: 1, skipped: 1, ..Default::default() };
+        second.fail(failed(2));
+        second.new_id(ImportNewId { line: 4, id: "mem_b".into() });
+        second.new_id_count += 5; // five more than it lists
+        total.add(second, 2000);
+        assert_eq!((total.imported, total.skipped, total.failed_count, total.new_id_count), (3, 1, 2, 7));
+        assert_eq!(total.failed.iter().map(|f| f.line).collect::<Vec<_>>(), [3, 2002]);
+        assert_eq!(total.new_ids.iter().map(|n| (n.line, n.id.as_str())).collect::<Vec<_>>(), [(1, "mem_a"), (2004, "mem_b")]);
+    }
+
     #[test]
     fn a_good_line_keeps_ids_and_timestamps_and_is_trimmed() {
-        let line = parse_import_line(7, GOOD).unwrap().unwrap();
+        let line = parse(7, GOOD).unwrap().unwrap();
         assert_eq!(line.line, 7);
         assert_eq!(line.memory.id, "mem_01jdq00000000000000000001a");
         assert_eq!(line.memory.content, "Tea, not coffee");
         assert_eq!(line.memory.updated_at.to_rfc3339(), "2026-11-02T10:00:00.000Z");
         assert_eq!(line.memory.contexts[0].citation.as_ref().unwrap().message_id.as_deref(), Some("m1"));
-        assert_eq!(line.memory.revisions[0].content, "Tea");
-        assert_eq!(parse_import_line(8, "   ").unwrap(), None);
+        assert_eq!(line.memory.revisions[0].revision.content, "Tea");
+        assert_eq!(parse(8, "   ").unwrap(), None);
     }
 
     #[test]
@@ -335,7 +577,7 @@ mod tests {
             (&secret, "looks_like_secret", "secret"),
         ];
         for (text, error, says) in cases {
-            let refused = parse_import_line(3, text).unwrap_err();
+            let refused = parse(3, text).unwrap_err();
             assert_eq!((refused.line, refused.error.as_str()), (3, error), "{text}");
             assert!(refused.message.contains(says), "{says:?} not in {:?}", refused.message);
         }

@@ -157,6 +157,25 @@ pub struct Memory {
     /// The MCP client that proposed it (its name from `initialize`, e.g. `claude-code`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed_by: Option<String>,
+    /// For an imported memory (`confirmedVia: "import"`): what the import file said
+    /// about how it had been confirmed, kept as the file's claim, never as a confirmation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<ImportedFrom>,
+}
+
+/// What an import file claimed about a memory or one of its versions (its
+/// `confirmedVia` and `proposedBy`), kept beside it: an import confirms nothing, so the
+/// memory itself says `confirmedVia: "import"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportedFrom {
+    /// How the file said it was confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_via: Option<ConfirmedVia>,
+    /// The MCP client the file said proposed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposed_by: Option<String>,
 }
 
 /// A context in a save request.

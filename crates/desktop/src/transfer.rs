@@ -160,18 +160,17 @@ impl Core {
         for slice in lines.chunks(IMPORT_SLICE_LINES) {
             let body: Vec<u8> = slice.concat();
             let part = client.import(org_id, body, on_conflict).await?;
-            report.imported += part.imported;
-            report.skipped += part.skipped;
-            report.overwritten += part.overwritten;
-            report.failed_count += part.failed_count - part.failed.len() as u64;
-            for mut failure in part.failed {
-                failure.line += done as usize;
-                report.fail(failure);
-            }
+            report.add(part, done as usize);
             done += slice.len() as u64;
             progress(TransferProgress { kind: TransferKind::Import, done, total: Some(total) });
         }
-        tracing::info!(imported = report.imported, skipped = report.skipped, failed = report.failed_count, "memory.import_from_file");
+        tracing::info!(
+            imported = report.imported,
+            skipped = report.skipped,
+            new_ids = report.new_id_count,
+            failed = report.failed_count,
+            "memory.import_from_file"
+        );
         Ok(report)
     }
 }

@@ -329,6 +329,7 @@ fn export_line(n: i64) -> String {
         revisions: Vec::new(),
         confirmed_via: None,
         proposed_by: None,
+        imported_from: None,
     };
     serde_json::to_string(&memory).unwrap()
 }

@@ -1,7 +1,8 @@
 //! Export and import: `GET /v1/export` streams the caller's memories as NDJSON (one
 //! [`ExportedMemory`] per line, newest first, with contexts and revisions), and `POST
 //! /v1/import` reads such a file back (up to 64 MiB), checking every line first and
-//! importing the good ones with their ids and timestamps.
+//! importing the good ones with their timestamps and (where free) their ids, as
+//! imported: the file's claim of how each was confirmed is kept as `importedFrom`.
 
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
@@ -67,7 +68,7 @@ pub async fn export(State(state): State<AppState>, caller: OrgCaller) -> Respons
 /// Import memories.
 #[utoipa::path(
     post, path = "/v1/import", operation_id = "postImport", tag = "Memory",
-    summary = "Import an export (NDJSON, up to 64 MiB). Every line is checked with the save limits and the secret check first; bad lines are reported by number and the good ones imported, ids and timestamps kept. onConflict=skip (default) leaves a memory the caller already has; overwrite replaces it.",
+    summary = "Import an export (NDJSON, up to 64 MiB). Every line is checked first (the save limits, the secret check, ids once each, timestamps in order and at most a day ahead); bad lines are reported by number and the good ones imported, timestamps kept, ids kept where free (newIds lists the others), confirmedVia \"import\" with the line's claim kept as importedFrom. onConflict=skip (default) leaves a memory the caller already has; overwrite replaces it. Lines past the memory cap are reported as quota_exceeded.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("onConflict" = Option<String>, Query, description = "skip (default) or overwrite"),
@@ -105,8 +106,9 @@ pub async fn import(
         .map_err(|e| ApiError::InvalidRequest(vec![FieldError::new("body", format!("the file is not UTF-8 text: {e}"))]))?;
     let mut report = ImportReport::default();
     let mut lines = Vec::new();
+    let now = state.bank.now();
     for (i, line) in text.lines().enumerate() {
-        match parse_import_line(i + 1, line) {
+        match parse_import_line(i + 1, line, now) {
             Ok(Some(line)) => lines.push(line),
             Ok(None) => {}
             Err(refused) => report.fail(refused),

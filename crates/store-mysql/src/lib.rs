@@ -11,6 +11,7 @@
 //!
 //! Supported servers: MariaDB 10.6+ and MySQL 8.0.4+ (both needed for `JSON_TABLE`).
 
+mod delete;
 mod encryption;
 mod fulltext;
 mod layout;

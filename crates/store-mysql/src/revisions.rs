@@ -3,8 +3,9 @@
 
 use chrono::{DateTime, Utc};
 use memory_bank_contract::edit::Revision;
+use memory_bank_contract::transfer::ExportedRevision;
 use memory_bank_contract::wire::ConfirmedVia;
-use memory_bank_store::stored::parse_tags;
+use memory_bank_store::stored::{parse_imported_from, parse_tags};
 use memory_bank_store::{MemoryUpdate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, MySqlPool};
@@ -12,7 +13,8 @@ use sqlx::{MySqlConnection, MySqlPool};
 use crate::rows::{db_err, get, timestamp};
 
 /// Inside `tx`: locks the row, keeps it as a revision, then writes `update` to it;
-/// false when the user has no such memory.
+/// false when the user has no such memory. An imported memory's file claim goes with
+/// the version it was about: the new one is the person's own.
 pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
     // The row lock first: two edits of one memory queue here instead of deadlocking on
     // the shared lock INSERT … SELECT would take.
@@ -28,8 +30,8 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     }
     let replaced_at: DateTime<Utc> = update.updated_at.to_datetime();
     sqlx::query(
-        "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, created_at, replaced_at)
-         SELECT ?, id, user_id, content, tags, confirmed_via, updated_at, ? FROM memory WHERE id = ? AND user_id = ?",
+        "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, imported_from, created_at, replaced_at)
+         SELECT ?, id, user_id, content, tags, confirmed_via, imported_from, updated_at, ? FROM memory WHERE id = ? AND user_id = ?",
     )
     .bind(&update.revision_id)
     .bind(replaced_at)
@@ -40,7 +42,7 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     .map_err(db_err)?;
     let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
-        "UPDATE memory SET content = ?, tags = ?, search_text = ?, updated_at = ?, confirmed_via = ?
+        "UPDATE memory SET content = ?, tags = ?, search_text = ?, updated_at = ?, confirmed_via = ?, imported_from = NULL
          WHERE id = ? AND user_id = ? AND scope = 'user'",
     )
     .bind(&update.content)
@@ -56,12 +58,13 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     Ok(true)
 }
 
-pub(crate) async fn list(pool: &MySqlPool, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+pub(crate) async fn list(pool: &MySqlPool, user_id: &str, memory_ids: &[String]) -> Result<Vec<ExportedRevision>, StoreError> {
     if memory_ids.is_empty() {
         return Ok(Vec::new());
     }
     let rows = sqlx::query(
-        "SELECT r.id, r.memory_id, r.content, CAST(r.tags AS CHAR) AS tags, r.confirmed_via, r.created_at, r.replaced_at
+        "SELECT r.id, r.memory_id, r.content, CAST(r.tags AS CHAR) AS tags, r.confirmed_via,
+                CAST(r.imported_from AS CHAR) AS imported_from, r.created_at, r.replaced_at
          FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
          JOIN memory_revision AS r ON r.memory_id = j.wanted
          WHERE r.user_id = ? ORDER BY r.memory_id, r.replaced_at DESC, r.id DESC",
@@ -85,8 +88,8 @@ pub(crate) async fn delete_all(tx: &mut MySqlConnection, user_id: &str, memory_i
     Ok(())
 }
 
-fn from_row(row: &MySqlRow) -> Result<Revision, StoreError> {
-    Ok(Revision {
+fn from_row(row: &MySqlRow) -> Result<ExportedRevision, StoreError> {
+    let revision = Revision {
         id: get(row, "id")?,
         memory_id: get(row, "memory_id")?,
         content: get(row, "content")?,
@@ -94,5 +97,6 @@ fn from_row(row: &MySqlRow) -> Result<Revision, StoreError> {
         created_at: timestamp(row, "created_at")?,
         replaced_at: timestamp(row, "replaced_at")?,
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
-    })
+    };
+    Ok(ExportedRevision { revision, imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()) })
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use memory_bank_contract::wire::{ConfirmedVia, Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::stored::{parse_citation, parse_tags};
+use memory_bank_store::stored::{parse_citation, parse_imported_from, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::mysql::{MySqlDatabaseError, MySqlRow};
 use sqlx::{MySqlConnection, Row};
@@ -117,7 +117,8 @@ pub(crate) fn user_from_row(row: &MySqlRow) -> Result<User, StoreError> {
 /// JSON is cast to text because MySQL 8 sends JSON columns as their own type.
 macro_rules! memory_columns {
     () => {
-        "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by"
+        "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by,
+         CAST(imported_from AS CHAR) AS imported_from"
     };
 }
 pub(crate) use memory_columns;
@@ -136,6 +137,7 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
         contexts: Vec::new(),
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
         proposed_by: get(row, "proposed_by")?,
+        imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
     })
 }
 
@@ -186,6 +188,7 @@ macro_rules! memory_with_context_columns {
         "memory.id AS id, memory.content AS content, CAST(memory.tags AS CHAR) AS tags, memory.source AS source,
          memory.scope AS scope, memory.org_id AS org_id, memory.created_at AS created_at, memory.updated_at AS updated_at,
          memory.confirmed_via AS confirmed_via, memory.proposed_by AS proposed_by,
+         CAST(memory.imported_from AS CHAR) AS imported_from,
          c.id AS context_id, CAST(c.citation AS CHAR) AS citation, c.snippet AS snippet, c.origin AS origin,
          c.created_at AS context_created_at"
     };

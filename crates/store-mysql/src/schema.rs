@@ -167,7 +167,7 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
 /// Columns added after the first release, each with the DDL that adds it: run only when
 /// the column is missing, because a database adopted from an older release replays
 /// every migration and MySQL 8 has no `ADD COLUMN IF NOT EXISTS`.
-const ADDED_COLUMNS: [(&str, &str, &str); 6] = [
+const ADDED_COLUMNS: [(&str, &str, &str); 8] = [
     (
         "api_tokens",
         "kind",
@@ -192,6 +192,9 @@ const ADDED_COLUMNS: [(&str, &str, &str); 6] = [
     // What an edit or delete proposal was made against (the memory's words then).
     ("proposals", "against_content", "ALTER TABLE proposals ADD COLUMN against_content TEXT NULL DEFAULT NULL"),
     ("proposals", "against_tags", "ALTER TABLE proposals ADD COLUMN against_tags JSON NULL DEFAULT NULL"),
+    // What an import file claimed about how a memory, or a revision, was confirmed.
+    ("memory", "imported_from", "ALTER TABLE memory ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
+    ("memory_revision", "imported_from", "ALTER TABLE memory_revision ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
 ];
 
 async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {

@@ -3,8 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use memory_bank_contract::edit::Revision;
-use memory_bank_contract::transfer::OnConflict;
+use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
@@ -13,6 +12,7 @@ use memory_bank_store::{
 };
 use sqlx::{MySqlConnection, Row as _};
 
+use crate::delete::delete_in;
 use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
@@ -21,26 +21,6 @@ use crate::{fulltext, offboarding, proposals, revisions, schema, search, transfe
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
-}
-
-/// Deletes the user's memory and its contexts inside `tx`; false when there is no such
-/// row for this user. No foreign keys (managed MySQL forbids them): the contexts go
-/// here, in the same transaction as their memory.
-pub(crate) async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
-    // Locks the row so a concurrent delete waits and then finds nothing.
-    let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
-        .bind(id)
-        .bind(user_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db_err)?;
-    if found.is_none() {
-        return Ok(false);
-    }
-    sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
-    revisions::delete_all(tx, user_id, id).await?;
-    sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
-    Ok(true)
 }
 
 async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
@@ -396,7 +376,7 @@ impl MemoryStore for MySqlStore {
         Ok(updated)
     }
 
-    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<ExportedRevision>, StoreError> {
         revisions::list(&self.pool, user_id, memory_ids).await
     }
 

@@ -20,8 +20,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use memory_bank_contract::edit::Revision;
-use memory_bank_contract::transfer::OnConflict;
+use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
@@ -578,14 +577,14 @@ impl MemoryStore for SqliteStore {
     async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let rows = match cursor {
             None => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
                  WHERE user_id = ?1 AND scope = 'user'
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
             .bind(user_id)
             .bind(limit),
             Some(cursor) => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
                  WHERE user_id = ?1 AND scope = 'user' AND (created_at, id) < (?3, ?4)
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
@@ -657,7 +656,7 @@ impl MemoryStore for SqliteStore {
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
         let rows = sqlx::query(
-            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by FROM memory
+            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
              WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = 'user'",
         )
         .bind(user_id)
@@ -683,7 +682,7 @@ impl MemoryStore for SqliteStore {
         Ok(updated)
     }
 
-    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError> {
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<ExportedRevision>, StoreError> {
         revisions::list(&self.pool, user_id, memory_ids).await
     }
 

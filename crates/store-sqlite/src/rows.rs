@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use memory_bank_contract::wire::{ConfirmedVia, Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
-use memory_bank_store::stored::{parse_citation, parse_tags};
+use memory_bank_store::stored::{parse_citation, parse_imported_from, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
@@ -49,6 +49,7 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
         contexts: Vec::new(),
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
         proposed_by: get(row, "proposed_by")?,
+        imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
     })
 }
 

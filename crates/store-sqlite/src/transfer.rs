@@ -1,7 +1,13 @@
-//! Importing exported memories as they were: ids, timestamps, contexts and revisions.
+//! Importing exported memories as they were: ids (where free, see
+//! [`memory_bank_store::import_ids`]), timestamps, contexts, revisions and the file's
+//! claim of how each was confirmed.
+
+use std::collections::HashSet;
 
 use memory_bank_contract::transfer::OnConflict;
-use memory_bank_store::{ImportOutcome, ImportRow, StoreError};
+use memory_bank_store::import_ids::{self, ImportTarget};
+use memory_bank_store::stored::imported_from_json;
+use memory_bank_store::{ImportKind, ImportOutcome, ImportRow, StoreError};
 use sqlx::SqliteConnection;
 
 use crate::rows::db_err;
@@ -14,46 +20,39 @@ pub(crate) async fn import_one(
     row: &ImportRow,
     on_conflict: OnConflict,
 ) -> Result<ImportOutcome, StoreError> {
-    let m = &row.memory;
-    let owner: Option<String> = sqlx::query_scalar("SELECT user_id FROM memory WHERE id = ?1")
-        .bind(&m.id)
-        .fetch_optional(&mut *tx)
+    let [own, derived] = import_ids::candidate_ids(user_id, &row.memory);
+    let owners: Vec<(String, String)> = sqlx::query_as("SELECT id, user_id FROM memory WHERE id IN (?1, ?2)")
+        .bind(own)
+        .bind(derived)
+        .fetch_all(&mut *tx)
         .await
         .map_err(db_err)?;
-    match owner.as_deref() {
-        Some(owner) if owner != user_id => return Ok(ImportOutcome::IdInUse),
-        Some(_) if on_conflict == OnConflict::Skip => return Ok(ImportOutcome::Skipped),
-        _ => {}
+    let ImportTarget { id, exists } = import_ids::target(user_id, &row.memory, &owners);
+    if exists && on_conflict == OnConflict::Skip {
+        return Ok(ImportOutcome { kind: ImportKind::Skipped, id });
     }
-    // Context and revision ids are keys of their own tables: one taken by another
-    // memory means this line cannot keep its ids. Checked before an overwrite deletes
-    // anything, so a refused line changes nothing.
-    let context_ids: Vec<&str> = m.contexts.iter().map(|c| c.id.as_str()).collect();
-    let revision_ids: Vec<&str> = m.revisions.iter().map(|r| r.id.as_str()).collect();
-    let taken: i64 = sqlx::query_scalar(
-        "SELECT (SELECT count(*) FROM memory_context WHERE id IN (SELECT value FROM json_each(?1)) AND memory_id <> ?3)
-              + (SELECT count(*) FROM memory_revision WHERE id IN (SELECT value FROM json_each(?2)) AND memory_id <> ?3)",
-    )
-    .bind(serde_json::Value::from(context_ids).to_string())
-    .bind(serde_json::Value::from(revision_ids).to_string())
-    .bind(&m.id)
-    .fetch_one(&mut *tx)
-    .await
-    .map_err(db_err)?;
-    if taken > 0 {
-        return Ok(ImportOutcome::IdInUse);
-    }
-    let outcome = if owner.is_some() {
-        crate::delete_in(tx, user_id, &m.id).await?;
-        ImportOutcome::Overwritten
+    // Context and revision ids are keys of their own tables: one another memory has is
+    // replaced before an overwrite deletes anything.
+    let taken = taken_ids(tx, &import_ids::row_ids(&row.memory), &id).await?;
+    let renames = if taken.is_empty() {
+        Default::default()
     } else {
-        ImportOutcome::Imported
+        let alternatives = import_ids::alternatives(user_id, &taken);
+        let still_taken = taken_ids(tx, &alternatives.values().cloned().collect::<Vec<_>>(), &id).await?;
+        import_ids::renames(alternatives, &still_taken, row.memory.created_at.unix_ms())
+    };
+    let m = import_ids::stored_as(&row.memory, &id, &renames);
+    let kind = if exists {
+        crate::delete_in(tx, user_id, &id).await?;
+        ImportKind::Overwritten
+    } else {
+        ImportKind::Imported
     };
     let tags = m.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let seq: i64 = sqlx::query_scalar(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
-                             confirmed_via, proposed_by)
-         VALUES (?1, ?2, ?3, 'user', ?4, 'chat', ?5, ?6, ?7, ?8, ?9, ?10) RETURNING seq",
+                             confirmed_via, proposed_by, imported_from)
+         VALUES (?1, ?2, ?3, 'user', ?4, 'chat', ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING seq",
     )
     .bind(&m.id)
     .bind(user_id)
@@ -65,6 +64,7 @@ pub(crate) async fn import_one(
     .bind(m.updated_at.unix_ms())
     .bind(m.confirmed_via.map(|v| v.as_str()))
     .bind(&m.proposed_by)
+    .bind(imported_from_json(m.imported_from.as_ref()))
     .fetch_one(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -89,11 +89,12 @@ pub(crate) async fn import_one(
         .await
         .map_err(db_err)?;
     }
-    for r in &m.revisions {
+    for exported in &m.revisions {
+        let r = &exported.revision;
         let tags = r.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
         sqlx::query(
-            "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, created_at, replaced_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, imported_from, created_at, replaced_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )
         .bind(&r.id)
         .bind(&m.id)
@@ -101,11 +102,31 @@ pub(crate) async fn import_one(
         .bind(&r.content)
         .bind(tags)
         .bind(r.confirmed_via.map(|v| v.as_str()))
+        .bind(imported_from_json(exported.imported_from.as_ref()))
         .bind(r.created_at.unix_ms())
         .bind(r.replaced_at.unix_ms())
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;
     }
-    Ok(outcome)
+    Ok(ImportOutcome { kind, id })
+}
+
+/// Those of `ids` (context and revision ids) that rows of a memory other than
+/// `memory_id` have, whoever owns them.
+async fn taken_ids(tx: &mut SqliteConnection, ids: &[String], memory_id: &str) -> Result<HashSet<String>, StoreError> {
+    if ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let taken: Vec<String> = sqlx::query_scalar(
+        "SELECT id FROM memory_context WHERE id IN (SELECT value FROM json_each(?1)) AND memory_id <> ?2
+         UNION ALL
+         SELECT id FROM memory_revision WHERE id IN (SELECT value FROM json_each(?1)) AND memory_id <> ?2",
+    )
+    .bind(serde_json::Value::from(ids.to_vec()).to_string())
+    .bind(memory_id)
+    .fetch_all(&mut *tx)
+    .await
+    .map_err(db_err)?;
+    Ok(taken.into_iter().collect())
 }

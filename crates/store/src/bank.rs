@@ -48,11 +48,17 @@ impl Bank {
         Self { store, clock, max_memories_per_user: None }
     }
 
-    /// This bank with a per-user cap on memories: a save, an accepted proposal or an
-    /// import that would pass it is refused whole ([`StoreError::QuotaExceeded`]).
+    /// This bank with a per-user cap on memories: a save or an accepted proposal that
+    /// would pass it is refused ([`StoreError::QuotaExceeded`]); an import takes the
+    /// lines that fit and reports each one past it (`quota_exceeded`).
     pub fn with_memory_quota(mut self, max_memories_per_user: Option<u64>) -> Self {
         self.max_memories_per_user = max_memories_per_user;
         self
+    }
+
+    /// The per-user cap on memories, if any.
+    pub(crate) fn max_memories_per_user(&self) -> Option<u64> {
+        self.max_memories_per_user
     }
 
     /// Refuses `adding` more memories for the user when that would pass the cap. Checked
@@ -96,8 +102,8 @@ impl Bank {
         Ok(self.store.memories_by_ids(user_id, &[id.to_owned()]).await?.pop())
     }
 
-    /// "Now" by this bank's clock.
-    pub(crate) fn now(&self) -> Timestamp {
+    /// "Now" by this bank's clock (an import checks its lines' times against it).
+    pub fn now(&self) -> Timestamp {
         self.clock.now()
     }
 

@@ -33,7 +33,7 @@ impl Bank {
         if self.memory(user_id, id).await?.is_none() {
             return Ok(None);
         }
-        Ok(Some(self.store().revisions(user_id, &[id.to_owned()]).await?))
+        Ok(Some(self.store().revisions(user_id, &[id.to_owned()]).await?.into_iter().map(|r| r.revision).collect()))
     }
 
     /// Makes revision `revision_id` the memory's current version again (an edit like

@@ -8,6 +8,7 @@
 mod bank;
 mod edits;
 mod error;
+pub mod import_ids;
 mod proposals;
 pub mod rank;
 pub mod similar;
@@ -39,7 +40,7 @@ pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    Candidate, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };

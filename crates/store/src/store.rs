@@ -3,8 +3,7 @@
 use async_trait::async_trait;
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Citation, ConfirmedVia, Memory, Org, Origin, Proposal, ProposalStatus, Scope, User};
-use memory_bank_contract::edit::Revision;
-use memory_bank_contract::transfer::{ExportedMemory, OnConflict};
+use memory_bank_contract::transfer::{ExportedMemory, ExportedRevision, OnConflict};
 use memory_bank_contract::Timestamp;
 
 use crate::tokens::TokenKind;
@@ -101,6 +100,7 @@ impl NewMemory {
                 .collect(),
             confirmed_via: self.confirmed_via,
             proposed_by: self.proposed_by.clone(),
+            imported_from: None,
         }
     }
 }
@@ -132,17 +132,25 @@ pub struct ImportRow {
     pub search_text: String,
 }
 
+/// What importing one row did, and the memory's id in the bank: the row's own, or
+/// the one [`crate::import_ids`] chose because the row's was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportOutcome {
+    /// What happened.
+    pub kind: ImportKind,
+    /// The memory's id in the bank.
+    pub id: String,
+}
+
 /// What importing one row did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImportOutcome {
+pub enum ImportKind {
     /// A new memory.
     Imported,
     /// The caller had it; left as it was.
     Skipped,
     /// The caller had it; replaced.
     Overwritten,
-    /// Another memory in this service uses the id (or one of its context or revision ids).
-    IdInUse,
 }
 
 /// Whose rows offboarding removes.
@@ -317,12 +325,14 @@ pub trait MemoryStore: Send + Sync + 'static {
     async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError>;
 
     /// The user's revisions of these memories, by memory then most recently replaced
-    /// first.
-    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<Revision>, StoreError>;
+    /// first, each with the claim of its import file if it was imported.
+    async fn revisions(&self, user_id: &str, memory_ids: &[String]) -> Result<Vec<ExportedRevision>, StoreError>;
 
-    /// Imports `rows` for the user in `org_id`, in one transaction, keeping their ids
-    /// and timestamps: one outcome per row, in order. A row whose id another user has
-    /// (or whose context or revision ids are taken) is `IdInUse` and changes nothing.
+    /// Imports `rows` for the user in `org_id`, in one transaction, keeping their
+    /// timestamps and, where they are free, their ids: one outcome per row, in order.
+    /// A row the user has (under its id or the one an earlier import gave it, see
+    /// [`crate::import_ids`]) is skipped or overwritten; ids other rows have are
+    /// replaced as [`crate::import_ids`] says, so no row is refused for its ids.
     async fn import_memories(
         &self,
         user_id: &str,

@@ -1,13 +1,22 @@
 //! Export and import, the bank's half: pages of [`ExportedMemory`] (each memory with
 //! its revisions, newest first) for `GET /v1/export`, and importing checked lines in
 //! batches, one transaction each, for `POST /v1/import`.
+//!
+//! What is decided here for the whole request rather than per line: a memory id met
+//! on an earlier line is reported (a file holds each memory once), and at the memory
+//! cap the new lines that fit are imported in file order and each one past it is
+//! reported as `quota_exceeded`, so the import's promise (bad lines reported, the good
+//! ones imported) holds for the cap too, and a file sent in slices (the app's import)
+//! behaves as one sent whole.
 
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 
-use memory_bank_contract::transfer::{ExportedMemory, ImportLineError, ImportReport, OnConflict, ValidImport};
+use memory_bank_contract::transfer::{ExportedMemory, ImportLineError, ImportNewId, ImportReport, OnConflict, ValidImport};
 use memory_bank_contract::validate::Cursor;
 
-use crate::{terms, Bank, ImportOutcome, ImportRow, StoreError};
+use crate::import_ids::import_id;
+use crate::{terms, Bank, ImportKind, ImportRow, StoreError};
 
 /// Memories per export page (one list query and one revisions query each).
 pub const EXPORT_PAGE: u32 = 500;
@@ -31,7 +40,7 @@ impl Bank {
         let ids: Vec<String> = memories.iter().map(|m| m.id.clone()).collect();
         let mut revisions: HashMap<String, Vec<_>> = HashMap::new();
         for revision in self.store().revisions(user_id, &ids).await? {
-            revisions.entry(revision.memory_id.clone()).or_default().push(revision);
+            revisions.entry(revision.revision.memory_id.clone()).or_default().push(revision);
         }
         let page = memories
             .into_iter()
@@ -45,7 +54,7 @@ impl Bank {
 
     /// Imports checked lines for the user in `org_id`, [`IMPORT_BATCH`] per
     /// transaction, and reports what became of each (lines that failed their checks
-    /// are already in `report`).
+    /// are already in `report`; the report lists lines in file order).
     pub async fn import(
         &self,
         user_id: &str,
@@ -54,13 +63,8 @@ impl Bank {
         on_conflict: OnConflict,
         mut report: ImportReport,
     ) -> Result<ImportReport, StoreError> {
-        // The whole import is refused when its new memories would pass the cap.
-        let mut new = 0u64;
-        for chunk in lines.chunks(IMPORT_BATCH) {
-            let ids: Vec<String> = chunk.iter().map(|l| l.memory.id.clone()).collect();
-            new += (ids.len() - self.store().memories_by_ids(user_id, &ids).await?.len()) as u64;
-        }
-        self.check_quota(user_id, new).await?;
+        let lines = once_each(lines, &mut report);
+        let lines = self.within_quota(user_id, lines, &mut report).await?;
         for batch in lines.chunks(IMPORT_BATCH) {
             let rows: Vec<ImportRow> = batch
                 .iter()
@@ -77,29 +81,103 @@ impl Bank {
                 .collect();
             let outcomes = self.store().import_memories(user_id, org_id, &rows, on_conflict).await?;
             for (line, outcome) in batch.iter().zip(outcomes) {
-                match outcome {
-                    ImportOutcome::Imported => report.imported += 1,
-                    ImportOutcome::Skipped => report.skipped += 1,
-                    ImportOutcome::Overwritten => report.overwritten += 1,
-                    ImportOutcome::IdInUse => report.fail(ImportLineError {
-                        line: line.line,
-                        error: "id_in_use".into(),
-                        message: "another memory in this service already uses this id (or one of its context or revision ids); \
-                                  import it under new ids instead"
-                            .into(),
-                    }),
+                match outcome.kind {
+                    ImportKind::Imported => report.imported += 1,
+                    ImportKind::Skipped => report.skipped += 1,
+                    ImportKind::Overwritten => report.overwritten += 1,
+                }
+                if outcome.kind != ImportKind::Skipped && outcome.id != line.memory.id {
+                    report.new_id(ImportNewId { line: line.line, id: outcome.id });
                 }
             }
         }
+        report.failed.sort_by_key(|f| f.line);
+        report.new_ids.sort_by_key(|n| n.line);
         tracing::info!(
             user_id,
             org_id,
             imported = report.imported,
             skipped = report.skipped,
             overwritten = report.overwritten,
+            new_ids = report.new_id_count,
             failed = report.failed_count,
             "memory.import"
         );
         Ok(report)
     }
+
+    /// The lines that fit under the user's memory cap: every line the user has already
+    /// (it adds nothing), and new ones in file order while there is room; each new line
+    /// past the cap is reported. Counted before the write, like a save's check.
+    async fn within_quota(
+        &self,
+        user_id: &str,
+        lines: Vec<ValidImport>,
+        report: &mut ImportReport,
+    ) -> Result<Vec<ValidImport>, StoreError> {
+        let Some(limit) = self.max_memories_per_user() else { return Ok(lines) };
+        let mut has = HashSet::new();
+        for chunk in lines.chunks(IMPORT_BATCH) {
+            let ids: Vec<String> =
+                chunk.iter().flat_map(|l| [l.memory.id.clone(), import_id(user_id, &l.memory.id)]).collect();
+            has.extend(self.store().memories_by_ids(user_id, &ids).await?.into_iter().map(|m| m.id));
+        }
+        let have = self.store().count_memories(user_id).await?;
+        let mut room = limit.saturating_sub(have);
+        let mut refused = 0u64;
+        let kept = lines
+            .into_iter()
+            .filter(|line| {
+                let id = &line.memory.id;
+                if has.contains(id) || has.contains(&import_id(user_id, id)) {
+                    return true;
+                }
+                if room > 0 {
+                    room -= 1;
+                    return true;
+                }
+                refused += 1;
+                report.fail(ImportLineError {
+                    line: line.line,
+                    error: "quota_exceeded".into(),
+                    message: format!(
+                        "this service keeps at most {limit} memories per person, and this line would pass that; \
+                         delete some memories, then import the file again (what was imported is skipped)"
+                    ),
+                });
+                false
+            })
+            .collect();
+        if refused > 0 {
+            tracing::info!(user_id, have, refused, limit, "memory.quota_exceeded");
+        }
+        Ok(kept)
+    }
+}
+
+/// The lines whose memory id no earlier line of the request has; each later one is
+/// reported.
+fn once_each(lines: Vec<ValidImport>, report: &mut ImportReport) -> Vec<ValidImport> {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    lines
+        .into_iter()
+        .filter(|line| match first.entry(line.memory.id.clone()) {
+            Entry::Vacant(free) => {
+                free.insert(line.line);
+                true
+            }
+            Entry::Occupied(earlier) => {
+                report.fail(ImportLineError {
+                    line: line.line,
+                    error: "invalid_request".into(),
+                    message: format!(
+                        "this line repeats the id of line {} ({}); a file holds each memory once: remove one of the two",
+                        earlier.get(),
+                        line.memory.id
+                    ),
+                });
+                false
+            }
+        })
+        .collect()
 }

@@ -71,6 +71,8 @@ const en = {
     confirmedElicitationUnknown: "Confirmed in your agent",
     confirmedCli: "Saved from the command line",
     confirmedImport: "Imported",
+    confirmedImportClaim: "Imported · the file says: {{claim}}",
+    claimProposedBy: "proposed by {{client}}",
   },
   inbox: {
     title: "Inbox",
@@ -346,7 +348,7 @@ const en = {
     },
     data: {
       title: "Data",
-      intro: "Export writes every memory, with its citations and history, to one file (JSON Lines) you can keep or import elsewhere. Import reads such a file; memories you already have are left as they are, so importing a file twice changes nothing.",
+      intro: "Export writes every memory, with its citations and history, to one file (JSON Lines) you can keep or import elsewhere. Import reads such a file; memories you already have are left as they are, so importing a file twice changes nothing. Imported memories show as imported, with what the file says about how they were confirmed.",
       export: "Export…",
       import: "Import…",
       exporting: "Exporting… {{count}} memories written",
@@ -356,6 +358,9 @@ const en = {
       exported_other: "Exported {{count}} memories to {{path}}",
       imported: "Imported from {{path}}: {{imported}} new, {{skipped}} already there, {{failed}} not imported",
       failedLines: "Lines not imported",
+      newIds_one: "{{count}} line was imported under a new id, as its own could not be kept",
+      newIds_other: "{{count}} lines were imported under new ids, as their own could not be kept",
+      newIdLines: "Lines under new ids",
       moreFailed: "… and {{count}} more",
       failed: "Could not finish: {{message}}",
     },

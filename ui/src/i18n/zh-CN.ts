@@ -73,6 +73,8 @@ const zhCN: Strings = {
     confirmedElicitationUnknown: "已在你的智能体中确认",
     confirmedCli: "通过命令行保存",
     confirmedImport: "导入",
+    confirmedImportClaim: "导入 · 文件中称：{{claim}}",
+    claimProposedBy: "由 {{client}} 提议",
   },
   inbox: {
     title: "收件箱",
@@ -348,7 +350,7 @@ const zhCN: Strings = {
     },
     data: {
       title: "数据",
-      intro: "导出会把每条记忆连同引用和历史写入一个文件（JSON Lines），你可以保存它或在别处导入。导入读取这样的文件；已有的记忆保持不变，所以同一个文件导入两次不会有任何变化。",
+      intro: "导出会把每条记忆连同引用和历史写入一个文件（JSON Lines），你可以保存它或在别处导入。导入读取这样的文件；已有的记忆保持不变，所以同一个文件导入两次不会有任何变化。导入的记忆标为“导入”，并注明文件中关于其确认方式的说法。",
       export: "导出…",
       import: "导入…",
       exporting: "正在导出… 已写入 {{count}} 条记忆",
@@ -358,6 +360,9 @@ const zhCN: Strings = {
       exported_other: "已导出 {{count}} 条记忆到 {{path}}",
       imported: "已从 {{path}} 导入：新增 {{imported}} 条，已存在 {{skipped}} 条，未导入 {{failed}} 条",
       failedLines: "未导入的行",
+      newIds_one: "有 {{count}} 行因原有 ID 无法保留，已使用新 ID 导入",
+      newIds_other: "有 {{count}} 行因原有 ID 无法保留，已使用新 ID 导入",
+      newIdLines: "使用新 ID 的行",
       moreFailed: "… 还有 {{count}} 行",
       failed: "未能完成：{{message}}",
     },

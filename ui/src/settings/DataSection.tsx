@@ -133,6 +133,7 @@ function ImportSummary({ outcome }: { outcome: ImportOutcome }) {
   const { t } = useTranslation();
   const { report } = outcome;
   const unlisted = report.failedCount - report.failed.length;
+  const unlistedNew = report.newIdCount - report.newIds.length;
   return (
     <>
       <p>
@@ -155,6 +156,22 @@ function ImportSummary({ outcome }: { outcome: ImportOutcome }) {
             {unlisted > 0 && <li>{t("settings.data.moreFailed", { count: unlisted })}</li>}
           </ul>
         </details>
+      )}
+      {report.newIdCount > 0 && (
+        <>
+          <p>{t("settings.data.newIds", { count: report.newIdCount })}</p>
+          <details>
+            <summary>{t("settings.data.newIdLines")}</summary>
+            <ul className="data-failures">
+              {report.newIds.map((line) => (
+                <li key={line.line}>
+                  <code>{line.line}</code> <code>{line.id}</code>
+                </li>
+              ))}
+              {unlistedNew > 0 && <li>{t("settings.data.moreFailed", { count: unlistedNew })}</li>}
+            </ul>
+          </details>
+        </>
       )}
     </>
   );
