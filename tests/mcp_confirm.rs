@@ -398,3 +398,64 @@ async fn the_form_names_alike_memories_and_can_reword_one_instead() {
     assert_eq!(memories(&client).await.len(), 2, "never merged on its own");
     client.cancel().await.unwrap();
 }
+
+/// A secret the person types into the form (or the client puts there) is refused by the
+/// same gate as every save, on every MCP door: `memory-bank mcp` on the local bank, the
+/// same with `--url` to a service, and the service's own `/mcp`. Nothing is saved, the
+/// agent is told why, and the proposal still waits in the Inbox.
+#[tokio::test]
+async fn a_secret_typed_into_the_form_is_refused_on_every_mcp_door() {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+
+    let secrets = [
+        json!({"content": "The deploy key is AKIAQWERTYUIOPASDFGH", "tags": ""}),
+        json!({"content": "fine words", "tags": format!("ghp_{}", "a1B2".repeat(9))}),
+        json!({"content": "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA", "tags": ""}),
+        json!({"content": "hidden AKIAQWERTY\u{200b}UIOPASDFGH", "tags": ""}),
+    ];
+    let refused = |answer: &Value, door: &str| {
+        assert_eq!(answer["status"], "pending", "{door}: {answer}");
+        assert!(answer["message"].as_str().unwrap().contains("refused"), "{door}: {answer}");
+    };
+
+    // stdio, the person's local bank.
+    let bank = Bank::new();
+    for form in &secrets {
+        let client = bank.client(Person::answering(ElicitResult::new(ElicitationAction::Accept).with_content(form.clone()))).await;
+        let result = call(&client, "propose_memory", json!({"content": "A harmless draft"})).await;
+        assert_eq!(result.is_error, Some(true), "{result:?}");
+        refused(&json_of(&result), "stdio");
+        assert!(memories(&client).await.is_empty(), "stdio saved a secret");
+        client.cancel().await.unwrap();
+    }
+
+    // A service: stdio with --url, and its /mcp.
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/service.db", dir.path().display());
+    let user = admin(&db, &["user", "add", "ada@example.com"]);
+    let org = admin(&db, &["org", "add", "Acme"]);
+    admin(&db, &["member", "add", &org, &user]);
+    let full = admin(&db, &["token", "issue", &user]);
+    let mut serving = serve_process::start(env!("CARGO_BIN_EXE_memory-bank"), &db, &[]).unwrap();
+    for form in &secrets {
+        let person = || Person::answering(ElicitResult::new(ElicitationAction::Accept).with_content(form.clone()));
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_memory-bank"));
+        cmd.args(["mcp", "--url", &serving.url, "--token", &full])
+            .env("HOME", dir.path().join("home"))
+            .env("MEMORY_BANK_DATA_DIR", dir.path().join("data"));
+        let (transport, _stderr) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().unwrap();
+        let client = connect(person(), transport).await;
+        refused(&json_of(&call(&client, "propose_memory", json!({"content": "A harmless draft"})).await), "stdio --url");
+        client.cancel().await.unwrap();
+
+        let config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", serving.url)).auth_header(full.clone());
+        let client = connect(person(), StreamableHttpClientTransport::from_config(config)).await;
+        refused(&json_of(&call(&client, "propose_memory", json!({"content": "A harmless draft"})).await), "/mcp");
+        assert!(memories(&client).await.is_empty(), "a secret was saved through a service");
+        let pending = json_of(&call(&client, "list_memories", json!({})).await);
+        assert_eq!(pending["memories"], json!([]));
+        client.cancel().await.unwrap();
+    }
+    serving.child.kill().unwrap();
+}

@@ -357,7 +357,7 @@ confirmedVia?: ConfirmedVia | null, };
  * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
  * commands answer those too, plus the ones after it, which never leave the app.
  */
-export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "origin_not_allowed" | "not_acceptable" | "unsupported_media_type" | "mcp_session_not_found" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
+export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "memory_changed" | "too_many_proposals" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "origin_not_allowed" | "not_acceptable" | "unsupported_media_type" | "mcp_session_not_found" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
 
 /**
  * `export_memories`.
@@ -757,6 +757,19 @@ orgId: string,
 id: string, };
 
 /**
+ * One version of a memory's words: what a proposal was made against, or what it says now.
+ */
+export type MemoryVersion = { 
+/**
+ * The sentence.
+ */
+content: string, 
+/**
+ * Its tags, or null.
+ */
+tags: Array<string> | null, };
+
+/**
  * The answer of `search_messages`.
  */
 export type MessageSearchResult = { 
@@ -924,7 +937,17 @@ decidedAt: string | null,
  * A pending save or edit: the user's memories worded much like it, as they stand
  * when read (empty otherwise).
  */
-similar: Array<SimilarMemory>, };
+similar: Array<SimilarMemory>, 
+/**
+ * An edit or a delete: the memory as it was when the agent proposed it.
+ */
+proposedAgainst?: MemoryVersion | null, 
+/**
+ * A pending edit or delete whose memory changed since it was proposed: the memory as
+ * it is now. Accepting it then needs this version in the accept's `memoryNow`, so a
+ * change the person has not seen is never overwritten or deleted.
+ */
+memoryNow?: MemoryVersion | null, };
 
 /**
  * What a proposal asks for.
@@ -947,7 +970,12 @@ tags?: Array<string>,
  * A save only: rewrite this memory (one of the proposal's `similar`) with the
  * sentence instead of saving a new one.
  */
-editInstead?: string, };
+editInstead?: string, 
+/**
+ * An edit or delete whose memory changed since it was proposed: the memory as the
+ * person saw it now (the proposal's `memoryNow`), to apply it over that anyway.
+ */
+memoryNow?: MemoryVersion, };
 
 /**
  * Answer of `GET /v1/proposals`.

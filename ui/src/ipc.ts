@@ -46,6 +46,7 @@ export type {
   ListResponse,
   Memory,
   MemoryContext,
+  MemoryVersion,
   MessageSearchResult,
   OpenArgs,
   PendingDelete,

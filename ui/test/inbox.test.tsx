@@ -74,13 +74,48 @@ describe("Inbox", () => {
     expect(within(within(first).getByRole("list", { name: "Tags" })).getByText("drinks")).not.toBeNull();
     expect(first.textContent).toContain("I always drink tea");
     expect(first.textContent).toContain("session ses_1, message msg_1");
-    expect(first.textContent).toContain("Proposed by Claude Code");
+    expect(first.textContent).toContain("Proposed by an agent that calls itself Claude Code");
     // The cited session is on this machine: a link opens it at the message.
     expect(within(first).getByRole("button", { name: "Open the cited message of session ses_1" })).not.toBeNull();
-    expect(item("Deploys happen on Tuesdays").textContent).toContain("Proposed by my-agent");
+    expect(item("Deploys happen on Tuesdays").textContent).toContain("Proposed by an agent that calls itself my-agent");
     const gone = item("Ada's old address");
     expect(within(gone).getByText("Asks to delete this memory")).not.toBeNull();
-    expect(gone.textContent).toContain("Proposed by Codex");
+    expect(gone.textContent).toContain("Proposed by an agent that calls itself Codex");
+  });
+
+  it("shows both versions of a memory changed since the proposal, and accepts over the one shown", async () => {
+    const changedEdit = proposal(9, {
+      action: "edit",
+      content: "Standup is at 10:00",
+      memoryId: "mem_0001",
+      proposedAgainst: { content: "Standup is at 9:30", tags: null },
+      memoryNow: { content: "Standup is at 9:45", tags: ["team"] },
+    });
+    const changedDelete = proposal(10, {
+      action: "delete",
+      content: "Standup is at 9:30",
+      memoryId: "mem_0001",
+      proposedAgainst: { content: "Standup is at 9:30", tags: null },
+      memoryNow: { content: "Standup is at 9:45", tags: ["team"] },
+    });
+    const { app, backend } = await openInbox({ proposals: [changedEdit, changedDelete] });
+    const edit = item("Standup is at 10:00");
+    const note = within(edit).getByRole("note", { name: "This memory changed after the agent proposed this" });
+    expect(note.textContent).toContain("When proposedStandup is at 9:30");
+    expect(note.textContent).toContain("NowStandup is at 9:45 · team");
+    await app.user.click(within(edit).getByRole("button", { name: "Check and accept this proposal" }));
+    await app.user.click(within(edit).getByRole("button", { name: "Save memory" }));
+    await settle();
+    const removal = screen.getAllByText("Standup is at 9:30", { selector: ".row-title" })[0].closest("article") as HTMLElement;
+    expect(within(removal).getByRole("note").textContent).toContain("Accepting deletes the memory as it is now.");
+    await app.user.click(within(removal).getByRole("button", { name: "Check and accept this proposal" }));
+    await app.user.click(within(removal).getByRole("button", { name: "Delete memory" }));
+    await settle();
+    const seen = { content: "Standup is at 9:45", tags: ["team"] };
+    expect(backend.callsOf("accept_proposal")).toEqual([
+      { orgId: "org_a", id: changedEdit.id, edits: { memoryNow: seen } },
+      { orgId: "org_a", id: changedDelete.id, edits: { memoryNow: seen } },
+    ]);
   });
 
   it("says which proposals are edits of a memory", async () => {
@@ -114,7 +149,7 @@ describe("Inbox", () => {
     await app.user.click(within(nav()).getByRole("button", { name: "Memories" }));
     await settle();
     const row = screen.getByText("Ada prefers green tea, no sugar", { selector: ".row-title" }).closest("article")!;
-    expect(row.textContent).toContain("Confirmed in Memory Bank · proposed by Claude Code");
+    expect(row.textContent).toContain("Confirmed in Memory Bank · proposed by an agent that calls itself Claude Code");
   });
 
   it("names memories worded alike and can change one of them instead of saving a second", async () => {
@@ -324,7 +359,7 @@ describe("how a memory was confirmed", () => {
     installFakeBackend({ memories: confirmed });
     renderApp();
     await settle();
-    expect(line("Via the Inbox")).toBe("Confirmed in Memory Bank · proposed by Claude Code");
+    expect(line("Via the Inbox")).toBe("Confirmed in Memory Bank · proposed by an agent that calls itself Claude Code");
     expect(line("Via Remember")).toBe("Confirmed in Memory Bank");
     expect(line("Via elicitation")).toBe("Confirmed in Claude Code");
     expect(line("Via the CLI")).toBe("Saved from the command line");
@@ -339,11 +374,11 @@ describe("how a memory was confirmed", () => {
     const { app } = await openInbox({ memories: confirmed, proposals: [tea], state: { prefs: { language: "zh-CN" } } });
     expect(tabName(inboxTab())).toBe("收件箱，1 条提议待确认");
     expect(screen.getByRole("heading", { name: "收件箱" })).not.toBeNull();
-    expect(item("Ada prefers green tea").textContent).toContain("由 Claude Code 提议");
+    expect(item("Ada prefers green tea").textContent).toContain("由自称 Claude Code 的智能体提议");
     expect(screen.getByRole("button", { name: "检查并接受此提议" })).not.toBeNull();
     await app.user.click(within(nav()).getByRole("button", { name: "记忆" }));
     await settle();
-    expect(line("Via the Inbox")).toBe("已在记忆库中确认 · 由 Claude Code 提议");
+    expect(line("Via the Inbox")).toBe("已在记忆库中确认 · 由自称 Claude Code 的智能体提议");
     expect(line("Via elicitation")).toBe("已在 Claude Code 中确认");
     expect(line("Via the CLI")).toBe("通过命令行保存");
     expect(line("Via an import")).toBe("导入 · 文件中称：已在 Claude Code 中确认");

@@ -50,6 +50,27 @@ describe("findSecrets: true positives", () => {
   });
 });
 
+describe("findSecrets: what the service also finds, marked where it is in the text", () => {
+  const key = "AKIAQWERTYUIOPASDFGH";
+  const fullwidth = [...key].map((c) => String.fromCodePoint(c.codePointAt(0)! - 0x21 + 0xff01)).join("");
+  const cases: [string, string, string][] = [
+    ["run together with Japanese", `鍵は${key}です`, key],
+    ["a zero-width space inside", "AKIAQWERTY\u200bUIOPASDFGH", "AKIAQWERTY\u200bUIOPASDFGH"],
+    ["a soft hyphen inside", "AKIAQWERTY\u00adUIOPASDFGH", "AKIAQWERTY\u00adUIOPASDFGH"],
+    ["broken over two lines", "the key AKIAQWERTY\nUIOPASDFGH, rotate it", "AKIAQWERTY\nUIOPASDFGH"],
+    ["in fullwidth letters", `key ${fullwidth}`, fullwidth],
+  ];
+  it.each(cases)("%s", (_name, text, marked) => {
+    expect(kinds(text)).toEqual(["awsKey"]);
+    expect(matched(text)).toEqual([marked]);
+  });
+
+  it("an AWS secret key, and assignments inside longer names", () => {
+    expect(kinds("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toContain("awsSecret");
+    for (const text of ["DB_PASSWORD=Tr0ub4dor&3", "export GITHUB_TOKEN=abc123def456"]) expect(kinds(text)).toEqual(["assignment"]);
+  });
+});
+
 describe("findSecrets: false positives", () => {
   const clean = [
     "We deploy on Tuesdays after 14:00 UTC; ask in #ops first.",
@@ -68,6 +89,9 @@ describe("findSecrets: false positives", () => {
     "ghp_ tokens are GitHub personal access tokens.",
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE",
     "喜欢在周五下午安排团队回顾会议。",
+    "set max_tokens: 100000 for long answers",
+    "DB_PASSWORD=${DB_PASSWORD}",
+    "two lines\nof ordinary words",
   ];
   it.each(clean)("%s", (text) => {
     expect(findSecrets(text)).toEqual([]);

@@ -67,7 +67,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // The name may be part of a longer one (`DB_PASSWORD`, `aws_secret_access_key`,
         // `github.token`): what makes it a secret is the word in it and a value after it.
         p(
-            "password or key assignment",
+            ASSIGNMENT,
             r#"(?i)\b[a-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|access[_-]?token|auth[_-]?token|token)[a-z0-9_-]*["']?\s*[:=]\s*["']?([^\s"'`,;<>]{6,})"#,
             looks_like_value,
         ),
@@ -97,8 +97,16 @@ pub fn find_secrets(text: &str) -> Vec<&'static str> {
             }
         }
     }
+    // `AWS_ACCESS_KEY_ID=AKIA…` is an AWS key: the generic name for it only when nothing
+    // more specific was found.
+    if kinds.len() > 1 {
+        kinds.retain(|kind| *kind != ASSIGNMENT);
+    }
     kinds
 }
+
+/// The generic kind, for a secret named by what it is assigned to.
+const ASSIGNMENT: &str = "password or key assignment";
 
 /// The forms of `text` the patterns are run over (see [`find_secrets`]); plain ASCII on
 /// one line, most text, is checked as it is.
@@ -134,14 +142,6 @@ pub fn as_details(found: &[SecretFinding]) -> Vec<crate::FieldError> {
     found
         .iter()
         .map(|f| crate::FieldError::new(&f.path, format!("looks like a {}; remove it: memories are plain text", f.kind)))
-        .collect()
-}
-
-/// Every field of `fields` that looks like a secret (import lines; see [`crate::transfer`]).
-pub(crate) fn findings(fields: Vec<(String, &str)>) -> Vec<SecretFinding> {
-    fields
-        .into_iter()
-        .flat_map(|(path, text)| find_secrets(text).into_iter().map(move |kind| SecretFinding { path: path.clone(), kind }))
         .collect()
 }
 
@@ -209,7 +209,8 @@ mod tests {
     #[test]
     fn assignments_inside_longer_names_are_found() {
         let aws = find_secrets("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
-        assert!(aws.contains(&"AWS secret key"), "{aws:?}");
+        assert_eq!(aws, ["AWS secret key"]);
+        assert_eq!(find_secrets("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"), ["AWS access key"]);
         for text in ["DB_PASSWORD=Tr0ub4dor&3", "export GITHUB_TOKEN=abc123def456", "client.secret: 9f8e7d6c5b4a"] {
             assert_eq!(find_secrets(text), vec!["password or key assignment"], "{text}");
         }

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 
 use crate::edit::Revision;
 use crate::ids::{self, CONTEXT_PREFIX, MEMORY_PREFIX, REVISION_PREFIX};
-use crate::limits::{MAX_CITATION_ID_CHARS, MAX_CONTENT_CHARS, MAX_CONTEXTS, MAX_SNIPPET_CHARS, MAX_TAGS, MAX_TAG_CHARS};
-use crate::validate::check_text;
+use crate::limits::{MAX_CITATION_ID_CHARS, MAX_CONTENT_CHARS, MAX_CONTEXTS, MAX_SNIPPET_CHARS};
+use crate::gate::{Gate, Layout, Refused};
 use crate::wire::{Citation, ConfirmedVia, ImportedFrom, Memory, MemoryContext, Origin};
 use crate::{FieldError, Timestamp};
 
@@ -200,8 +200,9 @@ impl ImportReport {
     }
 }
 
-/// A line that passed the checks: the memory as it will be stored.
+/// A line that passed the gate: the memory as it will be stored.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ValidImport {
     /// Its line number.
     pub line: usize,
@@ -270,6 +271,9 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
     }
     let fail = |error: &str, message: String| ImportLineError { line: number, error: error.into(), message };
     let line = read_line(text).map_err(|message| fail("invalid_request", message))?;
+    // Every stored text through the gate (limits, characters, secrets), as for a save;
+    // the shape of the line (ids, times, repeats) into `errors`, reported with it.
+    let mut gate = Gate::new();
     let mut errors: Vec<FieldError> = Vec::new();
     let check_id = |errors: &mut Vec<FieldError>, path: &str, prefix: &str, id: &str| {
         if !ids::is_valid(prefix, id) {
@@ -277,8 +281,8 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         }
     };
     check_id(&mut errors, "id", MEMORY_PREFIX, &line.id);
-    let content = check_text(&mut errors, "content", &line.content, MAX_CONTENT_CHARS);
-    let tags = checked_tags(&mut errors, "tags", line.tags);
+    let content = gate.text("content", &line.content, MAX_CONTENT_CHARS, Layout::Prose);
+    let tags = line.tags.map(|tags| gate.tags("tags", &tags));
     let updated_at = line.updated_at.unwrap_or(line.created_at);
     times::check_memory(&mut errors, line.created_at, updated_at, now);
     if line.contexts.len() > MAX_CONTEXTS {
@@ -293,14 +297,14 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         let base = format!("contexts[{i}]");
         check_id(&mut errors, &format!("{base}.id"), CONTEXT_PREFIX, &c.id);
         check_once(&mut errors, &mut seen, "contexts", i, &c.id);
-        let snippet = check_text(&mut errors, &format!("{base}.snippet"), &c.snippet, MAX_SNIPPET_CHARS);
+        let snippet = gate.text(&format!("{base}.snippet"), &c.snippet, MAX_SNIPPET_CHARS, Layout::Prose);
         let citation = c.citation.map(|cited| Citation {
             conversation_id: cited
                 .conversation_id
-                .map(|v| check_text(&mut errors, &format!("{base}.citation.conversationId"), &v, MAX_CITATION_ID_CHARS)),
+                .map(|v| gate.text(&format!("{base}.citation.conversationId"), &v, MAX_CITATION_ID_CHARS, Layout::Line)),
             message_id: cited
                 .message_id
-                .map(|v| check_text(&mut errors, &format!("{base}.citation.messageId"), &v, MAX_CITATION_ID_CHARS)),
+                .map(|v| gate.text(&format!("{base}.citation.messageId"), &v, MAX_CITATION_ID_CHARS, Layout::Line)),
         });
         times::check_context(&mut errors, &base, c.created_at, now);
         contexts.push(MemoryContext { id: c.id, snippet, citation, origin: c.origin, created_at: c.created_at });
@@ -317,10 +321,10 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         if r.memory_id != line.id {
             errors.push(FieldError::new(format!("{base}.memoryId"), "a revision must name the memory of its line"));
         }
-        let content = check_text(&mut errors, &format!("{base}.content"), &r.content, MAX_CONTENT_CHARS);
-        let tags = checked_tags(&mut errors, &format!("{base}.tags"), r.tags);
+        let content = gate.text(&format!("{base}.content"), &r.content, MAX_CONTENT_CHARS, Layout::Prose);
+        let tags = r.tags.map(|tags| gate.tags(&format!("{base}.tags"), &tags));
         times::check_revision(&mut errors, &base, (r.created_at, r.replaced_at), (line.created_at, updated_at));
-        let (confirmed_via, imported_from) = claims::as_imported(&mut errors, &base, r.confirmed_via, None, r.imported_from);
+        let (confirmed_via, imported_from) = claims::as_imported(&mut gate, &base, r.confirmed_via, None, r.imported_from);
         revisions.push(ExportedRevision {
             revision: Revision {
                 id: r.id,
@@ -335,10 +339,21 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         });
     }
     let (confirmed_via, imported_from) =
-        claims::as_imported(&mut errors, "", line.confirmed_via, line.proposed_by, line.imported_from);
-    if let Some(first) = errors.first() {
-        let more = if errors.len() > 1 { format!(" (and {} more problems)", errors.len() - 1) } else { String::new() };
-        return Err(fail("invalid_request", format!("{}{more}", first.message)));
+        claims::as_imported(&mut gate, "", line.confirmed_via, line.proposed_by, line.imported_from);
+    gate.errors(errors);
+    match gate.admit() {
+        Ok(()) => {}
+        Err(Refused::Invalid(details)) => {
+            let more = if details.len() > 1 { format!(" (and {} more problems)", details.len() - 1) } else { String::new() };
+            let first = details.first().map(|d| d.message.as_str()).unwrap_or("the line is not a memory");
+            return Err(fail("invalid_request", format!("{first}{more}")));
+        }
+        Err(Refused::LooksLikeSecret(found)) => {
+            return Err(fail(
+                "looks_like_secret",
+                format!("this looks like a secret ({}); remove it from the file", crate::secrets::describe(&found)),
+            ));
+        }
     }
     let memory = ExportedMemory {
         id: line.id,
@@ -352,23 +367,7 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         proposed_by: None,
         imported_from,
     };
-    let found = secrets_in(&memory);
-    if !found.is_empty() {
-        return Err(fail(
-            "looks_like_secret",
-            format!("this looks like a secret ({}); remove it from the file", crate::secrets::describe(&found)),
-        ));
-    }
     Ok(Some(ValidImport { line: number, memory }))
-}
-
-fn checked_tags(errors: &mut Vec<FieldError>, path: &str, tags: Option<Vec<String>>) -> Option<Vec<String>> {
-    let tags = tags?;
-    if tags.len() > MAX_TAGS {
-        errors.push(FieldError::new(path, format!("at most {MAX_TAGS} tags are allowed, got {}", tags.len())));
-        return None;
-    }
-    Some(tags.iter().enumerate().map(|(i, t)| check_text(errors, &format!("{path}[{i}]"), t, MAX_TAG_CHARS)).collect())
 }
 
 /// The line as JSON, or what is wrong with it: the field's path and the problem (a
@@ -401,28 +400,6 @@ fn check_once(errors: &mut Vec<FieldError>, seen: &mut HashMap<String, usize>, l
     } else {
         seen.insert(id.to_owned(), i);
     }
-}
-
-/// Every stored text of an imported memory that looks like a secret: the same fields
-/// a save checks, plus the text of every revision.
-fn secrets_in(memory: &ExportedMemory) -> Vec<crate::secrets::SecretFinding> {
-    let mut fields: Vec<(String, &str)> = vec![("content".into(), memory.content.as_str())];
-    for (i, tag) in memory.tags.iter().flatten().enumerate() {
-        fields.push((format!("tags[{i}]"), tag));
-    }
-    for (i, c) in memory.contexts.iter().enumerate() {
-        fields.push((format!("contexts[{i}].snippet"), &c.snippet));
-        for id in c.citation.iter().flat_map(|c| [c.conversation_id.as_deref(), c.message_id.as_deref()]).flatten() {
-            fields.push((format!("contexts[{i}].citation"), id));
-        }
-    }
-    for (i, r) in memory.revisions.iter().map(|r| &r.revision).enumerate() {
-        fields.push((format!("revisions[{i}].content"), &r.content));
-        for tag in r.tags.iter().flatten() {
-            fields.push((format!("revisions[{i}].tags"), tag));
-        }
-    }
-    crate::secrets::findings(fields)
 }
 
 #[cfg(test)]
@@ -575,6 +552,17 @@ mod tests {
                 "unknown field `scope`",
             ),
             (&secret, "looks_like_secret", "secret"),
+            // The gate a save passes, on every text of the line: characters, and secrets
+            // hidden by format characters, in revisions, citations and the file's claim.
+            (&GOOD.replace("Tea, not coffee", "Tea\\u0000, not coffee"), "invalid_request", "U+0000 (NUL)"),
+            (&GOOD.replace("\"drinks\"", "\"two\\nlines\""), "invalid_request", "one line"),
+            (&GOOD.replace("\"content\":\"Tea\"", "\"content\":\"old key AKIAQWERTY\u{200b}UIOPASDFGH\""), "looks_like_secret", "revisions[0].content"),
+            (&GOOD.replace("\"messageId\":\"m1\"", "\"messageId\":\"AKIAQWERTYUIOPASDFGH\""), "looks_like_secret", "contexts[0].citation.messageId"),
+            (
+                &GOOD.replace("\"tags\":[\"drinks\"]", &format!("\"tags\":[\"drinks\"],\"proposedBy\":\"ghp_{}\"", "a1B2".repeat(9))),
+                "looks_like_secret",
+                "proposedBy",
+            ),
         ];
         for (text, error, says) in cases {
             let refused = parse(3, text).unwrap_err();

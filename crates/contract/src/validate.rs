@@ -248,11 +248,6 @@ fn context_fields(gate: &mut Gate, index: usize, input: ContextInput) -> ValidCo
     ValidContext { snippet, citation, origin: input.origin }
 }
 
-/// Trims `value` and records an error unless it has 1..=max characters (import lines;
-/// see [`crate::transfer`]).
-pub(crate) fn check_text(errors: &mut Vec<FieldError>, path: &str, value: &str, max: usize) -> String {
-    crate::gate::within(errors, path, value, max)
-}
 
 /// Validates `GET /v1/memory/search` parameters (raw query-string values).
 pub fn parse_search(q: Option<&str>, limit: Option<&str>) -> Result<ValidSearch, Vec<FieldError>> {

@@ -252,3 +252,60 @@ async fn alike_memories_are_named_and_a_save_can_change_one_instead() {
     assert_eq!(answer.memory.map(|m| (m.id, m.content)), Some((old.id.clone(), "Ada prefers green tea".to_owned())));
     assert_eq!(team.contents().await, ["Ada prefers green tea"], "changed, not added");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn hidden_secrets_and_control_characters_never_leave_the_app() {
+    use memory_bank_contract::edit::EditMemoryRequest;
+    use memory_bank_contract::wire::SaveMemoryRequest;
+
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let alike = core.save(&team.org, SaveMemoryRequest { content: "I use tabs for indentation".into(), ..Default::default() }).await.unwrap();
+    let id = team.propose(draft("I use spaces for indentation")).await;
+    let zero_width = "AKIAQWERTY\u{200b}UIOPASDFGH";
+    let fullwidth: String = "AKIAQWERTYUIOPASDFGH".chars().map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap()).collect();
+    for edits in [
+        ProposalEdits { content: Some(format!("key {zero_width}")), ..Default::default() },
+        ProposalEdits { content: Some(format!("鍵はAKIAQWERTYUIOPASDFGHです")), ..Default::default() },
+        ProposalEdits { content: Some(format!("key {fullwidth}")), edit_instead: Some(alike.id.clone()), ..Default::default() },
+    ] {
+        let refused = core.accept_proposal(&team.org, &id, edits.clone()).await.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::LooksLikeSecret, "{edits:?}: {}", refused.message);
+    }
+    let refused = core.save(&team.org, SaveMemoryRequest { content: "nul\u{0}inside".into(), ..Default::default() }).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::InvalidRequest);
+    assert!(refused.message.contains("U+0000"), "{}", refused.message);
+    let edit = EditMemoryRequest { content: Some(format!("now {fullwidth}")), ..Default::default() };
+    assert_eq!(core.edit_memory(&team.org, &alike.id, edit).await.unwrap_err().code, ErrorCode::LooksLikeSecret);
+    assert_eq!(team.contents().await, ["I use tabs for indentation"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_changed_memory_is_edited_or_deleted_only_once_the_person_saw_it() {
+    use memory_bank_contract::edit::EditMemoryRequest;
+    use memory_bank_contract::wire::{MemoryVersion, SaveMemoryRequest};
+
+    let team = Team::start().await;
+    let core = core_for(&team).await;
+    let memory = core.save(&team.org, SaveMemoryRequest { content: "Standup is at 9:30".into(), ..Default::default() }).await.unwrap();
+    let id = team
+        .propose(ProposeRequest {
+            action: Some(ProposalAction::Edit),
+            memory_id: Some(memory.id.clone()),
+            content: Some("Standup is at 10:00".into()),
+            ..Default::default()
+        })
+        .await;
+    let reworded = EditMemoryRequest { content: Some("Standup is at 9:45".into()), ..Default::default() };
+    core.edit_memory(&team.org, &memory.id, reworded).await.unwrap();
+
+    let listed = core.list_proposals(&team.org).await.unwrap().proposals;
+    assert_eq!(listed[0].proposed_against.as_ref().unwrap().content, "Standup is at 9:30");
+    assert_eq!(listed[0].memory_now.as_ref().unwrap().content, "Standup is at 9:45", "the Inbox shows both");
+    let refused = core.accept_proposal(&team.org, &id, ProposalEdits::default()).await.unwrap_err();
+    assert_eq!(refused.code, ErrorCode::MemoryChanged, "{}", refused.message);
+    assert_eq!(team.contents().await, ["Standup is at 9:45"]);
+    let seen = ProposalEdits { memory_now: Some(MemoryVersion { content: "Standup is at 9:45".into(), tags: None }), ..Default::default() };
+    core.accept_proposal(&team.org, &id, seen).await.unwrap();
+    assert_eq!(team.contents().await, ["Standup is at 10:00"]);
+}

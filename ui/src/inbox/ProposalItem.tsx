@@ -4,7 +4,7 @@
 // saving); for a delete, a last question. Everything from the agent is React text.
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type Ref } from "react";
 import { useTranslation } from "react-i18next";
-import type { Proposal, ProposalEdits } from "../ipc";
+import type { MemoryVersion, Proposal, ProposalEdits } from "../ipc";
 import { Provenance } from "../memory/Provenance";
 import { SimilarHint } from "../memory/SimilarHint";
 import { SecretWarning } from "../sessions/SecretWarning";
@@ -63,6 +63,9 @@ export function ProposalItem(props: Props) {
         {proposal.content}
       </p>
       <Provenance contexts={proposal.contexts} />
+      {proposal.memoryNow && proposal.proposedAgainst && (
+        <ChangedSince against={proposal.proposedAgainst} now={proposal.memoryNow} isDelete={isDelete} />
+      )}
       <div className="row-meta">
         {proposal.tags && proposal.tags.length > 0 && (
           <ul className="tags" aria-label={t("row.tags")}>
@@ -155,6 +158,8 @@ function SaveCheck({ proposal, busy, onAccept, onCancel }: Props) {
     if (tagList.join("\u0000") !== (proposal.tags ?? []).join("\u0000")) edits.tags = tagList;
     // A save the person turns into a new wording of a memory they already have.
     if (editInstead) edits.editInstead = editInstead;
+    // An edit of a memory that changed since: applied over the version shown above.
+    if (proposal.memoryNow) edits.memoryNow = proposal.memoryNow;
     onAccept(Object.keys(edits).length > 0 ? edits : undefined);
   };
   const keys = (event: KeyboardEvent) => {
@@ -222,7 +227,7 @@ function SaveCheck({ proposal, busy, onAccept, onCancel }: Props) {
   );
 }
 
-function DeleteCheck({ busy, onAccept, onCancel }: Props) {
+function DeleteCheck({ proposal, busy, onAccept, onCancel }: Props) {
   const { t } = useTranslation();
   const questionId = useId();
   return (
@@ -243,10 +248,41 @@ function DeleteCheck({ busy, onAccept, onCancel }: Props) {
         <button type="button" className="button" autoFocus onClick={onCancel}>
           {t("inbox.cancel")}
         </button>
-        <button type="button" className="button button-danger-solid" disabled={busy} onClick={() => onAccept(undefined)}>
+        <button
+          type="button"
+          className="button button-danger-solid"
+          disabled={busy}
+          // A memory that changed since: deleted as it is now, shown above.
+          onClick={() => onAccept(proposal.memoryNow ? { memoryNow: proposal.memoryNow } : undefined)}
+        >
           {busy ? t("inbox.working") : t("inbox.deleteMemory")}
         </button>
       </div>
     </div>
+  );
+}
+
+/** The memory changed after the agent proposed this: both versions, so that accepting
+ * never overwrites or deletes a change the person has not seen. */
+function ChangedSince({ against, now, isDelete }: { against: MemoryVersion; now: MemoryVersion; isDelete: boolean }) {
+  const { t } = useTranslation();
+  const version = (label: string, shown: MemoryVersion) => (
+    <div className="changed-version">
+      <dt>{label}</dt>
+      <dd>
+        {shown.content}
+        {shown.tags && shown.tags.length > 0 && <span className="hint"> · {shown.tags.join(", ")}</span>}
+      </dd>
+    </div>
+  );
+  return (
+    <section className="proposal-changed" role="note" aria-label={t("inbox.changedTitle")}>
+      <p className="proposal-changed-title">{t("inbox.changedTitle")}</p>
+      <dl>
+        {version(t("inbox.changedThen"), against)}
+        {version(t("inbox.changedNow"), now)}
+      </dl>
+      <p className="hint">{isDelete ? t("inbox.changedDelete") : t("inbox.changedApply")}</p>
+    </section>
   );
 }

@@ -9,7 +9,7 @@
 //! `confirmedVia` and `proposedBy` move into `importedFrom`.
 
 use crate::limits::MAX_CITATION_ID_CHARS;
-use crate::validate::check_text;
+use crate::gate::{Gate, Layout};
 use crate::wire::{ConfirmedVia, ImportedFrom};
 use crate::FieldError;
 
@@ -17,7 +17,7 @@ use crate::FieldError;
 /// `None`) is stored with, from what its line said. `base` prefixes paths in errors
 /// (`""` for the memory, `revisions[i]` for a revision).
 pub(crate) fn as_imported(
-    errors: &mut Vec<FieldError>,
+    gate: &mut Gate,
     base: &str,
     confirmed_via: Option<ConfirmedVia>,
     proposed_by: Option<String>,
@@ -29,7 +29,7 @@ pub(crate) fn as_imported(
             // An earlier import's claim: the line was exported from a bank that imported it.
             if confirmed_via.is_some_and(|via| via != ConfirmedVia::Import) || proposed_by.is_some() {
                 let at = path("importedFrom");
-                errors.push(FieldError::new(
+                gate.error(FieldError::new(
                     at.clone(),
                     format!(
                         "{at} is what an earlier import kept of its file's claim, and comes with confirmedVia \"import\" \
@@ -37,12 +37,12 @@ pub(crate) fn as_imported(
                     ),
                 ));
             }
-            let proposed_by = earlier.proposed_by.map(|p| check_text(errors, &path("importedFrom.proposedBy"), &p, MAX_CITATION_ID_CHARS));
+            let proposed_by = earlier.proposed_by.map(|p| gate.text(&path("importedFrom.proposedBy"), &p, MAX_CITATION_ID_CHARS, Layout::Line));
             ImportedFrom { confirmed_via: earlier.confirmed_via, proposed_by }
         }
         None => ImportedFrom {
             confirmed_via: confirmed_via.filter(|via| *via != ConfirmedVia::Import),
-            proposed_by: proposed_by.map(|p| check_text(errors, &path("proposedBy"), &p, MAX_CITATION_ID_CHARS)),
+            proposed_by: proposed_by.map(|p| gate.text(&path("proposedBy"), &p, MAX_CITATION_ID_CHARS, Layout::Line)),
         },
     };
     let claimed = claim.confirmed_via.is_some() || claim.proposed_by.is_some();
