@@ -85,7 +85,7 @@ test("a proposal from an agent token shows in the Inbox within 5 s and Accept wi
     assert.ok(shownAfter <= 5000, `shown after ${shownAfter} ms`);
     await app.$(proposalXPath(OLD)).waitForExist({ timeout: 3000 });
     const text = await item.getText();
-    assert.match(text, /Proposed by Claude Code/);
+    assert.match(text, /Proposed by an agent that calls itself Claude Code/);
     assert.match(text, /Remember that I take my tea green\./);
     await item.$(".//button[normalize-space()='Open session']").waitForExist({ timeout: 5000 });
     const tab = app.$("//nav//button[starts-with(normalize-space(),'Inbox')]");
@@ -109,7 +109,7 @@ test("a proposal from an agent token shows in the Inbox within 5 s and Accept wi
     await app.$("//nav//button[normalize-space()='Memories']").click();
     const row = app.$(rowXPath(EDITED));
     await row.waitForExist({ timeout: 5000 });
-    assert.match(await row.getText(), /Confirmed in Memory Bank · proposed by Claude Code/);
+    assert.match(await row.getText(), /Confirmed in Memory Bank · proposed by an agent that calls itself Claude Code/);
     assert.ok(await app.$(rowXPath(OLD)).isExisting(), "the rejected delete deleted nothing");
   });
   const saved = h.memories().find((m) => m.content === EDITED);

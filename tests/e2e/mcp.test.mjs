@@ -60,7 +60,7 @@ test("an agent proposes through memory-bank mcp, the person accepts an edit in t
 
       const item = app.$(proposalXPath("The Acme renewal is in Q3"));
       await item.waitForExist({ timeout: 5000, interval: 100 });
-      assert.match(await item.getText(), /Proposed by Claude Code/);
+      assert.match(await item.getText(), /Proposed by an agent that calls itself Claude Code/);
       await item.$(".//button[@aria-label='Check and accept this proposal']").click();
       const field = item.$(".//textarea");
       await field.waitForExist({ timeout: 3000 });
@@ -71,7 +71,7 @@ test("an agent proposes through memory-bank mcp, the person accepts an edit in t
       await app.$("//nav//button[normalize-space()='Memories']").click();
       const row = app.$(rowXPath("The Acme renewal is in Q3, at 5000 a month"));
       await row.waitForExist({ timeout: 5000 });
-      assert.match(await row.getText(), /Confirmed in Memory Bank · proposed by Claude Code/);
+      assert.match(await row.getText(), /Confirmed in Memory Bank · proposed by an agent that calls itself Claude Code/);
       await screenshot(app, path.join(root, "target/e2e", "mcp-accepted.png"));
     } finally {
       await app.deleteSession();
