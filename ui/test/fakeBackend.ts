@@ -193,7 +193,7 @@ export function installFakeBackend(options: Options = {}) {
     search_memories: (args) => ({
       results: backend.memories
         .filter((m) => m.content.toLowerCase().includes(String(args.q).toLowerCase()))
-        .map((m) => ({ ...m, score: 1 })),
+        .map((m) => ({ ...m, score: 1, matched: "words" as const })),
     }),
     schedule_delete: async (args) => {
       const id = args.id as string;

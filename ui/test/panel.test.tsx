@@ -173,6 +173,17 @@ describe("toolbar", () => {
     expect(screen.getByRole("region", { name: "Search results" })).not.toBeNull();
   });
 
+  it("says why each search result was found, and nothing of the kind in the list", async () => {
+    installFakeBackend({ memories: [memory(1, { content: "likes green tea" }), memory(2)] });
+    const app = await start();
+    expect(screen.queryByText("Matched words")).toBeNull();
+    await app.user.type(screen.getByRole("searchbox", { name: "Search memories" }), "tea");
+    await tick(250);
+    await settle();
+    expect(rowTitles()).toEqual(["likes green tea"]);
+    expect(screen.getAllByText("Matched words")).toHaveLength(1);
+  });
+
   it("is IME-safe: no search while composing, one at compositionend", async () => {
     const backend = installFakeBackend({ memories: [memory(1, { content: "喜欢绿茶" })] });
     await start();

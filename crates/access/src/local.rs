@@ -70,6 +70,9 @@ impl LocalAccess {
         let store = memory_bank_db_key::open_bank(&format!("sqlite://{}", path.display()), key).await.map_err(key_error)?;
         let bank = Bank::new(Arc::new(store));
         bank.assert_search_index().await.map_err(store_error)?;
+        // An older bank's terms are brought to today's scheme in the background; a
+        // short command that exits first leaves the rest for the next open.
+        tokio::spawn(bank.clone().rewrite_search_terms_logged());
         let (user_id, org_id) =
             memory_bank_server::local::provision_local_account(&bank).await.map_err(store_error)?;
         Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()), may_confirm: true })

@@ -518,7 +518,7 @@ async fn phases(store: &dyn MemoryStore, user_ids: &[String], queries: usize) ->
     for (name, (low, high)) in [("rare", (2000, VOCABULARY)), ("mid", (20, 2000)), ("common", (0, 20))] {
         let (mut fetch, mut ranking, mut load, mut counts) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..queries {
-            let term = vec![word(phase_rng.random_range(low..high))];
+            let term = terms::query_terms(&word(phase_rng.random_range(low..high)));
             let user = &user_ids[phase_rng.random_range(0..user_ids.len())];
             let scoped = terms::scope_terms(user, &term);
             let t = Instant::now();

@@ -18,6 +18,9 @@ pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyh
         for line in report?.lines() {
             println!("{line}");
         }
+        if let Ok(bank) = database::open(url, key).await {
+            search_status(&bank).await?;
+        }
         return Ok(());
     }
     let path = database::sqlite_path(url)?;
@@ -38,7 +41,31 @@ pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyh
     };
     println!("key: {}{found}", status.source);
     println!("cipher: {}", status.cipher.map_or("none (plain SQLite)".into(), |v| format!("SQLCipher {v}, AES-256")));
+    let opens = match status.state {
+        FileState::Plaintext => true,
+        FileState::Encrypted => status.key_opens == Some(true),
+        FileState::Missing => false,
+    };
+    if opens {
+        search_status(&database::open(url, key).await?).await?;
+    }
     archive_status(key_file).await
+}
+
+/// How search reads the bank: which terms, and how far an older bank's rewrite has come.
+async fn search_status(bank: &memory_bank_store::Bank) -> anyhow::Result<()> {
+    let terms = bank.terms_status().await?;
+    if terms.done {
+        println!("search: words and their forms (term scheme {})", terms.version);
+    } else {
+        let through = terms.done_through.map_or("not started".to_owned(), |id| format!("done through {id}"));
+        println!(
+            "search: words; older memories' terms are being rewritten for word forms (scheme {}, {through}); \
+             search works meanwhile, and finds their exact words",
+            terms.version
+        );
+    }
+    Ok(())
 }
 
 /// The session archive of `memory-bank sessions` and `mcp` (the default index's), which

@@ -204,7 +204,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let outcome = bank.store().migrate().await?;
             let done = if matches!(command, DbCommand::Bootstrap) { "bootstrapped" } else { "migrated" };
             let index = if outcome.created { "full-text index created" } else { "full-text index present" };
-            println!("{done}; {index}");
+            // Done here rather than left to the service: an operator's migration is the
+            // moment they expect a database to be rewritten.
+            let read = bank.rewrite_search_terms().await?;
+            let terms = if read == 0 { String::new() } else { format!("; search terms of {read} memories brought up to date") };
+            println!("{done}; {index}{terms}");
             Ok(())
         }
         Command::Admin { command } => {
@@ -245,6 +249,8 @@ async fn serve(
     let bank = database::open(url, key).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
     bank.assert_search_index().await?;
+    // An older bank's terms are brought to today's scheme while it serves.
+    tokio::spawn(bank.clone().rewrite_search_terms_logged());
     if database::is_mysql(url) {
         warn_unless_encrypted(url).await;
     }

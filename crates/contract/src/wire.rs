@@ -258,6 +258,31 @@ pub struct SimilarResponse {
     pub similar: Vec<SimilarMemory>,
 }
 
+/// Why a search hit was found: so the person and the agent can judge a weak match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Matched {
+    /// It holds the query's words, as written or in another form ("deploys" for "deploy").
+    #[default]
+    Words,
+    /// Its meaning is close to the query's, without sharing its words.
+    Meaning,
+    /// Both.
+    Both,
+}
+
+impl Matched {
+    /// The spelling on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Matched::Words => "words",
+            Matched::Meaning => "meaning",
+            Matched::Both => "both",
+        }
+    }
+}
+
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -268,6 +293,10 @@ pub struct SearchResult {
     pub memory: Memory,
     /// Relevance, higher is better; comparable within one response only.
     pub score: f64,
+    /// Whether it matched the query's words, its meaning, or both (`words` from a
+    /// service older than this field).
+    #[serde(default)]
+    pub matched: Matched,
 }
 
 /// Response of `GET /v1/memory/search`.

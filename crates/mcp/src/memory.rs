@@ -13,7 +13,7 @@
 use memory_bank_access::{AccessError, MemoryAccess};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{
-    ContextInput, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest,
+    ContextInput, Matched, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest,
 };
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
@@ -106,8 +106,9 @@ pub struct DeleteMemoryParams {
 impl MemoryBankMcp {
     #[tool(
         name = "search_memories",
-        description = "Search the person's saved memories by words, best match first. Returns {results: [{id, content, tags, \
-createdAt, contexts}], hint?}. No match is an empty list with a hint: then tell the person nothing was found.",
+        description = "Search the person's saved memories by words (any form of them), best match first. Returns {results: \
+[{id, content, tags, createdAt, contexts, matched}], hint?}; matched says why a result was found: \"words\", \"meaning\" \
+or \"both\". No match is an empty list with a hint: then tell the person nothing was found.",
         annotations(title = "Search memories", read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = false)
     )]
     async fn search_memories(
@@ -226,8 +227,15 @@ impl MemoryBankMcp {
         };
         match access.search(query, limit).await {
             Ok(results) => {
+                let matched: Vec<Matched> = results.iter().map(|r| r.matched).collect();
                 let memories: Vec<Memory> = results.into_iter().map(|r| r.memory).collect();
-                let (shown, mut answer) = fit_count(memories.len(), |k| json!({"results": shaped(&memories[..k])}));
+                let (shown, mut answer) = fit_count(memories.len(), |k| {
+                    let mut shown = shaped(&memories[..k]);
+                    for (memory, why) in shown.iter_mut().zip(&matched) {
+                        memory["matched"] = json!(why);
+                    }
+                    json!({"results": shown})
+                });
                 if memories.is_empty() {
                     answer["hint"] = json!("No memory matches. Tell the person nothing was found; do not guess.");
                 } else if shown < memories.len() {

@@ -21,6 +21,7 @@ mod revisions;
 mod rows;
 mod schema;
 mod search;
+mod search_terms;
 mod store;
 mod transfer;
 #[cfg(feature = "testing")]

@@ -8,7 +8,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -17,7 +17,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, offboarding, proposals, revisions, schema, search, transfer, MySqlStore};
+use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, transfer, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -317,6 +317,18 @@ impl MemoryStore for MySqlStore {
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
         search::candidates(&mut conn, user_id, scoped_terms, cap).await
+    }
+
+    async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {
+        search_terms::progress(&self.pool).await
+    }
+
+    async fn memories_for_terms(&self, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError> {
+        search_terms::sources(&self.pool, after, limit).await
+    }
+
+    async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {
+        search_terms::rewrite(&self.pool, rows, progress).await
     }
 
     async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {

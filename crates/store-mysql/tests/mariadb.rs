@@ -165,7 +165,7 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     .unwrap();
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Untracked);
     assert!(matches!(
-        store.search_candidates(user, &terms::scope_terms(user, &["quokka".into()]), 10).await,
+        store.search_candidates(user, &terms::scope_terms(user, &[terms::Term::exact("quokka")]), 10).await,
         Err(StoreError::SearchIndexMissing { .. })
     ));
 
@@ -345,7 +345,7 @@ async fn optimize_compacts_an_index_grown_save_by_save() {
     // Every memory is still a candidate for each of its words (a sample of them).
     for memory in memories.iter().step_by(97) {
         for word in memory.content.split(' ').step_by(5) {
-            let scoped = terms::scope_terms(&memory.user_id, &[word.to_owned()]);
+            let scoped = terms::scope_terms(&memory.user_id, &[terms::Term::exact(word)]);
             let found = store.search_candidates(&memory.user_id, &scoped, 1000).await.unwrap();
             assert!(found.iter().any(|c| c.id == memory.id), "{} lost {word}", memory.id);
         }

@@ -11,6 +11,7 @@ mod verify;
 mod proposals;
 mod offboarding;
 mod revisions;
+mod search_terms;
 mod transfer;
 mod rows;
 mod wipe;
@@ -25,7 +26,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -631,6 +632,18 @@ impl MemoryStore for SqliteStore {
             .into_iter()
             .map(|(id, created_at, search_text)| Candidate { id, created_at: Timestamp::from_unix_ms(created_at), search_text })
             .collect())
+    }
+
+    async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {
+        search_terms::progress(&self.pool).await
+    }
+
+    async fn memories_for_terms(&self, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError> {
+        search_terms::sources(&self.pool, after, limit).await
+    }
+
+    async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {
+        search_terms::rewrite(self, rows, progress).await
     }
 
     async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {

@@ -68,7 +68,7 @@ impl Saved {
 fn marked_memory(user: &str) -> (String, Vec<String>) {
     let content = "Ada hides zqxmarkerwombat under the 绿茶罐 at quuxfloor".to_owned();
     let stored = terms::index_text(user, [content.as_str(), "the zqxsnippetmarker line"]);
-    assert!(terms::stored_terms(&stored).any(|t| t == "zqxmarkerwombat"));
+    assert!(terms::stored_terms(&stored).any(|(_, t)| t == "zqxmarkerwombat"));
     let terms = stored.split(' ').map(str::to_owned).collect();
     (content, terms)
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use memory_bank_contract::ids::{self, CONTEXT_PREFIX, MEMORY_PREFIX, ORG_PREFIX, TOKEN_PREFIX, USER_PREFIX};
 use memory_bank_contract::limits::SOURCE_CHAT;
 use memory_bank_contract::validate::{Cursor, ValidList, ValidSave, ValidSearch};
-use memory_bank_contract::wire::{ListResponse, Memory, Org, Scope, SearchResult, User};
+use memory_bank_contract::wire::{ListResponse, Matched, Memory, Org, Scope, SearchResult, User};
 use memory_bank_contract::Timestamp;
 
 use crate::store::{MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
@@ -121,7 +121,7 @@ impl Bank {
             for hit in ranked {
                 // A row deleted between the two reads is simply not returned.
                 if let Some(pos) = memories.iter().position(|m| m.id == hit.id) {
-                    results.push(SearchResult { memory: memories.swap_remove(pos), score: hit.score });
+                    results.push(SearchResult { memory: memories.swap_remove(pos), score: hit.score, matched: Matched::Words });
                 }
             }
         }

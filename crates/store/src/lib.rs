@@ -10,12 +10,14 @@ mod edits;
 mod error;
 pub mod import_ids;
 mod proposals;
+mod search_terms;
 pub mod rank;
 pub mod similar;
 mod store;
 pub mod stored;
 pub mod terms;
 pub mod tokens;
+pub mod word_forms;
 pub mod transfer;
 pub mod offboarding;
 
@@ -35,13 +37,16 @@ mod suite_proposals;
 mod suite_similar;
 #[cfg(feature = "test-suite")]
 mod suite_transfer;
+#[cfg(feature = "test-suite")]
+mod suite_word_forms;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
+pub use search_terms::TermsStatus;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
     Candidate, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
-    OptimizeOutcome, TokenOwner,
+    OptimizeOutcome, TermsProgress, TermsRewrite, TermsSource, TokenOwner,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

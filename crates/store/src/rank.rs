@@ -4,14 +4,20 @@
 //!
 //! Okapi BM25 over the candidate set: `idf` from how many candidates hold a term,
 //! term frequency saturated with `k1`, normalised by document length with `b`.
+//! A word counts once as written and once more, at [`STEM_WEIGHT`], by its stem: a
+//! memory that holds the query's exact form ranks above one that holds only another
+//! form of it, all else equal.
 
 use std::collections::HashMap;
 
 use crate::store::Candidate;
-use crate::terms::stored_terms;
+use crate::terms::{stored_terms, Form, Term};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
+
+/// What a stem match adds, against 1 for the exact form.
+pub const STEM_WEIGHT: f64 = 0.5;
 
 /// A candidate with its score.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,20 +31,24 @@ pub struct Ranked {
 /// Scores candidates against the query's (unscoped) terms and returns the best
 /// `limit`, highest score first, newest first among equal scores. Candidates that
 /// hold none of the terms (a user-code hash collision) are dropped.
-pub fn rank(query_terms: &[String], candidates: &[Candidate], limit: usize) -> Vec<Ranked> {
+pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec<Ranked> {
     if query_terms.is_empty() || candidates.is_empty() {
         return Vec::new();
     }
-    let index: HashMap<&str, usize> = query_terms.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+    let index: HashMap<(Form, &str), usize> =
+        query_terms.iter().enumerate().map(|(i, t)| ((t.form, t.text.as_str()), i)).collect();
+    let weight: Vec<f64> =
+        query_terms.iter().map(|t| if t.form == Form::Stem { STEM_WEIGHT } else { 1.0 }).collect();
     // Per candidate: frequency of each query term, and its length in terms.
     let mut freqs: Vec<(Vec<u32>, usize)> = Vec::with_capacity(candidates.len());
     let mut doc_freq = vec![0u32; query_terms.len()];
     for candidate in candidates {
         let mut tf = vec![0u32; query_terms.len()];
         let mut len = 0usize;
-        for term in stored_terms(&candidate.search_text) {
-            len += 1;
-            if let Some(&i) = index.get(term) {
+        for (form, term) in stored_terms(&candidate.search_text) {
+            // Length in words as written, as before stems were indexed.
+            len += usize::from(form == Form::Exact);
+            if let Some(&i) = index.get(&(form, term)) {
                 tf[i] += 1;
             }
         }
@@ -60,9 +70,9 @@ pub fn rank(query_terms: &[String], candidates: &[Candidate], limit: usize) -> V
             let norm = K1 * (1.0 - B + B * *len as f64 / avg_len);
             let score: f64 = tf
                 .iter()
-                .zip(&idf)
+                .zip(idf.iter().zip(&weight))
                 .filter(|(f, _)| **f > 0)
-                .map(|(&f, idf)| idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm))
+                .map(|(&f, (idf, weight))| weight * idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm))
                 .sum();
             (score > 0.0).then_some((score, candidate))
         })
@@ -109,5 +119,18 @@ mod tests {
         let ranked = rank(&query_terms("tea"), &cands, 5);
         assert_eq!(ranked.len(), 5);
         assert_eq!(ranked[0].id, "m03");
+    }
+
+    #[test]
+    fn word_forms_match_and_the_exact_form_ranks_first() {
+        let cands = [
+            cand("a", 3, "Deploys to production happen on Tuesdays"),
+            cand("b", 2, "We deploy the website with Vercel"),
+            cand("c", 1, "The billing service owns invoices"),
+        ];
+        let ids = |q: &str| rank(&query_terms(q), &cands, 10).into_iter().map(|r| r.id).collect::<Vec<_>>();
+        assert_eq!(ids("deploy"), ["b", "a"]);
+        assert_eq!(ids("deploys"), ["a", "b"]);
+        assert_eq!(ids("deploying"), ["a", "b"], "stem-only matches tie, newest first");
     }
 }

@@ -37,14 +37,15 @@ pub fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
 }
 
 fn term_set(text: &str) -> HashSet<String> {
-    terms::query_terms(text).into_iter().collect()
+    terms::exact_terms(text).into_iter().map(|t| t.text).collect()
 }
 
 impl Bank {
     /// The user's memories alike to `content` (at most [`MAX_SIMILAR`], most alike
     /// first, newest first among equals), leaving out `exclude`.
     pub async fn similar(&self, user_id: &str, content: &str, exclude: Option<&str>) -> Result<Vec<SimilarMemory>, StoreError> {
-        let wanted = terms::query_terms(content);
+        // Words as written, stopwords included: the rule compares wording, not meaning.
+        let wanted = terms::exact_terms(content);
         if wanted.is_empty() {
             return Ok(Vec::new());
         }
@@ -56,7 +57,7 @@ impl Bank {
             .filter(|id| Some(id.as_str()) != exclude)
             .collect();
         let memories = self.store().memories_by_ids(user_id, &best).await?;
-        let wanted: HashSet<String> = wanted.into_iter().collect();
+        let wanted: HashSet<String> = wanted.into_iter().map(|t| t.text).collect();
         let mut alike: Vec<(f64, _)> = memories
             .into_iter()
             .map(|m| (overlap(&wanted, &term_set(&m.content)), m))

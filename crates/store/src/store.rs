@@ -186,6 +186,45 @@ pub struct Candidate {
     pub search_text: String,
 }
 
+/// How far the rewrite of stored search terms has come: every memory is in scheme
+/// `version`, except, while `version` is below the current one, those after
+/// `done_through` (by id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermsProgress {
+    /// The scheme reached by every memory up to `done_through`.
+    pub version: i64,
+    /// The last memory id rewritten; `None` before the first batch.
+    pub done_through: Option<String>,
+}
+
+/// A memory's texts, from which its search terms are derived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermsSource {
+    /// Memory id.
+    pub id: String,
+    /// Its owner (the terms' scope).
+    pub user_id: String,
+    /// The sentence.
+    pub content: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Its contexts' snippets.
+    pub snippets: Vec<String>,
+    /// The terms stored now.
+    pub search_text: String,
+}
+
+/// New terms for one memory, applied only if its terms are still `old`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermsRewrite {
+    /// Memory id.
+    pub id: String,
+    /// The terms read.
+    pub old: String,
+    /// The terms in today's scheme.
+    pub new: String,
+}
+
 /// Who a live token belongs to and what it may do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenOwner {
@@ -305,6 +344,18 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// The user's newest `scope = 'user'` memories whose index holds any of the
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
+
+    /// How far stored search terms have been rewritten to [`crate::terms::TERMS_VERSION`].
+    async fn terms_progress(&self) -> Result<TermsProgress, StoreError>;
+
+    /// Up to `limit` memories of any owner and scope with ids after `after`, in id
+    /// order, with the texts their terms are made from.
+    async fn memories_for_terms(&self, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError>;
+
+    /// In one transaction: each row's `search_text` replaced where it is still the one
+    /// read (a memory edited meanwhile already has new terms), and `progress` recorded.
+    /// Returns how many rows were replaced.
+    async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError>;
 
     /// Ids of the user's `scope = 'user'` memories with a context citing the session
     /// `conversation_id`, newest first (`created_at`, then id), at most `limit`.

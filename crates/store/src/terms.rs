@@ -10,7 +10,10 @@
 //! 2. splits into runs of letters/digits, keeping CJK apart from other scripts,
 //! 3. indexes CJK runs as unigrams plus overlapping bigrams (queries use bigrams,
 //!    or the unigram for a single character),
-//! 4. prefixes every term with the owner's code (`u` + 10 hex digits of FNV-1a), so
+//! 4. indexes each word also as its stem, and leaves stopwords out of queries
+//!    ([`crate::word_forms`]),
+//! 5. prefixes every term with the owner's code (`u` + 10 hex digits of FNV-1a; `s` instead
+//!    of `u` for a stem), so
 //!    each posting list holds one user's rows (a common word stays cheap) and every
 //!    token is long and never a stopword.
 //!
@@ -20,6 +23,8 @@
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
+
+use crate::word_forms;
 
 /// Longest term kept, in characters (InnoDB ignores tokens over 84 characters;
 /// 11 for the user code plus 64 stays under it).
@@ -95,11 +100,7 @@ fn runs(text: &str) -> Vec<Run> {
         }
         match class {
             Class::Cjk => cjk.push(c),
-            Class::Word => {
-                for base in std::iter::once(c).nfd().filter(|d| !is_combining_mark(*d)) {
-                    word.extend(base.to_lowercase());
-                }
-            }
+            Class::Word => word_forms::push_folded(&mut word, c),
             Class::Gap => {}
         }
         previous = class;
@@ -108,44 +109,130 @@ fn runs(text: &str) -> Vec<Run> {
     out
 }
 
-/// Terms to index for `text` (unscoped, in order, with repeats).
-pub fn document_terms(text: &str) -> Vec<String> {
+/// The scheme [`index_text`] writes today. A stored `search_text` of an older one is
+/// rewritten from the memory's own text (`Bank::rewrite_search_terms`).
+///
+/// 1. words, CJK unigrams and bigrams, scoped by owner;
+/// 2. as 1, plus each word's stem ([`crate::word_forms`]).
+pub const TERMS_VERSION: i64 = 2;
+
+/// How a term matches: as written, or by its stem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// The word as written (folded), a CJK unigram or bigram.
+    Exact,
+    /// The Snowball stem of a word ([`crate::word_forms::stem`]).
+    Stem,
+}
+
+impl Form {
+    /// First letter of the scope code: `u` for exact terms (the scheme's first
+    /// version, so old rows still match), `s` for stems.
+    fn code_letter(self) -> char {
+        match self {
+            Form::Exact => 'u',
+            Form::Stem => 's',
+        }
+    }
+}
+
+/// One search term, unscoped.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Term {
+    /// Exact or stem.
+    pub form: Form,
+    /// The term's letters.
+    pub text: String,
+}
+
+impl Term {
+    /// An exact term.
+    pub fn exact(text: impl Into<String>) -> Term {
+        Term { form: Form::Exact, text: text.into() }
+    }
+
+    fn stem(text: String) -> Term {
+        Term { form: Form::Stem, text }
+    }
+}
+
+/// Terms to index for `text` (unscoped, in order, with repeats): every word as
+/// written and, where it has one, its stem; CJK unigrams and bigrams.
+pub fn document_terms(text: &str) -> Vec<Term> {
     let mut terms = Vec::new();
     for run in runs(text) {
         match run {
-            Run::Word(w) => terms.push(w),
+            Run::Word(w) => {
+                let stem = word_forms::stem(&w);
+                terms.push(Term::exact(w));
+                terms.extend(stem.map(Term::stem));
+            }
             Run::Cjk(chars) => {
-                terms.extend(chars.iter().map(|c| c.to_string()));
-                terms.extend(chars.windows(2).map(|pair| pair.iter().collect::<String>()));
+                terms.extend(chars.iter().map(|c| Term::exact(c.to_string())));
+                terms.extend(chars.windows(2).map(|pair| Term::exact(pair.iter().collect::<String>())));
             }
         }
     }
     terms
 }
 
-/// Distinct terms of a query (unscoped, first-seen order). Empty when the query has
-/// no letters or digits at all (punctuation, emoji): such a query matches nothing.
-pub fn query_terms(query: &str) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    let mut push = |t: String| {
-        if !terms.contains(&t) {
-            terms.push(t);
-        }
-    };
-    for run in runs(query) {
-        match run {
-            Run::Word(w) => push(w),
-            Run::Cjk(chars) if chars.len() == 1 => push(chars[0].to_string()),
-            Run::Cjk(chars) => chars.windows(2).for_each(|pair| push(pair.iter().collect())),
+/// Distinct exact terms of a text, stopwords included (first-seen order): the
+/// duplicate hint's wording comparison (`similar.rs`), which compares words as
+/// written. Empty when the text has no letters or digits.
+pub fn exact_terms(text: &str) -> Vec<Term> {
+    let mut terms: Vec<Term> = Vec::new();
+    for run in runs(text) {
+        let found: Vec<String> = match run {
+            Run::Word(w) => vec![w],
+            Run::Cjk(chars) if chars.len() == 1 => vec![chars[0].to_string()],
+            Run::Cjk(chars) => chars.windows(2).map(|pair| pair.iter().collect()).collect(),
+        };
+        for text in found {
+            let term = Term::exact(text);
+            if !terms.contains(&term) {
+                terms.push(term);
+            }
         }
     }
     terms
 }
 
-/// Prefixes each term with the user's code.
-pub fn scope_terms(user_id: &str, terms: &[String]) -> Vec<String> {
+/// Distinct terms of a search query (unscoped, first-seen order): its words as
+/// written and their stems, CJK bigrams (or the unigram of a single character).
+///
+/// Stopwords never pull in candidates: a query with any other word leaves them out
+/// ("what does the user prefer" looks up `user` and `prefer`), and a query made only
+/// of stopwords ("The Who") looks them up as written. Empty when the query has no
+/// letters or digits at all (punctuation, emoji): such a query matches nothing.
+pub fn query_terms(query: &str) -> Vec<Term> {
+    let all = exact_terms(query);
+    let meaningful: Vec<Term> = all.iter().filter(|t| !word_forms::is_stopword(&t.text)).cloned().collect();
+    if meaningful.is_empty() {
+        return all;
+    }
+    let mut terms = meaningful.clone();
+    for term in &meaningful {
+        if let Some(stem) = word_forms::stem(&term.text).map(Term::stem) {
+            if !terms.contains(&stem) {
+                terms.push(stem);
+            }
+        }
+    }
+    terms
+}
+
+/// Prefixes each term with the user's code for its form.
+pub fn scope_terms(user_id: &str, terms: &[Term]) -> Vec<String> {
     let code = user_code(user_id);
-    terms.iter().map(|t| format!("{code}{t}")).collect()
+    terms.iter().map(|t| scoped(&code, t)).collect()
+}
+
+fn scoped(code: &str, term: &Term) -> String {
+    let mut out = String::with_capacity(code.len() + term.text.len());
+    out.push(term.form.code_letter());
+    out.push_str(&code[1..]);
+    out.push_str(&term.text);
+    out
 }
 
 /// The stored `search_text` of a memory: its content, tags and snippets, scoped to
@@ -158,16 +245,18 @@ pub fn index_text<'a>(user_id: &str, parts: impl IntoIterator<Item = &'a str>) -
             if !out.is_empty() {
                 out.push(' ');
             }
-            out.push_str(&code);
-            out.push_str(&term);
+            out.push_str(&scoped(&code, &term));
         }
     }
     out
 }
 
-/// Splits a stored `search_text` back into unscoped terms.
-pub fn stored_terms(search_text: &str) -> impl Iterator<Item = &str> {
-    search_text.split(' ').filter(|t| t.len() > USER_CODE_LEN).map(|t| &t[USER_CODE_LEN..])
+/// Splits a stored `search_text` back into unscoped terms, with their form.
+pub fn stored_terms(search_text: &str) -> impl Iterator<Item = (Form, &str)> {
+    search_text.split(' ').filter(|t| t.len() > USER_CODE_LEN).map(|t| {
+        let form = if t.starts_with('s') { Form::Stem } else { Form::Exact };
+        (form, &t[USER_CODE_LEN..])
+    })
 }
 
 #[cfg(test)]
@@ -175,7 +264,20 @@ mod tests {
     use super::*;
 
     fn q(text: &str) -> Vec<String> {
-        query_terms(text)
+        exact_terms(text).into_iter().map(|t| t.text).collect()
+    }
+
+    fn looked_up(query: &str) -> Vec<String> {
+        query_terms(query).into_iter().map(|t| format!("{}{}", t.form.code_letter(), t.text)).collect()
+    }
+
+    #[test]
+    fn queries_look_up_words_and_their_stems_without_stopwords() {
+        assert_eq!(looked_up("Deploys"), ["udeploys", "sdeploy"]);
+        assert_eq!(looked_up("what does the user prefer?"), ["uuser", "uprefer", "suser", "sprefer"]);
+        // Only stopwords: looked up as written, never nothing.
+        assert_eq!(looked_up("The Who"), ["uthe", "uwho"]);
+        assert_eq!(looked_up("客户迁移"), ["u客户", "u户迁", "u迁移"]);
     }
 
     #[test]
@@ -190,8 +292,9 @@ mod tests {
         assert_eq!(q("客户迁移"), ["客户", "户迁", "迁移"]);
         assert_eq!(q("茶"), ["茶"]);
         let doc = document_terms("我喜欢Python编程");
-        assert!(doc.contains(&"python".to_owned()) && doc.contains(&"编程".to_owned()) && doc.contains(&"编".to_owned()));
-        assert!(document_terms("客户迁移计划").contains(&"迁移".to_owned()));
+        assert!(doc.contains(&Term::exact("python")) && doc.contains(&Term::exact("编程")) && doc.contains(&Term::exact("编")));
+        assert!(document_terms("客户迁移计划").contains(&Term::exact("迁移")));
+        assert!(document_terms("客户迁移计划").iter().all(|t| t.form == Form::Exact));
         assert_eq!(q("東京タワー"), ["東京", "京タ", "タワ", "ワー"]);
     }
 
@@ -212,11 +315,14 @@ mod tests {
 
     #[test]
     fn scoped_text_is_plain_tokens_with_the_user_code() {
-        let text = index_text("usr_1", ["Hello, wörld!", "绿茶"]);
+        let text = index_text("usr_1", ["The wörlds!", "绿茶"]);
         let code = user_code("usr_1");
+        let hex = &code[1..];
         assert_eq!(code.len(), USER_CODE_LEN);
-        assert_eq!(text, format!("{code}hello {code}world {code}绿 {code}茶 {code}绿茶"));
-        assert_eq!(stored_terms(&text).collect::<Vec<_>>(), ["hello", "world", "绿", "茶", "绿茶"]);
+        assert_eq!(text, format!("{code}the {code}worlds s{hex}world {code}绿 {code}茶 {code}绿茶"));
+        let stored: Vec<_> = stored_terms(&text).collect();
+        assert_eq!(stored[..3], [(Form::Exact, "the"), (Form::Exact, "worlds"), (Form::Stem, "world")]);
+        assert_eq!(stored.len(), 6);
         assert!(text.chars().all(|c| c == ' ' || c.is_alphanumeric()));
         assert_ne!(user_code("usr_1"), user_code("usr_2"));
     }

@@ -65,6 +65,11 @@ const en = {
     edited: "Edited",
     openSession: "Open session",
     openSessionLabel: "Open the cited message of session {{id}}",
+    matched: {
+      words: "Matched words",
+      meaning: "Matched meaning",
+      both: "Matched words and meaning",
+    },
     confirmedApp: "Confirmed in Memory Bank",
     confirmedAppBy: "Confirmed in Memory Bank · proposed by an agent that calls itself {{client}}",
     confirmedElicitation: "Confirmed in {{client}}",

@@ -67,6 +67,11 @@ const zhCN: Strings = {
     edited: "已编辑",
     openSession: "打开会话",
     openSessionLabel: "打开会话 {{id}} 中被引用的消息",
+    matched: {
+      words: "匹配词语",
+      meaning: "匹配含义",
+      both: "匹配词语和含义",
+    },
     confirmedApp: "已在记忆库中确认",
     confirmedAppBy: "已在记忆库中确认 · 由自称 {{client}} 的智能体提议",
     confirmedElicitation: "已在 {{client}} 中确认",

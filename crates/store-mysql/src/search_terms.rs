@@ -1,0 +1,71 @@
+//! The MySQL/MariaDB side of rewriting stored search terms
+//! (`memory_bank_store::search_terms`).
+
+use memory_bank_store::{StoreError, TermsProgress, TermsRewrite, TermsSource};
+use sqlx::{MySqlPool, Row as _};
+
+use crate::rows::db_err;
+
+pub(crate) async fn progress(pool: &MySqlPool) -> Result<TermsProgress, StoreError> {
+    let row = sqlx::query("SELECT version, done_through FROM search_terms WHERE id = 1")
+        .fetch_one(pool)
+        .await
+        .map_err(db_err)?;
+    let version: i32 = row.try_get("version").map_err(db_err)?;
+    Ok(TermsProgress { version: i64::from(version), done_through: row.try_get("done_through").map_err(db_err)? })
+}
+
+pub(crate) async fn sources(pool: &MySqlPool, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT m.id, m.user_id, m.content, CAST(m.tags AS CHAR) AS tags, m.search_text,
+                (SELECT CAST(JSON_ARRAYAGG(c.snippet) AS CHAR) FROM memory_context AS c WHERE c.memory_id = m.id) AS snippets
+         FROM memory AS m WHERE m.id > ? ORDER BY m.id LIMIT ?",
+    )
+    .bind(after.unwrap_or(""))
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    rows.iter()
+        .map(|row| {
+            let id: String = row.try_get("id").map_err(db_err)?;
+            let unreadable = |e: serde_json::Error| StoreError::Database(format!("unreadable texts of memory {id}: {e}"));
+            let tags: Option<String> = row.try_get("tags").map_err(db_err)?;
+            let snippets: Option<String> = row.try_get("snippets").map_err(db_err)?;
+            let tags: Vec<String> = tags.map(|t| serde_json::from_str(&t)).transpose().map_err(unreadable)?.unwrap_or_default();
+            let snippets: Vec<String> =
+                snippets.map(|s| serde_json::from_str(&s)).transpose().map_err(unreadable)?.unwrap_or_default();
+            Ok(TermsSource {
+                user_id: row.try_get("user_id").map_err(db_err)?,
+                content: row.try_get("content").map_err(db_err)?,
+                search_text: row.try_get("search_text").map_err(db_err)?,
+                tags,
+                snippets,
+                id,
+            })
+        })
+        .collect()
+}
+
+pub(crate) async fn rewrite(pool: &MySqlPool, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {
+    let mut tx = pool.begin().await.map_err(db_err)?;
+    let mut changed = 0;
+    for row in rows {
+        changed += sqlx::query("UPDATE memory SET search_text = ? WHERE id = ? AND search_text = ?")
+            .bind(&row.new)
+            .bind(&row.id)
+            .bind(&row.old)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?
+            .rows_affected();
+    }
+    sqlx::query("UPDATE search_terms SET version = ?, done_through = ? WHERE id = 1")
+        .bind(progress.version)
+        .bind(&progress.done_through)
+        .execute(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    tx.commit().await.map_err(db_err)?;
+    Ok(changed)
+}
