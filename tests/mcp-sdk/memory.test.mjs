@@ -137,7 +137,7 @@ describe('with elicitation, over the local bank', () => {
       pages += 1;
     } while (cursor);
     assert.ok(pages > 1, 'the budget split the list');
-    assert.equal(ids.size, 10);
+    assert.equal(ids.size, 11, "the 8 long ones and the 3 saved before");
     const bad = await client.callTool({ name: 'search_memories', arguments: { query: 'walrus', limit: 51 } });
     assert.equal(bad.isError, true);
     assert.match(bad.structuredContent.message, /limit must be from 1 to 50/);
