@@ -16,8 +16,9 @@ use crate::terms::{stored_terms, Form, Term};
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// What a stem match adds, against 1 for the exact form.
-pub const STEM_WEIGHT: f64 = 0.5;
+/// What a stem match adds, against 1 for the exact form (which also matches its
+/// stem, so it always ranks first). Chosen on the recall benchmark (BENCHMARKS.md).
+pub const STEM_WEIGHT: f64 = 1.0;
 
 /// A candidate with its score.
 #[derive(Debug, Clone, PartialEq)]
