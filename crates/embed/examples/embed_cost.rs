@@ -17,10 +17,22 @@ const SINGLE_CALLS: usize = 200;
 const BATCHES: usize = 10;
 
 const PAIRS: [(&str, &str); 4] = [
-    ("I prefer tabs over spaces for indentation", "What indentation style does the user like?"),
-    ("My daughter is allergic to peanuts", "Which food allergies are in the family?"),
-    ("I prefer tabs over spaces for indentation", "Which food allergies are in the family?"),
-    ("My daughter is allergic to peanuts", "What indentation style does the user like?"),
+    (
+        "I prefer tabs over spaces for indentation",
+        "What indentation style does the user like?",
+    ),
+    (
+        "My daughter is allergic to peanuts",
+        "Which food allergies are in the family?",
+    ),
+    (
+        "I prefer tabs over spaces for indentation",
+        "Which food allergies are in the family?",
+    ),
+    (
+        "My daughter is allergic to peanuts",
+        "What indentation style does the user like?",
+    ),
 ];
 
 /// Memories of the lengths a bank holds (5 to 30 words), 32 to a batch.
@@ -36,22 +48,40 @@ const MEMORIES: [&str; 8] = [
 ];
 
 fn main() {
-    let precision = match std::env::args().skip_while(|a| a != "--precision").nth(1).as_deref() {
+    let precision = match std::env::args()
+        .skip_while(|a| a != "--precision")
+        .nth(1)
+        .as_deref()
+    {
         None | Some("f32") => Precision::F32,
         Some("f16") => Precision::F16,
         Some("bf16") => Precision::BF16,
         Some(other) => panic!("unknown precision {other:?}: f32, f16 or bf16"),
     };
-    let dir = memory_bank_embed::default_model_dir().expect("no model found: run scripts/fetch-model.sh");
+    let dir = memory_bank_embed::default_model_dir().unwrap_or_else(|| {
+        let searched = memory_bank_embed::model_dir_candidates();
+        panic!("{}", memory_bank_embed::EmbedError::NotFound { searched })
+    });
     let rss_before = rss_kib();
     let started = Instant::now();
     let embedder = Embedder::load_with(&dir, precision).unwrap_or_else(|e| panic!("{e}"));
     let load = started.elapsed();
     let rss_loaded = rss_kib();
-    println!("model: {} ({precision:?}), {} dimensions", dir.display(), embedder.dimensions());
-    println!("threads: {} (RAYON_NUM_THREADS to change)", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "model: {} ({precision:?}), {} dimensions",
+        dir.display(),
+        embedder.dimensions()
+    );
+    println!(
+        "threads: {} (RAYON_NUM_THREADS to change)",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     println!("load: {:.0} ms", ms(load));
-    println!("RSS: {} MiB before load, {} MiB after load", rss_before / 1024, rss_loaded / 1024);
+    println!(
+        "RSS: {} MiB before load, {} MiB after load",
+        rss_before / 1024,
+        rss_loaded / 1024
+    );
 
     for (a, b) in PAIRS {
         let v = embedder.embed(&[a, b]).unwrap();
@@ -70,7 +100,11 @@ fn main() {
         .collect();
     times.sort();
     let pct = |p: usize| ms(times[(times.len() * p / 100).min(times.len() - 1)]);
-    println!("one 12-word sentence, {SINGLE_CALLS} calls: p50 {:.2} ms, p95 {:.2} ms", pct(50), pct(95));
+    println!(
+        "one 12-word sentence, {SINGLE_CALLS} calls: p50 {:.2} ms, p95 {:.2} ms",
+        pct(50),
+        pct(95)
+    );
 
     let batch: Vec<&str> = MEMORIES.iter().cycle().take(32).copied().collect();
     embedder.embed(&batch).unwrap();
@@ -81,11 +115,29 @@ fn main() {
     let elapsed = t.elapsed();
     let count = (BATCHES * batch.len()) as f64;
     println!(
-        "batches of 32, {BATCHES} batches: {:.0} sentences/s ({:.1} ms a batch)",
+        "calls of 32 texts, {BATCHES} calls: {:.0} sentences/s ({:.1} ms a call)",
         count / elapsed.as_secs_f64(),
         ms(elapsed) / BATCHES as f64
     );
-    println!("RSS at the end: {} MiB (peak {} MiB)", rss_kib() / 1024, status_kib("VmHWM:") / 1024);
+    // A backfill hands many texts to one call: they are regrouped by length.
+    let backfill: Vec<&str> = MEMORIES
+        .iter()
+        .cycle()
+        .take(BATCHES * 32)
+        .copied()
+        .collect();
+    let t = Instant::now();
+    embedder.embed(&backfill).unwrap();
+    println!(
+        "one call of {} texts: {:.0} sentences/s",
+        backfill.len(),
+        backfill.len() as f64 / t.elapsed().as_secs_f64()
+    );
+    println!(
+        "RSS at the end: {} MiB (peak {} MiB)",
+        rss_kib() / 1024,
+        status_kib("VmHWM:") / 1024
+    );
 }
 
 fn ms(d: Duration) -> f64 {
@@ -100,6 +152,10 @@ fn rss_kib() -> u64 {
 fn status_kib(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }

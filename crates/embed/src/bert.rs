@@ -28,13 +28,33 @@ impl Bert {
     /// Reads the weights (names as Hugging Face's `BertModel` saves them, with or
     /// without a `bert.` prefix).
     pub(crate) fn load(vb: VarBuilder, config: &Config) -> Result<Bert> {
-        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") { vb.pp("bert") } else { vb };
+        let vb = if vb.contains_tensor("bert.embeddings.word_embeddings.weight") {
+            vb.pp("bert")
+        } else {
+            vb
+        };
         let emb = vb.pp("embeddings");
         Ok(Bert {
-            words: embedding(config.vocab_size, config.hidden_size, emb.pp("word_embeddings"))?,
-            positions: embedding(config.max_position_embeddings, config.hidden_size, emb.pp("position_embeddings"))?,
-            token_types: embedding(config.type_vocab_size, config.hidden_size, emb.pp("token_type_embeddings"))?,
-            norm: layer_norm(config.hidden_size, config.layer_norm_eps, emb.pp("LayerNorm"))?,
+            words: embedding(
+                config.vocab_size,
+                config.hidden_size,
+                emb.pp("word_embeddings"),
+            )?,
+            positions: embedding(
+                config.max_position_embeddings,
+                config.hidden_size,
+                emb.pp("position_embeddings"),
+            )?,
+            token_types: embedding(
+                config.type_vocab_size,
+                config.hidden_size,
+                emb.pp("token_type_embeddings"),
+            )?,
+            norm: layer_norm(
+                config.hidden_size,
+                config.layer_norm_eps,
+                emb.pp("LayerNorm"),
+            )?,
             layers: BertEncoder::load(vb.pp("encoder"), config)?,
             dtype: vb.dtype(),
         })
@@ -55,7 +75,11 @@ impl Bert {
         let kept = mask.to_dtype(DType::F32)?;
         // (texts, 1, 1, tokens): added to every head's scores of every query token.
         // 0 where a token is kept, MASKED_BIAS where it is padding.
-        let bias = kept.affine(-MASKED_BIAS, MASKED_BIAS)?.unsqueeze(1)?.unsqueeze(1)?.to_dtype(self.dtype)?;
+        let bias = kept
+            .affine(-MASKED_BIAS, MASKED_BIAS)?
+            .unsqueeze(1)?
+            .unsqueeze(1)?
+            .to_dtype(self.dtype)?;
         let hidden = self.layers.forward(&hidden, &bias)?.to_dtype(DType::F32)?;
 
         // Mean over the tokens the mask keeps, then unit length.
@@ -63,7 +87,11 @@ impl Bert {
         let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
         let counts = weights.sum(1)?.clamp(1e-9f32, f32::MAX)?;
         let mean = summed.broadcast_div(&counts)?;
-        let norms = mean.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?.clamp(1e-12f32, f32::MAX)?;
+        let norms = mean
+            .sqr()?
+            .sum_keepdim(D::Minus1)?
+            .sqrt()?
+            .clamp(1e-12f32, f32::MAX)?;
         mean.broadcast_div(&norms)?.to_vec2::<f32>()
     }
 }

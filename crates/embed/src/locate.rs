@@ -29,16 +29,31 @@ pub fn model_dir_candidates() -> Vec<PathBuf> {
     if let Some(dir) = non_empty_env(MODEL_DIR_ENV) {
         dirs.push(PathBuf::from(dir));
     }
-    let cache_root = non_empty_env(MODEL_CACHE_ENV).map(PathBuf::from).or_else(|| {
-        non_empty_env("HOME")
-            .or_else(|| non_empty_env("USERPROFILE"))
-            .map(|home| Path::new(&home).join(".cache").join("memory-bank").join("model"))
-    });
+    let cache_root = non_empty_env(MODEL_CACHE_ENV)
+        .map(PathBuf::from)
+        .or_else(|| {
+            non_empty_env("HOME")
+                .or_else(|| non_empty_env("USERPROFILE"))
+                .map(|home| {
+                    Path::new(&home)
+                        .join(".cache")
+                        .join("memory-bank")
+                        .join("model")
+                })
+        });
     if let Some(root) = cache_root {
         dirs.push(root.join(MODEL_NAME));
     }
-    if let Some(bin_dir) = std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)) {
-        let dir = bin_dir.join("..").join("share").join("memory-bank").join("model").join(MODEL_NAME);
+    if let Some(bin_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+    {
+        let dir = bin_dir
+            .join("..")
+            .join("share")
+            .join("memory-bank")
+            .join("model")
+            .join(MODEL_NAME);
         // Without the `..` where it resolves: nicer in messages, same folder.
         dirs.push(dir.canonicalize().unwrap_or(dir));
     }
@@ -48,7 +63,9 @@ pub fn model_dir_candidates() -> Vec<PathBuf> {
 /// The first folder of [`model_dir_candidates`] that holds every file of
 /// [`MODEL_FILES`]; `None` when none does (run `scripts/fetch-model.sh`).
 pub fn default_model_dir() -> Option<PathBuf> {
-    model_dir_candidates().into_iter().find(|dir| holds_model(dir))
+    model_dir_candidates()
+        .into_iter()
+        .find(|dir| holds_model(dir))
 }
 
 /// Whether `dir` holds every file of [`MODEL_FILES`] (their content is checked on load).

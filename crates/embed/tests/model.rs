@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use memory_bank_embed::{cosine, default_model_dir, model_dir_candidates, EmbedError, Embedder, DIMENSIONS};
+use memory_bank_embed::{
+    cosine, default_model_dir, model_dir_candidates, EmbedError, Embedder, DIMENSIONS,
+};
 
 /// One model for the whole test binary, shared across the test threads.
 fn embedder() -> &'static Arc<Embedder> {
@@ -38,7 +40,9 @@ fn norm(v: &[f32]) -> f32 {
 #[test]
 fn vectors_have_384_dimensions_and_unit_length() {
     assert_eq!(embedder().dimensions(), DIMENSIONS);
-    let vectors = embedder().embed(&["I prefer tabs over spaces for indentation", "Hello"]).unwrap();
+    let vectors = embedder()
+        .embed(&["I prefer tabs over spaces for indentation", "Hello"])
+        .unwrap();
     assert_eq!(vectors.len(), 2);
     for v in &vectors {
         assert_eq!(v.len(), 384);
@@ -51,13 +55,28 @@ fn vectors_have_384_dimensions_and_unit_length() {
 #[test]
 fn reference_similarities_hold() {
     // The published model, fp32, mean pooling: ≈ 0.61 and ≈ 0.60 (docs: search notes).
-    let tabs = similarity("I prefer tabs over spaces for indentation", "What indentation style does the user like?");
+    let tabs = similarity(
+        "I prefer tabs over spaces for indentation",
+        "What indentation style does the user like?",
+    );
     assert!((tabs - 0.61).abs() <= 0.03, "tabs/indentation: {tabs}");
-    let peanuts = similarity("My daughter is allergic to peanuts", "Which food allergies are in the family?");
-    assert!((peanuts - 0.60).abs() <= 0.03, "peanuts/allergies: {peanuts}");
+    let peanuts = similarity(
+        "My daughter is allergic to peanuts",
+        "Which food allergies are in the family?",
+    );
+    assert!(
+        (peanuts - 0.60).abs() <= 0.03,
+        "peanuts/allergies: {peanuts}"
+    );
     for (a, b) in [
-        ("I prefer tabs over spaces for indentation", "Which food allergies are in the family?"),
-        ("My daughter is allergic to peanuts", "What indentation style does the user like?"),
+        (
+            "I prefer tabs over spaces for indentation",
+            "Which food allergies are in the family?",
+        ),
+        (
+            "My daughter is allergic to peanuts",
+            "What indentation style does the user like?",
+        ),
     ] {
         let unrelated = similarity(a, b);
         assert!(unrelated.abs() < 0.15, "{a:?} / {b:?}: {unrelated}");
@@ -77,15 +96,26 @@ fn a_paraphrase_ranks_above_unrelated_sentences() {
     let vectors = embedder().embed(&memories).unwrap();
     let scores: Vec<f32> = vectors.iter().map(|v| cosine(&query, v)).collect();
     for (i, score) in scores.iter().enumerate().skip(1) {
-        assert!(scores[0] > *score + 0.1, "paraphrase {} vs {:?} {}", scores[0], memories[i], score);
+        assert!(
+            scores[0] > *score + 0.1,
+            "paraphrase {} vs {:?} {}",
+            scores[0],
+            memories[i],
+            score
+        );
     }
 }
 
 #[test]
 fn a_batch_gives_what_one_by_one_gives() {
-    // Longer than one batch, lengths mixed so the batches are padded and reordered.
-    let mut texts: Vec<String> = (0..40)
-        .map(|i| format!("Memory number {i}: {}", "the user likes short answers and ".repeat(i % 7)))
+    // Lengths mixed so that the texts are regrouped into several padded batches.
+    let mut texts: Vec<String> = (0..24)
+        .map(|i| {
+            format!(
+                "Memory number {i}: {}",
+                "the user likes short answers and ".repeat(i % 7)
+            )
+        })
         .collect();
     texts.push(String::new());
     texts.push("A".into());
@@ -94,7 +124,11 @@ fn a_batch_gives_what_one_by_one_gives() {
     assert_eq!(batched.len(), refs.len());
     for (text, together) in refs.iter().zip(&batched) {
         let alone = embed_one(text);
-        let worst = alone.iter().zip(together).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        let worst = alone
+            .iter()
+            .zip(together)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
         assert!(worst < 1e-4, "{text:?}: differs by {worst}");
     }
 }
@@ -124,7 +158,12 @@ fn shared_across_threads() {
     let handles: Vec<_> = (0..3)
         .map(|_| {
             let embedder = Arc::clone(embedder());
-            std::thread::spawn(move || embedder.embed(&["The user's favourite editor is Helix"]).unwrap().remove(0))
+            std::thread::spawn(move || {
+                embedder
+                    .embed(&["The user's favourite editor is Helix"])
+                    .unwrap()
+                    .remove(0)
+            })
         })
         .collect();
     for handle in handles {
@@ -135,8 +174,11 @@ fn shared_across_threads() {
 
 #[test]
 fn a_missing_model_says_what_to_do() {
-    let dir = std::env::temp_dir().join(format!("memory-bank-embed-missing-{}", std::process::id()));
-    let err = Embedder::load(&dir).err().expect("loading from a folder without the model fails");
+    let dir =
+        std::env::temp_dir().join(format!("memory-bank-embed-missing-{}", std::process::id()));
+    let err = Embedder::load(&dir)
+        .err()
+        .expect("loading from a folder without the model fails");
     assert!(matches!(err, EmbedError::MissingFile { .. }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("model.safetensors"), "{message}");
@@ -145,7 +187,9 @@ fn a_missing_model_says_what_to_do() {
 
     // A file that is there but broken is named too.
     let broken = tempdir_with_broken_model();
-    let err = Embedder::load(&broken).err().expect("a broken config fails");
+    let err = Embedder::load(&broken)
+        .err()
+        .expect("a broken config fails");
     assert!(matches!(err, EmbedError::BadFile { .. }), "{err:?}");
     assert!(err.to_string().contains("config.json"), "{err}");
     std::fs::remove_dir_all(&broken).unwrap();
