@@ -28,21 +28,16 @@ pub(crate) async fn sources(pool: &MySqlPool, after: Option<&str>, limit: u32) -
     .map_err(db_err)?;
     rows.iter()
         .map(|row| {
-            let id: String = row.try_get("id").map_err(db_err)?;
-            let unreadable = |e: serde_json::Error| StoreError::Database(format!("unreadable texts of memory {id}: {e}"));
             let tags: Option<String> = row.try_get("tags").map_err(db_err)?;
             let snippets: Option<String> = row.try_get("snippets").map_err(db_err)?;
-            let tags: Vec<String> = tags.map(|t| serde_json::from_str(&t)).transpose().map_err(unreadable)?.unwrap_or_default();
-            let snippets: Vec<String> =
-                snippets.map(|s| serde_json::from_str(&s)).transpose().map_err(unreadable)?.unwrap_or_default();
-            Ok(TermsSource {
-                user_id: row.try_get("user_id").map_err(db_err)?,
-                content: row.try_get("content").map_err(db_err)?,
-                search_text: row.try_get("search_text").map_err(db_err)?,
-                tags,
-                snippets,
-                id,
-            })
+            Ok(TermsSource::from_stored(
+                row.try_get("id").map_err(db_err)?,
+                row.try_get("user_id").map_err(db_err)?,
+                row.try_get("content").map_err(db_err)?,
+                tags.as_deref(),
+                snippets.as_deref(),
+                row.try_get("search_text").map_err(db_err)?,
+            ))
         })
         .collect()
 }

@@ -26,14 +26,12 @@ pub(crate) async fn sources(pool: &SqlitePool, after: Option<&str>, limit: u32) 
     .fetch_all(pool)
     .await
     .map_err(db_err)?;
-    rows.into_iter()
+    Ok(rows
+        .into_iter()
         .map(|(id, user_id, content, tags, search_text, snippets)| {
-            let unreadable = |e: serde_json::Error| StoreError::Database(format!("unreadable texts of memory {id}: {e}"));
-            let tags: Vec<String> = tags.map(|t| serde_json::from_str(&t)).transpose().map_err(unreadable)?.unwrap_or_default();
-            let snippets: Vec<String> = serde_json::from_str(&snippets).map_err(unreadable)?;
-            Ok(TermsSource { id, user_id, content, tags, snippets, search_text })
+            TermsSource::from_stored(id, user_id, content, tags.as_deref(), Some(&snippets), search_text)
         })
-        .collect()
+        .collect())
 }
 
 pub(crate) async fn rewrite(store: &SqliteStore, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {

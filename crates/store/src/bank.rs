@@ -263,11 +263,11 @@ impl Bank {
 
 /// The rows a validated save becomes: ids and terms decided, one timestamp for all.
 pub(crate) fn new_memory(user_id: &str, org_id: &str, input: ValidSave, now: Timestamp, proposed_by: Option<String>) -> NewMemory {
-    let search_text = terms::index_text(
+    let search_text = terms::memory_index_text(
         user_id,
-        std::iter::once(input.content.as_str())
-            .chain(input.tags.iter().flatten().map(String::as_str))
-            .chain(input.contexts.iter().map(|c| c.snippet.as_str())),
+        &input.content,
+        input.tags.as_deref().unwrap_or_default(),
+        input.contexts.iter().map(|c| c.snippet.as_str()),
     );
     NewMemory {
         id: ids::new_id_at(MEMORY_PREFIX, now.unix_ms()),

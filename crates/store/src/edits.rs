@@ -69,11 +69,11 @@ pub(crate) fn version_after(user_id: &str, current: &Memory, edit: ValidEdit, no
         Some(tags) => Some(tags),
         None => current.tags.clone(),
     };
-    let search_text = terms::index_text(
+    let search_text = terms::memory_index_text(
         user_id,
-        std::iter::once(content.as_str())
-            .chain(tags.iter().flatten().map(String::as_str))
-            .chain(current.contexts.iter().map(|c| c.snippet.as_str())),
+        &content,
+        tags.as_deref().unwrap_or_default(),
+        current.contexts.iter().map(|c| c.snippet.as_str()),
     );
     MemoryUpdate {
         content,

@@ -49,10 +49,9 @@ impl Bank {
         let rewrites: Vec<TermsRewrite> = rows
             .iter()
             .map(|row| {
-                let parts = std::iter::once(row.content.as_str())
-                    .chain(row.tags.iter().map(String::as_str))
-                    .chain(row.snippets.iter().map(String::as_str));
-                TermsRewrite { id: row.id.clone(), old: row.search_text.clone(), new: terms::index_text(&row.user_id, parts) }
+                let snippets = row.snippets.iter().map(String::as_str);
+                let new = terms::memory_index_text(&row.user_id, &row.content, &row.tags, snippets);
+                TermsRewrite { id: row.id.clone(), old: row.search_text.clone(), new }
             })
             .filter(|r| r.old != r.new)
             .collect();

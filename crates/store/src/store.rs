@@ -214,6 +214,23 @@ pub struct TermsSource {
     pub search_text: String,
 }
 
+impl TermsSource {
+    /// A row as both stores read it: tags and snippets as JSON arrays of strings, read
+    /// the way every stored memory's tags are ([`crate::stored::parse_tags`]).
+    pub fn from_stored(
+        id: String,
+        user_id: String,
+        content: String,
+        tags: Option<&str>,
+        snippets: Option<&str>,
+        search_text: String,
+    ) -> TermsSource {
+        let tags = crate::stored::parse_tags(tags).unwrap_or_default();
+        let snippets = crate::stored::parse_tags(snippets).unwrap_or_default();
+        TermsSource { id, user_id, content, tags, snippets, search_text }
+    }
+}
+
 /// New terms for one memory, applied only if its terms are still `old`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermsRewrite {

@@ -251,6 +251,18 @@ pub fn index_text<'a>(user_id: &str, parts: impl IntoIterator<Item = &'a str>) -
     out
 }
 
+/// The stored `search_text` of a memory from its sentence, tags and snippets: the one
+/// derivation a save, an edit, an import and a terms rewrite all call, so each gives a
+/// memory the same terms.
+pub fn memory_index_text<'a>(
+    user_id: &str,
+    content: &'a str,
+    tags: &'a [String],
+    snippets: impl IntoIterator<Item = &'a str>,
+) -> String {
+    index_text(user_id, std::iter::once(content).chain(tags.iter().map(String::as_str)).chain(snippets))
+}
+
 /// Splits a stored `search_text` back into unscoped terms, with their form.
 pub fn stored_terms(search_text: &str) -> impl Iterator<Item = (Form, &str)> {
     search_text.split(' ').filter(|t| t.len() > USER_CODE_LEN).map(|t| {

@@ -70,11 +70,11 @@ impl Bank {
                 .iter()
                 .map(|line| {
                     let m = &line.memory;
-                    let search_text = terms::index_text(
+                    let search_text = terms::memory_index_text(
                         user_id,
-                        std::iter::once(m.content.as_str())
-                            .chain(m.tags.iter().flatten().map(String::as_str))
-                            .chain(m.contexts.iter().map(|c| c.snippet.as_str())),
+                        &m.content,
+                        m.tags.as_deref().unwrap_or_default(),
+                        m.contexts.iter().map(|c| c.snippet.as_str()),
                     );
                     ImportRow { memory: m.clone(), search_text }
                 })
