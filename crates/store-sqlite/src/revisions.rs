@@ -10,7 +10,7 @@ use memory_bank_store::{MemoryUpdate, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{SqliteConnection, SqlitePool};
 
-use crate::rows::{db_err, get};
+use crate::rows::{db_err, get, replace_fts_terms};
 
 /// Inside `tx`: keeps the row as a revision, then writes `update` to it and to
 /// `memory_fts`; false when the user has no such memory. An imported memory's file
@@ -51,14 +51,7 @@ pub(crate) async fn update(
     .fetch_one(&mut *tx)
     .await
     .map_err(db_err)?;
-    // A contentless FTS5 entry is replaced by deleting and inserting its rowid.
-    sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
-    sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
-        .bind(seq)
-        .bind(&update.search_text)
-        .execute(&mut *tx)
-        .await
-        .map_err(db_err)?;
+    replace_fts_terms(&mut *tx, seq, &update.search_text).await?;
     Ok(true)
 }
 

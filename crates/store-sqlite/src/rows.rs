@@ -7,9 +7,22 @@ use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_citation, parse_imported_from, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqlitePool};
+use sqlx::{Row, SqliteConnection, SqlitePool};
 
 /// Maps a sqlx error to a [`StoreError`] that says what to do.
+/// Gives memory row `seq` the full-text terms `terms` in place of its old ones: a
+/// contentless FTS5 entry is replaced by deleting and inserting its rowid.
+pub(crate) async fn replace_fts_terms(conn: &mut SqliteConnection, seq: i64, terms: &str) -> Result<(), StoreError> {
+    sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *conn).await.map_err(db_err)?;
+    sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
+        .bind(seq)
+        .bind(terms)
+        .execute(&mut *conn)
+        .await
+        .map_err(db_err)?;
+    Ok(())
+}
+
 pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
     match &err {
         sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed => {

@@ -3,7 +3,7 @@
 use memory_bank_store::{StoreError, TermsProgress, TermsRewrite, TermsSource};
 use sqlx::SqlitePool;
 
-use crate::rows::db_err;
+use crate::rows::{db_err, replace_fts_terms};
 use crate::SqliteStore;
 
 pub(crate) async fn progress(pool: &SqlitePool) -> Result<TermsProgress, StoreError> {
@@ -47,14 +47,7 @@ pub(crate) async fn rewrite(store: &SqliteStore, rows: &[TermsRewrite], progress
                 .await
                 .map_err(db_err)?;
         let Some(seq) = seq else { continue };
-        // A contentless FTS5 entry is replaced by deleting and inserting its rowid.
-        sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
-        sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
-            .bind(seq)
-            .bind(&row.new)
-            .execute(&mut *tx)
-            .await
-            .map_err(db_err)?;
+        replace_fts_terms(&mut *tx, seq, &row.new).await?;
         changed += 1;
     }
     sqlx::query("UPDATE search_terms SET version = ?1, done_through = ?2 WHERE id = 1")
