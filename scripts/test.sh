@@ -50,6 +50,10 @@ echo "==> package: the debug .deb built, installed, validated, launched from /us
 # `tauri bundle` packs the debug binary cargo test built above (same features, the one the
 # end-to-end tests just ran) instead of compiling again as `tauri build --debug` would.
 bundle_dir="${CARGO_TARGET_DIR:-target}/debug/bundle/deb"
+# The package carries the model as its 8-bit copy, made from the one fetched above by the
+# quantize example, which cargo test built with the rest (the examples are its targets too).
+. scripts/lib/package-model.sh
+stage_package_model "${CARGO_TARGET_DIR:-target}/debug/examples/quantize"
 rm -rf "$bundle_dir"   # so the one .deb found below is this run's
 TAURI_APP_PATH=src-tauri TAURI_FRONTEND_PATH=ui "$TAURI_CLI" bundle --ci --debug --bundles deb
 debs=("$bundle_dir"/*.deb)
@@ -59,7 +63,7 @@ debs=("$bundle_dir"/*.deb)
 as_root apt-get install -y -qq --no-install-recommends --reinstall "$(realpath "${debs[0]}")" >/dev/null
 package_status=0
 desktop-file-validate "/usr/share/applications/Memory Bank.desktop" \
-    && MEMORY_BANK_APP=/usr/bin/memory-bank-app xvfb-run -a -s "-screen 0 1280x800x24" \
+    && MEMORY_BANK_APP=/usr/bin/memory-bank-app MEMORY_BANK_DEB="$(realpath "${debs[0]}")" xvfb-run -a -s "-screen 0 1280x800x24" \
         node --test tests/e2e/package.test.mjs \
     || package_status=$?
 # Removed whatever the checks said, so the machine is left as it was found.

@@ -10,6 +10,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "sign_out",
     "list_memories",
     "search_memories",
+    "search_status",
     "schedule_delete",
     "undo_delete",
     "flush_deletes",

@@ -31,7 +31,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     let (app, window) = mock_app::start("dev.memorybank.test");
     let state = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(state["account"], json!({"kind": "local"}));
-    assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null, "sessionRoots": [], "keepArchivedSessions": true}));
+    assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null, "sessionRoots": [], "keepArchivedSessions": true, "wordsOnly": false}));
     let org = state["activeOrgId"].as_str().unwrap().to_owned();
     let user = state["user"]["id"].as_str().unwrap().to_owned();
 
@@ -63,6 +63,20 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     let wrong_org = call(&window, "list_memories", json!({"orgId": "org_01jdq0000000000000000000"})).unwrap_err();
     assert_eq!(wrong_org["code"], "organization_not_found");
 
+    // Settings → Search → "Search by words only": the local bank is opened again without
+    // the model (no vectors made), and search and its status say so; then back on.
+    let status = call(&window, "search_status", json!({"orgId": org})).unwrap();
+    assert_ne!(status["meaning"], "off", "{status}");
+    let state = call(&window, "set_prefs", json!({"wordsOnly": true})).unwrap();
+    assert_eq!(state["prefs"]["wordsOnly"], true);
+    let status = call(&window, "search_status", json!({"orgId": org})).unwrap();
+    assert_eq!((status["meaning"].as_str(), status["memories"].as_u64()), (Some("off"), Some(3)), "{status}");
+    let found = call(&window, "search_memories", json!({"orgId": org, "q": "second"})).unwrap();
+    assert_eq!((found["results"][0]["id"].as_str(), found["results"][0]["matched"].as_str()), (Some(ids[1].as_str()), Some("words")));
+    let state = call(&window, "set_prefs", json!({"wordsOnly": false})).unwrap();
+    assert_eq!(state["prefs"]["wordsOnly"], false);
+    assert_ne!(call(&window, "search_status", json!({"orgId": org})).unwrap()["meaning"], "off");
+
     // Deletes are held by Rust: undo sends nothing, flush sends the rest now.
     let scheduled = call(&window, "schedule_delete", json!({"orgId": org, "id": ids[1]})).unwrap();
     assert_eq!(scheduled["id"], ids[1].as_str());
@@ -77,11 +91,11 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     // A pending delete is sent when the app shuts down.
     call(&window, "schedule_delete", json!({"orgId": org, "id": ids[0]})).unwrap();
     let prefs = call(&window, "set_prefs", json!({"memoryEnabled": false, "language": "zh-CN", "keepArchivedSessions": false})).unwrap();
-    assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false}));
+    assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}));
     let rejected = call(&window, "set_prefs", json!({"language": "xx"})).unwrap_err();
     assert_eq!(rejected["code"], "invalid_request");
     let follow_os = call(&window, "set_prefs", json!({"language": null})).unwrap();
-    assert_eq!(follow_os["prefs"], json!({"memoryEnabled": false, "language": null, "sessionRoots": [], "keepArchivedSessions": false}), "null means follow the OS");
+    assert_eq!(follow_os["prefs"], json!({"memoryEnabled": false, "language": null, "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}), "null means follow the OS");
     let kept = call(&window, "set_prefs", json!({"language": "zh-CN"})).unwrap();
     assert_eq!(call(&window, "set_prefs", json!({"memoryEnabled": false})).unwrap()["prefs"], kept["prefs"], "absent = unchanged");
     memory_bank_app_lib::shutdown(app.handle());
@@ -96,7 +110,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     // Restart: preferences come back from the store file; the local account is the same.
     let (app, window) = mock_app::start("dev.memorybank.test");
     let again = call(&window, "get_state", json!({})).unwrap();
-    assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false}));
+    assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}));
     assert_eq!(again["user"]["id"], user.as_str());
     assert_eq!(again["activeOrgId"], org.as_str());
     memory_bank_app_lib::shutdown(app.handle());

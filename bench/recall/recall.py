@@ -3,11 +3,12 @@
 
 Each LoCoMo conversation becomes one person's bank: its observations (short sentences,
 each with the dialogue ids it was drawn from) are imported through POST /v1/import,
-then every question is asked through GET /v1/memory/search and scored by the rank of
-the first memory drawn from the question's evidence. A real `memory-bank serve` runs
-on a fresh SQLite bank in a temporary folder on 127.0.0.1. Standard library only.
+then, once the service has made their vectors in the background (`db status`), every
+question is asked through GET /v1/memory/search and scored by the rank of the first
+memory drawn from the question's evidence. A real `memory-bank serve` runs on a fresh
+SQLite bank in a temporary folder on 127.0.0.1. Standard library only.
 
-    python3 bench/recall/recall.py --bin target/release/memory-bank [--json out.json]
+    python3 bench/recall/recall.py --bin target/release/memory-bank [--search words] [--json out.json]
 """
 import argparse, datetime, hashlib, http.client, json, os, re, shutil, signal, subprocess
 import sys, tempfile, time, urllib.parse
@@ -80,15 +81,18 @@ def build_bank(sample, snippets):
 class Service:
     """`memory-bank serve` on a fresh SQLite bank; `stop` (also on exit) ends it."""
 
-    def __init__(self, binary, folder):
+    def __init__(self, binary, folder, search, model_dir):
         self.binary, self.folder, self.proc = binary, folder, None
         self.url = "sqlite://" + os.path.join(folder, "bank.db")
         # Nothing from the caller's MEMORY_BANK_* settings: this bank and these flags only.
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_BANK_")}
-        self.env.update(MEMORY_BANK_LOG="warn", HOME=folder, XDG_DATA_HOME=os.path.join(folder, "data"))
+        self.env.update(MEMORY_BANK_LOG="warn", HOME=folder, XDG_DATA_HOME=os.path.join(folder, "data"),
+                        MEMORY_BANK_MODEL_DIR=model_dir)
+        # words: --words-only, the model never loaded; hybrid: words and meaning.
+        self.flags = ["--words-only"] if search == "words" else []
 
     def run(self, *args):
-        done = subprocess.run([self.binary, "--database-url", self.url, *args], env=self.env,
+        done = subprocess.run([self.binary, *self.flags, "--database-url", self.url, *args], env=self.env,
                               capture_output=True, text=True, timeout=120)
         if done.returncode != 0:
             raise BenchError(f"`memory-bank {' '.join(args)}` failed ({done.returncode}): {done.stderr.strip()}")
@@ -98,7 +102,7 @@ class Service:
         log_path = os.path.join(self.folder, "serve.log")
         with open(log_path, "wb") as log:
             self.proc = subprocess.Popen(
-                [self.binary, "--database-url", self.url, "serve", "--listen", "127.0.0.1:0",
+                [self.binary, *self.flags, "--database-url", self.url, "serve", "--listen", "127.0.0.1:0",
                  "--rate-limit", "0", "--max-memories-per-user", "0"],
                 env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
         deadline = time.monotonic() + 60
@@ -157,6 +161,23 @@ class Client:
             self.conn = None
 
 
+def wait_for_vectors(service, memories, timeout=1800):
+    """Waits until the service's backfill has made every imported memory's vector, as
+    `db status` reports it (an import's vectors are made in the background)."""
+    started = time.monotonic()
+    while True:
+        status = service.run("db", "status")
+        line = next((l for l in status.splitlines() if l.startswith("meaning:")), "")
+        if "every memory has its vector" in line:
+            print(f"vectors made for {memories} memories in {time.monotonic() - started:.1f} s", file=sys.stderr)
+            return
+        if "unavailable" in line or "off" in line.split(",")[0]:
+            raise BenchError(f"search by meaning is not on: {line}")
+        if time.monotonic() - started > timeout:
+            raise BenchError(f"the vectors were not made within {timeout} s: {line}")
+        time.sleep(0.5)
+
+
 def percentile(values, p):
     """Nearest-rank percentile of a non-empty list."""
     ordered = sorted(values)
@@ -184,6 +205,11 @@ def main():
                          "(snippet, conversation and message ids), which search reads too")
     ap.add_argument("--conversations", type=int, help="only the first N conversations")
     ap.add_argument("--json", metavar="OUT", help="write the results (and every question's rank) here")
+    ap.add_argument("--search", choices=["hybrid", "words"], default="hybrid",
+                    help="hybrid (default): words and meaning; words: `--words-only`, no model")
+    ap.add_argument("--model-dir", default=os.environ.get("MEMORY_BANK_MODEL_DIR") or os.path.join(
+                        os.path.expanduser("~"), ".cache", "memory-bank", "model", "all-minilm-l6-v2"),
+                    help="the embedding model's folder (default: where scripts/fetch-model.sh puts it)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary bank and log")
     args = ap.parse_args()
     if not 1 <= args.limit <= 50:
@@ -198,7 +224,9 @@ def main():
     ks = [k for k in (1, 5, 10, 20, 50) if k <= args.limit]
 
     folder = tempfile.mkdtemp(prefix="memory-bank-recall-")
-    service = Service(os.path.abspath(args.bin), folder)
+    if args.search == "hybrid" and not os.path.isfile(os.path.join(args.model_dir, "tokenizer.json")):
+        raise BenchError(f"the embedding model is not in {args.model_dir}: run scripts/fetch-model.sh, or pass --model-dir")
+    service = Service(os.path.abspath(args.bin), folder, args.search, args.model_dir)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so `finally` stops the service
     try:
         version = subprocess.run([service.binary, "--version"], capture_output=True, text=True).stdout.strip()
@@ -228,6 +256,11 @@ def main():
             for moved in report.get("newIds", []):  # a line imported under another id
                 bank["cites"][moved["id"]] = bank["cites"].pop(bank["lines"][moved["line"] - 1]["id"])
             totals["memories"] += report["imported"]
+            client.close()
+        if args.search == "hybrid":
+            wait_for_vectors(service, totals["memories"])
+        for bank in banks:
+            client = Client(base, bank["token"], org)
             cited = set().union(*bank["cites"].values()) if bank["cites"] else set()
             for qa in bank["qa"]:
                 evidence = set(dialogue_ids(qa.get("evidence", [])))
@@ -263,7 +296,7 @@ def main():
 
     cols = [f"hit@{k}" for k in ks] + ["mrr"]  # MRR counts ranks within the limit only
     print(f"\nLoCoMo recall, {totals['memories']} memories in {totals['conversations']} banks, "
-          f"search limit {args.limit}, snippets {args.snippets}\n")
+          f"search {args.search}, limit {args.limit}, snippets {args.snippets}\n")
     print("| questions | n | " + " | ".join(cols[:-1]) + f" | MRR@{args.limit} |")
     print("|---|---:|" + "---:|" * len(cols))
     for name, row in table.items():
@@ -279,7 +312,7 @@ def main():
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"binary": version, "data": {"path": args.data, "sha256": hashlib.sha256(raw).hexdigest()},
-                       "limit": args.limit, "snippets": args.snippets, "corpus": totals, "skipped": skipped,
+                       "search": args.search, "limit": args.limit, "snippets": args.snippets, "corpus": totals, "skipped": skipped,
                        "refused": refused, "metrics": table, "latency": latency,
                        "questions": per_question}, f, indent=1, ensure_ascii=False)
             f.write("\n")

@@ -48,6 +48,7 @@ app_commands! {
     sign_out => SignOut,
     list_memories => ListMemories,
     search_memories => SearchMemories,
+    search_status => GetSearchStatus,
     schedule_delete => ScheduleDelete,
     undo_delete => UndoDelete,
     flush_deletes => FlushDeletes,

@@ -217,6 +217,8 @@ fn avoid_software_compositing() {
 pub fn run() {
     // Before any thread exists: everything the app writes is private to this user.
     memory_bank_desktop::private_files::restrict_new_files();
+    // Still before any thread: the embedding model's thread count, read once.
+    memory_bank_desktop::meaning::prepare_process();
     #[cfg(target_os = "linux")]
     {
         avoid_software_compositing();

@@ -63,6 +63,21 @@ test("the search box finds another form of a word and says the result matched wo
   }
 });
 
+test("the search box finds a memory by its meaning and says so, unobtrusively", async () => {
+  const app = await h.openApp();
+  try {
+    await app.$(rowXPath("Prefers green tea over coffee")).waitForExist({ timeout: 20000 });
+    const box = await app.$("//input[@type='search']");
+    // No word of it is in the memory, its tag or its snippet: only its meaning is close.
+    await box.setValue("favourite beverage");
+    const hit = await app.$(`${rowXPath("Prefers green tea over coffee")}//span[contains(@class,'row-matched')]`);
+    await hit.waitForExist({ timeout: 20000 });
+    assert.equal(await hit.getText(), "Matched meaning");
+  } finally {
+    await app.deleteSession();
+  }
+});
+
 test("MEMORY_BANK_DATA_DIR holds all app data, the web view's included, privately", async () => {
   const app = await h.openApp();
   try {

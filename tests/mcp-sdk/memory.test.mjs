@@ -39,6 +39,44 @@ async function connect(env, { elicit } = {}) {
   return client;
 }
 
+// The embedding model as scripts/fetch-model.sh leaves it (scripts/test.sh runs it first).
+const MODEL_DIR = process.env.MEMORY_BANK_MODEL_DIR || path.join(os.homedir(), '.cache/memory-bank/model/all-minilm-l6-v2');
+
+describe('search by meaning, with the real model', () => {
+  let dir;
+  let client;
+  const answers = [];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bank-mcp-meaning-'));
+    assert.ok(fs.existsSync(path.join(MODEL_DIR, 'tokenizer.json')), `the model is missing from ${MODEL_DIR}: run scripts/fetch-model.sh`);
+    const env = {
+      HOME: path.join(dir, 'home'), PATH: process.env.PATH ?? '/usr/bin:/bin', MEMORY_BANK_DATA_DIR: path.join(dir, 'data'),
+      MEMORY_BANK_MODEL_DIR: MODEL_DIR,
+    };
+    fs.mkdirSync(env.HOME);
+    client = await connect(env, { elicit: async () => answers.shift() ?? { action: 'cancel' } });
+  });
+
+  after(async () => {
+    await client?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a question in other words finds the memory and says it matched its meaning', async () => {
+    for (const content of ['My daughter is allergic to peanuts', 'Deploys to production happen on Tuesdays']) {
+      answers.push({ action: 'accept', content: { content, tags: '' } });
+      assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content } })).status, 'saved');
+    }
+    const byMeaning = json(await client.callTool({ name: 'search_memories', arguments: { query: 'Which food allergies are in the family?' } }));
+    assert.deepEqual(byMeaning.results.map((r) => [r.content, r.matched])[0], ['My daughter is allergic to peanuts', 'meaning']);
+    const byBoth = json(await client.callTool({ name: 'search_memories', arguments: { query: 'when do we deploy to production?' } }));
+    assert.deepEqual(byBoth.results.map((r) => [r.content, r.matched])[0], ['Deploys to production happen on Tuesdays', 'both']);
+    const nonsense = json(await client.callTool({ name: 'search_memories', arguments: { query: 'zzqx flurble wibblewomp' } }));
+    assert.deepEqual(nonsense.results, [], 'nonsense finds nothing by meaning');
+  });
+});
+
 describe('with elicitation, over the local bank', () => {
   let dir;
   let client;

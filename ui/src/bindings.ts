@@ -670,6 +670,11 @@ nextCursor: string | null, };
 export type Matched = "words" | "meaning" | "both";
 
 /**
+ * Whether search reads meaning ([`SearchStatus::meaning`]).
+ */
+export type MeaningState = "on" | "off" | "unavailable";
+
+/**
  * One memory: a plain sentence plus optional provenance.
  */
 export type Memory = { 
@@ -880,6 +885,10 @@ memoryEnabled?: boolean,
  * Keep sessions after their tool deletes them (Settings → Session history).
  */
 keepArchivedSessions?: boolean, 
+/**
+ * Search by words only (Settings → Search).
+ */
+wordsOnly?: boolean, 
 /**
  * `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
  */
@@ -1343,6 +1352,38 @@ proposedBy?: string | null,
 importedFrom?: ImportedFrom | null, };
 
 /**
+ * Whether search reads meaning too, and how far the caller's vectors are made:
+ * `GET /v1/memory/search/status` (the panel shows it while the backfill runs).
+ */
+export type SearchStatus = { 
+/**
+ * `on`: by words and meaning; `off`: by words only (chosen); `unavailable`: by
+ * words for now, the model cannot be used (`reason` says why).
+ */
+meaning: MeaningState, 
+/**
+ * The caller's memories.
+ */
+memories: number, 
+/**
+ * Of them, those found by meaning already (the rest once the backfill reaches them).
+ */
+withVector: number, 
+/**
+ * Why the model cannot be used, when `unavailable`.
+ */
+reason?: string, };
+
+/**
+ * `search_status`: whether search reads meaning, and how far (the panel's note).
+ */
+export type SearchStatusArgs = { 
+/**
+ * The org the request is made in.
+ */
+orgId: string, };
+
+/**
  * One session in a listing.
  */
 export type SessionInfo = { 
@@ -1614,7 +1655,11 @@ sessionRoots: Array<SessionRoot>,
 /**
  * Keep a session in the history after its tool deletes it.
  */
-keepArchivedSessions: boolean, };
+keepArchivedSessions: boolean, 
+/**
+ * Search by words only, never by meaning.
+ */
+wordsOnly: boolean, };
 
 /**
  * `undo_delete`.
@@ -1669,6 +1714,7 @@ export type CommandTypes = {
   use_local_account: { args: NoArgs; answer: AppState };
   sign_out: { args: NoArgs; answer: AppState };
   list_memories: { args: ListMemoriesArgs; answer: ListResponse };
+  search_status: { args: SearchStatusArgs; answer: SearchStatus };
   search_memories: { args: SearchMemoriesArgs; answer: SearchResponse };
   schedule_delete: { args: ScheduleDeleteArgs; answer: ScheduledDelete };
   undo_delete: { args: UndoDeleteArgs; answer: Undone };
@@ -1718,6 +1764,7 @@ export const COMMANDS = [
   "sign_out",
   "list_memories",
   "search_memories",
+  "search_status",
   "schedule_delete",
   "undo_delete",
   "flush_deletes",

@@ -45,6 +45,8 @@ export type {
   ListMemoriesArgs,
   ListResponse,
   Matched,
+  MeaningState,
+  SearchStatus,
   Memory,
   MemoryContext,
   MemoryVersion,
@@ -162,6 +164,9 @@ export const signOut = () => call("sign_out");
 export const listMemories = (args: ArgsOf<"list_memories">) => call("list_memories", args);
 
 export const searchMemories = (args: ArgsOf<"search_memories">) => call("search_memories", args);
+
+/** Whether search reads meaning, and how far the person's vectors are made. */
+export const searchStatus = (args: ArgsOf<"search_status">) => call("search_status", args);
 
 /** Starts the 6 s commit timer in Rust; `orgId` is the org active when the person confirmed. */
 export const scheduleDelete = (args: ArgsOf<"schedule_delete">) => call("schedule_delete", args);

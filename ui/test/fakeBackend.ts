@@ -16,6 +16,7 @@ import type {
   Revision,
   Prefs,
   Proposal,
+  SearchStatus,
   SessionRoot,
 } from "../src/ipc";
 import { agentsOverview, inboxHandlers } from "./fakeInbox";
@@ -73,7 +74,7 @@ export function defaultState(): AppState {
       { id: "org_b", name: "Beta" },
     ],
     activeOrgId: "org_a",
-    prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true },
+    prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true, wordsOnly: false },
     connectError: null,
   };
 }
@@ -108,6 +109,8 @@ export function installFakeBackend(options: Options = {}) {
     sessionsGate: null as Promise<void> | null,
     /** Earlier versions of edited memories, newest first. */
     revisions: [] as Revision[],
+    /** What search_status answers; null: every memory found by meaning already. */
+    searchStatus: null as SearchStatus | null,
     /** When set, edit_memory rejects with it. */
     editError: null as IpcError | null,
     /** When set, save_memory rejects with it. */
@@ -190,6 +193,8 @@ export function installFakeBackend(options: Options = {}) {
       const next = start + limit < backend.memories.length ? String(start + limit) : null;
       return { memories: page, nextCursor: next } satisfies ListResponse;
     },
+    search_status: () =>
+      backend.searchStatus ?? { meaning: "on" as const, memories: backend.memories.length, withVector: backend.memories.length },
     search_memories: (args) => ({
       results: backend.memories
         .filter((m) => m.content.toLowerCase().includes(String(args.q).toLowerCase()))

@@ -173,6 +173,30 @@ describe("toolbar", () => {
     expect(screen.getByRole("region", { name: "Search results" })).not.toBeNull();
   });
 
+  it("shows how far search by meaning is while the backfill runs, then nothing", async () => {
+    const backend = installFakeBackend({ memories: memories(3) });
+    backend.searchStatus = { meaning: "on", memories: 3000, withVector: 1200 };
+    await start();
+    expect(
+      screen.getByText("Search by meaning: 1200 of 3000 memories ready; the rest are found by their words meanwhile."),
+    ).not.toBeNull();
+    backend.searchStatus = { meaning: "on", memories: 3000, withVector: 3000 };
+    await tick(3000);
+    await settle();
+    expect(screen.queryByText(/Search by meaning:/)).toBeNull();
+    const polls = backend.callsOf("search_status").length;
+    await tick(9000);
+    await settle();
+    expect(backend.callsOf("search_status").length, "no polling once ready").toBe(polls);
+  });
+
+  it("says when search is by words only for now, and why", async () => {
+    const backend = installFakeBackend({ memories: memories(1) });
+    backend.searchStatus = { meaning: "unavailable", memories: 1, withVector: 0, reason: "the model file is missing" };
+    await start();
+    expect(screen.getByText("Search is by words only for now: the model file is missing")).not.toBeNull();
+  });
+
   it("says why each search result was found, and nothing of the kind in the list", async () => {
     installFakeBackend({ memories: [memory(1, { content: "likes green tea" }), memory(2)] });
     const app = await start();

@@ -90,6 +90,25 @@ describe("account settings", () => {
   });
 });
 
+describe("search settings", () => {
+  it("search by words only is a preference the person turns on and off", async () => {
+    const backend = installFakeBackend({ memories: memories(1) });
+    const app = await openSettings();
+    const checkbox = () => screen.getByRole("checkbox", { name: "Search by words only" }) as HTMLInputElement;
+    expect(checkbox().checked).toBe(false);
+    const help = document.getElementById(checkbox().getAttribute("aria-describedby") ?? "");
+    expect(help?.textContent).toMatch(/sends nothing anywhere/);
+    await app.user.click(checkbox());
+    await settle();
+    expect(backend.callsOf("set_prefs")).toEqual([{ wordsOnly: true }]);
+    expect(checkbox().checked).toBe(true);
+    await app.user.click(checkbox());
+    await settle();
+    expect(backend.callsOf("set_prefs")).toEqual([{ wordsOnly: true }, { wordsOnly: false }]);
+    expect(checkbox().checked).toBe(false);
+  });
+});
+
 describe("language", () => {
   it("maps OS languages: any Chinese to zh-CN, everything else to English", () => {
     expect(toSupported("zh")).toBe("zh-CN");

@@ -13,6 +13,8 @@ mod remote;
 
 /// Creating files and folders private to their user (the desktop app reaches it here).
 pub use memory_bank_private_files as private_files;
+/// The embedding model the local bank searches with (`prepare_process` first in `main`).
+pub use memory_bank_meaning as meaning;
 
 use async_trait::async_trait;
 use memory_bank_contract::wire::{

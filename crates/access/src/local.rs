@@ -61,6 +61,12 @@ impl LocalAccess {
     /// a plaintext bank; see `memory_bank_db_key::open_bank`) and provisions the local
     /// user and org on first use, as the desktop app does.
     pub async fn open(data_dir: &Path, key: &KeySource) -> Result<Self, AccessError> {
+        Self::open_searching(data_dir, key, memory_bank_meaning::words_only_from_env()).await
+    }
+
+    /// [`LocalAccess::open`], searching by words only when `words_only` (the desktop
+    /// app's setting "Search by words only"): no vectors made, no model loaded.
+    pub async fn open_searching(data_dir: &Path, key: &KeySource, words_only: bool) -> Result<Self, AccessError> {
         // A folder an older release made readable is tightened; the store creates the bank
         // and its companions private itself.
         crate::private_files::secure_data_dir(data_dir).map_err(|e| {
@@ -68,11 +74,13 @@ impl LocalAccess {
         })?;
         let path = bank_file(data_dir);
         let store = memory_bank_db_key::open_bank(&format!("sqlite://{}", path.display()), key).await.map_err(key_error)?;
-        let bank = Bank::new(Arc::new(store));
+        let bank = memory_bank_meaning::attach(Bank::new(Arc::new(store)), words_only);
         bank.assert_search_index().await.map_err(store_error)?;
         // An older bank's terms are brought to today's scheme in the background; a
         // short command that exits first leaves the rest for the next open.
         tokio::spawn(bank.clone().rewrite_search_terms_logged());
+        // Memories without a vector get one in the background (none: the model stays unloaded).
+        tokio::spawn(bank.clone().backfill_vectors_forever());
         let (user_id, org_id) =
             memory_bank_server::local::provision_local_account(&bank).await.map_err(store_error)?;
         Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()), may_confirm: true })
@@ -179,7 +187,7 @@ impl MemoryAccess for LocalAccess {
     }
 
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
-        let request = validate::parse_search(Some(query), Some(&limit.to_string())).map_err(invalid)?;
+        let request = validate::parse_search(Some(query), Some(&limit.to_string()), None).map_err(invalid)?;
         self.bank.search(&self.user_id, &request).await.map_err(store_error)
     }
 

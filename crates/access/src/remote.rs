@@ -64,7 +64,7 @@ impl MemoryAccess for RemoteAccess {
     }
 
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
-        Ok(self.client.search(&self.org, query, Some(limit)).await.map_err(client_error)?.results)
+        Ok(self.client.search(&self.org, query, Some(limit), false).await.map_err(client_error)?.results)
     }
 
     async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {

@@ -16,6 +16,7 @@
 mod corpus;
 mod limiter;
 mod local_bank;
+mod meaning;
 mod paired;
 mod secure_delete;
 
@@ -101,6 +102,13 @@ struct Args {
     /// drawn as a `--users 1` run draws them; measures nothing.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["database_url", "mariadb", "keep", "search_kept"])]
     load_local_bank: Option<std::path::PathBuf>,
+    /// Measure search by meaning (see `meaning.rs`) at each of `--sizes`, one person's
+    /// bank each, on the engine chosen, and the backfill's rate; nothing else.
+    #[arg(long)]
+    meaning: bool,
+    /// With `--meaning` on SQLite: the bank encrypted (SQLCipher, a random key).
+    #[arg(long, requires = "meaning")]
+    meaning_encrypted: bool,
     /// Measure what `serve --rate-limit` costs a search over HTTP (BENCHMARKS.md), nothing else.
     #[arg(long)]
     limiter_cost: bool,
@@ -333,7 +341,7 @@ async fn search_cells(bank: &Bank, user_ids: &[String], queries: usize, rng: &mu
     for (low, high) in [(2000, VOCABULARY), (20, 2000), (0, 20)] {
         let mut samples = Vec::with_capacity(queries);
         for _ in 0..queries {
-            let query = ValidSearch { query: word(rng.random_range(low..high)), limit: 20 };
+            let query = ValidSearch { query: word(rng.random_range(low..high)), limit: 20, words_only: false };
             let user = &user_ids[rng.random_range(0..user_ids.len())];
             let t = Instant::now();
             let hits = bank.search(user, &query).await?;
@@ -349,8 +357,13 @@ fn ms(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1000.0)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // Before the runtime's threads, as `memory-bank` does: the model's thread count.
+    memory_bank_meaning::prepare_process();
+    tokio::runtime::Runtime::new()?.block_on(run_main())
+}
+
+async fn run_main() -> anyhow::Result<()> {
     let args = Args::parse();
     if args.limiter_cost {
         return limiter::run(args.limiter_memories, args.limiter_seconds).await;
@@ -396,6 +409,21 @@ async fn main() -> anyhow::Result<()> {
     } else {
         anyhow::bail!("--database-url must be `sqlite` or mysql://user:password@host:3306/db, not {url:?}");
     };
+    if args.meaning {
+        let (engine, label) = match engine {
+            Engine::Sqlite(dir, None) if args.meaning_encrypted => {
+                (Engine::Sqlite(dir, Some(memory_bank_store_sqlite::DbKey::generate())), "SQLite, encrypted")
+            }
+            Engine::Sqlite(dir, key) => (Engine::Sqlite(dir, key), "SQLite"),
+            other => (other, "MariaDB"),
+        };
+        meaning::header();
+        for &size in &args.sizes {
+            meaning::run(&engine, label, size, args.queries).await?;
+        }
+        println!("\nbackfill: {:.0} memories/s ({label})", meaning::backfill_rate(&engine).await?);
+        return Ok(());
+    }
     let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |";
     if args.secure_delete {
         println!("| bank | rows | users | db size MB | save p50/p95 ms | saves/s | delete p50/p95 ms | offboard a user p50/p95 ms |\n|---|---|---|---|---|---|---|---|");

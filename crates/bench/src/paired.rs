@@ -63,7 +63,7 @@ pub(crate) async fn run(dir: &std::path::Path, size: usize, users: usize, querie
     // The term classes take turns, so each meets the page caches as full as the others do.
     for i in 0..queries {
         for (kind, (low, high)) in [(2000, VOCABULARY), (20, 2000), (0, 20)].into_iter().enumerate() {
-            let query = ValidSearch { query: word(rng.random_range(low..high)), limit: 20 };
+            let query = ValidSearch { query: word(rng.random_range(low..high)), limit: 20, words_only: false };
             let user = &user_ids[rng.random_range(0..users)];
             for side in order(i) {
                 let t = Timer::start();

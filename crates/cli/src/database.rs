@@ -85,7 +85,7 @@ pub async fn open(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
              before using it"
         ),
     }
-    Ok(Bank::new(Arc::new(store)))
+    Ok(with_search(Bank::new(Arc::new(store))))
 }
 
 /// Opens the store for `db bootstrap` / `db migrate`, whatever state its schema is in.
@@ -93,7 +93,7 @@ pub async fn open_for_maintenance(url: &str, key: &KeySource) -> anyhow::Result<
     if !is_mysql(url) {
         return open_sqlite(url, key).await;
     }
-    Ok(Bank::new(Arc::new(open_mysql(url).await?)))
+    Ok(with_search(Bank::new(Arc::new(open_mysql(url).await?))))
 }
 
 async fn open_sqlite(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
@@ -102,7 +102,7 @@ async fn open_sqlite(url: &str, key: &KeySource) -> anyhow::Result<Bank> {
     } else {
         bail!("unsupported database URL {url:?}; use sqlite:///path/to/memory.db or mysql://user:password@host:3306/memory_bank")
     };
-    Ok(Bank::new(Arc::new(store)))
+    Ok(with_search(Bank::new(Arc::new(store))))
 }
 
 pub async fn open_mysql(url: &str) -> anyhow::Result<MySqlStore> {
@@ -131,4 +131,9 @@ mod tests {
         assert_eq!(redact("mysql://root@127.0.0.1:3306/memory"), "mysql://root@127.0.0.1:3306/memory");
         assert_eq!(redact("sqlite:///tmp/x.db"), "sqlite:///tmp/x.db");
     }
+}
+
+/// The bank searching by meaning too, unless `--words-only` / `MEMORY_BANK_WORDS_ONLY`.
+fn with_search(bank: Bank) -> Bank {
+    memory_bank_meaning::attach(bank, memory_bank_meaning::words_only_from_env())
 }

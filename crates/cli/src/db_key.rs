@@ -65,6 +65,7 @@ async fn search_status(bank: &memory_bank_store::Bank) -> anyhow::Result<()> {
             terms.version
         );
     }
+    println!("{}", bank.meaning_status().await?.line());
     Ok(())
 }
 

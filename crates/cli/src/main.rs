@@ -35,6 +35,11 @@ struct Cli {
     #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_KEYRING")]
     db_key_keyring: bool,
 
+    /// Search by words only: no search by meaning, so the embedding model is never loaded
+    /// and no vectors are made (the ones made before are kept for when it is back on).
+    #[arg(long, global = true, env = "MEMORY_BANK_WORDS_ONLY")]
+    words_only: bool,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -110,7 +115,12 @@ fn main() -> ExitCode {
     // Before any thread exists: what this process creates is its user's alone (each file
     // is also created private on purpose; this covers what other code makes for us).
     memory_bank_private_files::restrict_new_files();
+    memory_bank_meaning::prepare_process();
     let cli = Cli::parse();
+    if cli.words_only {
+        // Still before any thread: every bank this process opens reads it.
+        std::env::set_var(memory_bank_meaning::WORDS_ONLY_ENV, "1");
+    }
     let default_level = if matches!(cli.command, Command::Serve { .. }) { "info" } else { "warn" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("MEMORY_BANK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level))
@@ -209,6 +219,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let read = bank.rewrite_search_terms().await?;
             let terms = if read == 0 { String::new() } else { format!("; search terms of {read} memories brought up to date") };
             println!("{done}; {index}{terms}");
+            // The vectors are not made here: that takes a while on a large bank, and the
+            // service makes them in the background while it serves.
             Ok(())
         }
         Command::Admin { command } => {
@@ -249,8 +261,10 @@ async fn serve(
     let bank = database::open(url, key).await?.with_memory_quota(quota);
     // Refuse to serve a search that would silently find nothing.
     bank.assert_search_index().await?;
-    // An older bank's terms are brought to today's scheme while it serves.
+    // An older bank's terms are brought to today's scheme while it serves, and every
+    // memory without a vector gets one.
     tokio::spawn(bank.clone().rewrite_search_terms_logged());
+    tokio::spawn(bank.clone().backfill_vectors_forever());
     if database::is_mysql(url) {
         warn_unless_encrypted(url).await;
     }

@@ -167,7 +167,8 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
             print_similar(&saved.similar, &saved.memory.id);
         }
         MemoryCommand::Search { query, limit } => {
-            let found = client.search(org()?, &query, limit).await?;
+            // `--words-only` (or MEMORY_BANK_WORDS_ONLY) asks the service for words only too.
+            let found = client.search(org()?, &query, limit, memory_bank_meaning::words_only_from_env()).await?;
             if args.json {
                 return print_json(&found);
             }

@@ -246,10 +246,18 @@ impl Client {
         self.json(self.request(Method::GET, "v1/memory/citing", Some(org))?.query(&params)).await
     }
 
-    /// `GET /v1/memory/search` in `org`.
-    pub async fn search(&self, org: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, ClientError> {
+    /// `GET /v1/memory/search/status` in `org`: whether search reads meaning, and how far.
+    pub async fn search_status(&self, org: &str) -> Result<memory_bank_contract::wire::SearchStatus, ClientError> {
+        self.json(self.request(Method::GET, "v1/memory/search/status", Some(org))?).await
+    }
+
+    /// `GET /v1/memory/search` in `org`; by words only when `words_only`.
+    pub async fn search(&self, org: &str, query: &str, limit: Option<u32>, words_only: bool) -> Result<SearchResponse, ClientError> {
         let mut params = vec![("q", query.to_owned())];
         params.extend(limit.map(|l| ("limit", l.to_string())));
+        if words_only {
+            params.push(("wordsOnly", "true".to_owned()));
+        }
         self.json(self.request(Method::GET, "v1/memory/search", Some(org))?.query(&params)).await
     }
 

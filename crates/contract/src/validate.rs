@@ -155,6 +155,8 @@ pub struct ValidSearch {
     pub query: String,
     /// 1..=50.
     pub limit: u32,
+    /// By words only, never by meaning (the person's setting "Search by words only").
+    pub words_only: bool,
 }
 
 /// A list request that passed validation.
@@ -250,7 +252,7 @@ fn context_fields(gate: &mut Gate, index: usize, input: ContextInput) -> ValidCo
 
 
 /// Validates `GET /v1/memory/search` parameters (raw query-string values).
-pub fn parse_search(q: Option<&str>, limit: Option<&str>) -> Result<ValidSearch, Vec<FieldError>> {
+pub fn parse_search(q: Option<&str>, limit: Option<&str>, words_only: Option<&str>) -> Result<ValidSearch, Vec<FieldError>> {
     let mut errors = Vec::new();
     let query = match q {
         None => {
@@ -260,8 +262,16 @@ pub fn parse_search(q: Option<&str>, limit: Option<&str>) -> Result<ValidSearch,
         Some(q) => crate::gate::within(&mut errors, "q", q, MAX_QUERY_CHARS),
     };
     let limit = parse_limit(&mut errors, limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
+    let words_only = match words_only.map(str::trim) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            errors.push(FieldError::new("wordsOnly", format!("wordsOnly must be true or false, got {other:?}")));
+            false
+        }
+    };
     if errors.is_empty() {
-        Ok(ValidSearch { query, limit })
+        Ok(ValidSearch { query, limit, words_only })
     } else {
         Err(errors)
     }
@@ -352,11 +362,13 @@ mod tests {
 
     #[test]
     fn limits_reject_rather_than_clamp() {
-        assert!(parse_search(Some("x"), Some("51")).is_err());
-        assert!(parse_search(Some("x"), Some("0")).is_err());
-        assert!(parse_search(Some("x"), Some("1.5")).is_err());
-        assert!(parse_search(Some("x"), Some("+5")).is_err());
-        assert_eq!(parse_search(Some(" x "), None).unwrap(), ValidSearch { query: "x".into(), limit: 20 });
+        assert!(parse_search(Some("x"), Some("51"), None).is_err());
+        assert!(parse_search(Some("x"), Some("0"), None).is_err());
+        assert!(parse_search(Some("x"), Some("1.5"), None).is_err());
+        assert!(parse_search(Some("x"), Some("+5"), None).is_err());
+        assert_eq!(parse_search(Some(" x "), None, None).unwrap(), ValidSearch { query: "x".into(), limit: 20, words_only: false });
+        assert!(parse_search(Some("x"), None, Some("true")).unwrap().words_only);
+        assert_eq!(parse_search(Some("x"), None, Some("yes")).unwrap_err()[0].path, "wordsOnly");
         assert_eq!(parse_list(Some("100"), None).unwrap().limit, 100);
         assert!(parse_list(Some("101"), None).is_err());
     }

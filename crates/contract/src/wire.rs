@@ -307,6 +307,38 @@ pub struct SearchResponse {
     pub results: Vec<SearchResult>,
 }
 
+/// Whether search reads meaning too, and how far the caller's vectors are made:
+/// `GET /v1/memory/search/status` (the panel shows it while the backfill runs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchStatus {
+    /// `on`: by words and meaning; `off`: by words only (chosen); `unavailable`: by
+    /// words for now, the model cannot be used (`reason` says why).
+    pub meaning: MeaningState,
+    /// The caller's memories.
+    pub memories: u64,
+    /// Of them, those found by meaning already (the rest once the backfill reaches them).
+    pub with_vector: u64,
+    /// Why the model cannot be used, when `unavailable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub reason: Option<String>,
+}
+
+/// Whether search reads meaning ([`SearchStatus::meaning`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum MeaningState {
+    /// Words and meaning.
+    On,
+    /// Words only, as chosen (`--words-only`, the app's setting).
+    Off,
+    /// Words for now: the model cannot be used.
+    Unavailable,
+}
+
 /// Response of `GET /v1/memory/citing`: the memories that cite one session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -7,7 +7,7 @@ use std::future::Future;
 
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
-    CitingResponse, FindSimilarRequest, ListResponse, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
+    CitingResponse, FindSimilarRequest, ListResponse, SearchStatus, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
 };
 use memory_bank_sessions as sessions;
 use crate::transfer::{ExportOutcome, ImportArgs, ImportOutcome};
@@ -218,6 +218,15 @@ pub struct ListProposalsArgs {
     pub org_id: String,
 }
 
+/// `search_status`: whether search reads meaning, and how far (the panel's note).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchStatusArgs {
+    /// The org the request is made in.
+    pub org_id: String,
+}
+
 /// `memories_citing`: which memories cite a session (the Sessions view's markers).
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -334,6 +343,10 @@ commands! {
     /// One page of memories.
     ListMemories = "list_memories" (desktop, args: ListMemoriesArgs) -> ListResponse {
         desktop.core().list(&args.org_id, args.limit, args.cursor.as_deref()).await
+    }
+    /// Whether search reads meaning, and how far the person's vectors are made.
+    GetSearchStatus = "search_status" (desktop, args: SearchStatusArgs) -> SearchStatus {
+        desktop.core().search_status(&args.org_id).await
     }
     /// Searches memories.
     SearchMemories = "search_memories" (desktop, args: SearchMemoriesArgs) -> SearchResponse {

@@ -113,6 +113,8 @@ pub struct UiPrefs {
     pub session_roots: Vec<SessionRoot>,
     /// Keep a session in the history after its tool deletes it.
     pub keep_archived_sessions: bool,
+    /// Search by words only, never by meaning.
+    pub words_only: bool,
 }
 
 /// Everything the UI needs to pick a screen.
@@ -271,7 +273,7 @@ impl Core {
                 None,
             )
         } else {
-            let local = start_local_service(&self.config.data_dir, &self.config.db_key).await?;
+            let local = start_local_service(&self.config.data_dir, &self.config.db_key, prefs.words_only).await?;
             (Account::Local, Client::new(&local.url, &local.token)?, Some(local))
         };
         self.attach(account, client, local).await
@@ -327,6 +329,7 @@ impl Core {
                 language: prefs.language.as_deref().and_then(Language::parse),
                 session_roots: prefs.session_roots,
                 keep_archived_sessions: prefs.keep_archived_sessions,
+                words_only: prefs.words_only,
             },
             connect_error: self.connect_error.lock().map(|e| e.clone()).unwrap_or_default(),
         }
@@ -353,8 +356,12 @@ impl Core {
     /// Changes UI preferences. `language: Some(None)` means follow the OS. Only
     /// [`crate::Desktop::set_prefs`] calls it: the session history must follow.
     pub(crate) async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
-        let PrefsPatch { memory_enabled, language, keep_archived_sessions } = patch;
+        let PrefsPatch { memory_enabled, language, keep_archived_sessions, words_only } = patch;
+        let was_words_only = self.prefs().words_only;
         self.update_prefs(|p| {
+            if let Some(words_only) = words_only {
+                p.words_only = words_only;
+            }
             if let Some(enabled) = memory_enabled {
                 p.memory_enabled = enabled;
             }
@@ -365,6 +372,12 @@ impl Core {
                 p.language = language.map(|l| l.as_str().to_owned());
             }
         });
+        // The local bank is opened again with or without its model, so turning search
+        // by meaning off also stops making vectors and lets the model go.
+        let local = matches!(self.session.read().await.account, Some(Account::Local));
+        if local && self.prefs().words_only != was_words_only {
+            let _ = self.connect().await;
+        }
         Ok(self.state().await)
     }
 
@@ -463,9 +476,14 @@ impl Core {
         Ok(self.client().await?.list(org_id, limit, cursor).await?)
     }
 
-    /// Searches memories in `org_id`.
+    /// Whether search reads meaning, and how far the person's vectors are made.
+    pub async fn search_status(&self, org_id: &str) -> Result<memory_bank_contract::wire::SearchStatus, DesktopError> {
+        Ok(self.client().await?.search_status(org_id).await?)
+    }
+
+    /// Searches memories in `org_id`, by words only when the person chose it.
     pub async fn search(&self, org_id: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, DesktopError> {
-        Ok(self.client().await?.search(org_id, query, limit).await?)
+        Ok(self.client().await?.search(org_id, query, limit, self.prefs().words_only).await?)
     }
 
     /// Saves a memory in `org_id` (the org active when the person pressed Save), as

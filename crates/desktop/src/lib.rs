@@ -22,6 +22,7 @@ pub mod local;
 pub mod panic_guard;
 pub mod prefs;
 pub use memory_bank_access::private_files;
+pub use memory_bank_access::meaning;
 pub mod secrets;
 pub mod transfer;
 

@@ -14,8 +14,9 @@ use crate::DesktopError;
 /// with the key from `key` (the OS keyring by default), with the local user and org
 /// provisioned: the same bank, user and org agents reach through `memory-bank mcp`.
 /// Then serves it on a free loopback port.
-pub async fn start_local_service(data_dir: &Path, key: &KeySource) -> Result<LocalService, DesktopError> {
-    let local = LocalAccess::open(data_dir, key).await.map_err(|e| DesktopError::new(e.code, e.message))?;
+/// `words_only`: the person's "Search by words only" (no model, no vectors made).
+pub async fn start_local_service(data_dir: &Path, key: &KeySource, words_only: bool) -> Result<LocalService, DesktopError> {
+    let local = LocalAccess::open_searching(data_dir, key, words_only).await.map_err(|e| DesktopError::new(e.code, e.message))?;
     LocalService::start(local.bank().clone(), local.user_id())
         .await
         .map_err(|e| DesktopError::internal(e.to_string()))

@@ -34,6 +34,8 @@ pub struct Prefs {
     pub session_roots: Vec<SessionRoot>,
     /// Keep a session in the history after its tool deletes it (archived).
     pub keep_archived_sessions: bool,
+    /// Search by words only, never by meaning; the local bank then loads no model.
+    pub words_only: bool,
 }
 
 /// A folder of agent sessions added in settings (e.g. a copy from another machine).
@@ -57,6 +59,7 @@ impl Default for Prefs {
             memory_enabled: true,
             session_roots: Vec::new(),
             keep_archived_sessions: true,
+            words_only: false,
         }
     }
 }
@@ -102,6 +105,10 @@ pub struct PrefsPatch {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub keep_archived_sessions: Option<bool>,
+    /// Search by words only (Settings → Search).
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub words_only: Option<bool>,
     /// `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(feature = "ts", ts(optional))]

@@ -20,7 +20,7 @@ async fn bank_of(dir: &std::path::Path) -> Bank {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_that_ended_without_cleaning_up_has_its_token_revoked_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
-    let first = start_local_service(dir.path(), &KeySource::None).await.unwrap();
+    let first = start_local_service(dir.path(), &KeySource::None, false).await.unwrap();
     let leftover = first.token.clone();
     // kill -9: neither `stop` nor the revocation in it ever runs.
     std::mem::forget(first);
@@ -30,7 +30,7 @@ async fn a_run_that_ended_without_cleaning_up_has_its_token_revoked_at_the_next_
         "precondition: the token is live"
     );
 
-    let second = start_local_service(dir.path(), &KeySource::None).await.unwrap();
+    let second = start_local_service(dir.path(), &KeySource::None, false).await.unwrap();
     assert!(
         bank.authenticate(&leftover).await.unwrap().is_none(),
         "the earlier run's token is still live"
@@ -52,7 +52,7 @@ async fn status_for_host(url: &str, host: &str) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_embedded_service_answers_only_its_own_loopback_host() {
     let dir = tempfile::tempdir().unwrap();
-    let service = start_local_service(dir.path(), &KeySource::None).await.unwrap();
+    let service = start_local_service(dir.path(), &KeySource::None, false).await.unwrap();
     let port = service.url.rsplit(':').next().unwrap().to_owned();
     assert!(status_for_host(&service.url, &format!("127.0.0.1:{port}"))
         .await
@@ -87,7 +87,7 @@ async fn the_data_folder_is_0700_and_its_files_0600() {
     )
     .unwrap();
 
-    let service = start_local_service(&data, &KeySource::None).await.unwrap();
+    let service = start_local_service(&data, &KeySource::None, false).await.unwrap();
     assert_eq!(mode(&data), 0o700);
     for file in ["memory.db", "settings.json"] {
         assert_eq!(mode(&data.join(file)), 0o600, "{file}");

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::locate::{MODEL_DIR_ENV, MODEL_FILES};
+use crate::locate::{model_files_text, MODEL_DIR_ENV};
 
 /// What went wrong loading the model or embedding text.
 #[derive(Debug, thiserror::Error)]
@@ -11,7 +11,7 @@ pub enum EmbedError {
     #[error(
         "the model file {} is missing: run scripts/fetch-model.sh, or set {MODEL_DIR_ENV} to a folder holding {}",
         path.display(),
-        MODEL_FILES.join(", ")
+        model_files_text()
     )]
     MissingFile { path: PathBuf },
     /// A file of the model is there but cannot be used.
@@ -24,9 +24,12 @@ pub enum EmbedError {
     #[error(
         "the all-MiniLM-L6-v2 model was not found (looked in: {}): run scripts/fetch-model.sh, or set {MODEL_DIR_ENV} to a folder holding {}",
         searched.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        MODEL_FILES.join(", ")
+        model_files_text()
     )]
     NotFound { searched: Vec<PathBuf> },
+    /// [`crate::quantize_model`] could not write its copy.
+    #[error("cannot write {}: {reason}", path.display())]
+    Write { path: PathBuf, reason: String },
     /// The tokenizer refused a text.
     #[error("tokenizing failed: {0}")]
     Tokenize(String),

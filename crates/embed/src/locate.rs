@@ -13,17 +13,49 @@ pub const MODEL_CACHE_ENV: &str = "MEMORY_BANK_MODEL_CACHE";
 /// The model's folder name, under the cache root and under `share/memory-bank/model`.
 pub const MODEL_NAME: &str = "all-minilm-l6-v2";
 
-/// The files [`crate::Embedder::load`] reads. `1_Pooling/config.json` is read too when
-/// present (to check that the model wants mean pooling), but is not required.
-pub const MODEL_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+/// The weights as published: F32, 90.9 MB (what `scripts/fetch-model.sh` fetches).
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+
+/// The 8-bit copy of the weights that [`crate::quantize_model`] makes, 23.0 MB: what the
+/// packages carry. [`crate::Embedder::load`] turns it back into F32 tensors.
+pub const Q8_WEIGHTS_FILE: &str = "model.q8.safetensors";
+
+/// The weights [`crate::Embedder::load`] reads, either one: the first that is there
+/// (the F32 file when both are).
+pub const WEIGHTS_FILES: [&str; 2] = [WEIGHTS_FILE, Q8_WEIGHTS_FILE];
+
+/// The files [`crate::Embedder::load`] needs beside one of [`WEIGHTS_FILES`].
+/// `1_Pooling/config.json` is read too when present (to check that the model wants mean
+/// pooling), but is not required.
+pub const MODEL_FILES: [&str; 2] = ["tokenizer.json", "config.json"];
+
+/// What a folder must hold, in words: for messages.
+pub(crate) fn model_files_text() -> String {
+    format!(
+        "{} and {} (or {})",
+        MODEL_FILES.join(", "),
+        WEIGHTS_FILES[0],
+        WEIGHTS_FILES[1]
+    )
+}
+
+/// The weights file in `dir` that [`crate::Embedder::load`] reads: the first of
+/// [`WEIGHTS_FILES`] that is a file there.
+pub(crate) fn weights_in(dir: &Path) -> Option<PathBuf> {
+    WEIGHTS_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
+}
 
 /// The folders where the model is looked for, in order:
 ///
 /// 1. `$MEMORY_BANK_MODEL_DIR`, when set and not empty;
 /// 2. `${MEMORY_BANK_MODEL_CACHE:-$HOME/.cache/memory-bank/model}/all-minilm-l6-v2`, what
 ///    `scripts/fetch-model.sh` fills;
-/// 3. `<dir of the executable>/../share/memory-bank/model/all-minilm-l6-v2`, where a
-///    `.deb` puts it (`/usr/bin/x` → `/usr/share/memory-bank/model/...`).
+/// 3. `<dir of the executable>/../share/memory-bank/model/all-minilm-l6-v2`, where the
+///    `.deb` and `.rpm` put it, as [`Q8_WEIGHTS_FILE`] (`/usr/bin/x` →
+///    `/usr/share/memory-bank/model/...`).
 pub fn model_dir_candidates() -> Vec<PathBuf> {
     let mut dirs = Vec::with_capacity(3);
     if let Some(dir) = non_empty_env(MODEL_DIR_ENV) {
@@ -60,17 +92,18 @@ pub fn model_dir_candidates() -> Vec<PathBuf> {
     dirs
 }
 
-/// The first folder of [`model_dir_candidates`] that holds every file of
-/// [`MODEL_FILES`]; `None` when none does (run `scripts/fetch-model.sh`).
+/// The first folder of [`model_dir_candidates`] that [`holds_model`]; `None` when none
+/// does (run `scripts/fetch-model.sh`).
 pub fn default_model_dir() -> Option<PathBuf> {
     model_dir_candidates()
         .into_iter()
         .find(|dir| holds_model(dir))
 }
 
-/// Whether `dir` holds every file of [`MODEL_FILES`] (their content is checked on load).
+/// Whether `dir` holds every file of [`MODEL_FILES`] and one of [`WEIGHTS_FILES`] (their
+/// content is checked on load).
 pub fn holds_model(dir: &Path) -> bool {
-    MODEL_FILES.iter().all(|name| dir.join(name).is_file())
+    MODEL_FILES.iter().all(|name| dir.join(name).is_file()) && weights_in(dir).is_some()
 }
 
 fn non_empty_env(name: &str) -> Option<std::ffi::OsString> {

@@ -64,7 +64,7 @@ pub struct AppState {
 #[openapi(
     info(title = "Memory Bank API", description = "A plaintext memory for AI agents: save, search, list and delete sentences."),
     paths(
-        routes::save_memory, routes::similar_memory, routes::citing_memory, routes::search_memory, routes::list_memory, routes::get_memory, routes::delete_memory,
+        routes::save_memory, routes::similar_memory, routes::citing_memory, routes::search_memory, routes::search_status, routes::list_memory, routes::get_memory, routes::delete_memory,
         edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
         transfer_routes::export, transfer_routes::import,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
@@ -97,6 +97,7 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
     let router = Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
+        .route("/v1/memory/search/status", get(routes::search_status))
         .route("/v1/memory/similar", post(routes::similar_memory))
         .route("/v1/memory/citing", get(routes::citing_memory))
         .route("/v1/memory/{id}", get(routes::get_memory).delete(routes::delete_memory).patch(edit_routes::patch_memory))

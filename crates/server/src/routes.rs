@@ -116,6 +116,22 @@ pub async fn citing_memory(
     Ok(Json(memory_bank_contract::wire::CitingResponse { memories }))
 }
 
+/// Whether search reads meaning, and how far the caller's vectors are made.
+#[utoipa::path(
+    get, path = "/v1/memory/search/status", operation_id = "getMemorySearchStatus", tag = "Memory",
+    summary = "Whether search reads meaning too (on, off, unavailable with the reason), and how many of the caller's memories are found by meaning already.",
+    params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
+    responses(
+        (status = 200, description = "Status", body = memory_bank_contract::wire::SearchStatus),
+        (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn search_status(State(state): State<AppState>, caller: OrgCaller) -> Result<Json<memory_bank_contract::wire::SearchStatus>, ApiError> {
+    Ok(Json(state.bank.search_status(&caller.user.id).await?))
+}
+
 /// Search memories.
 #[utoipa::path(
     get, path = "/v1/memory/search", operation_id = "getMemorySearch", tag = "Memory",
@@ -124,6 +140,7 @@ pub async fn citing_memory(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("q" = String, Query, description = "Words to look for, 1-512 characters"),
         ("limit" = Option<u32>, Query, description = "1-50, default 20"),
+        ("wordsOnly" = Option<bool>, Query, description = "true: by words only, never by meaning (default false)"),
     ),
     responses(
         (status = 200, description = "Results", body = SearchResponse),
@@ -135,8 +152,8 @@ pub async fn citing_memory(
 )]
 pub async fn search_memory(State(state): State<AppState>, caller: OrgCaller, query: Params) -> Result<Json<SearchResponse>, ApiError> {
     let query = params(query)?;
-    let request = validate::parse_search(query.get("q").map(String::as_str), query.get("limit").map(String::as_str))
-        .map_err(ApiError::InvalidRequest)?;
+    let get = |name: &str| query.get(name).map(String::as_str);
+    let request = validate::parse_search(get("q"), get("limit"), get("wordsOnly")).map_err(ApiError::InvalidRequest)?;
     let results = state.bank.search(&caller.user.id, &request).await?;
     Ok(Json(SearchResponse { results }))
 }

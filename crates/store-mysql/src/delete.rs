@@ -23,6 +23,7 @@ pub(crate) async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str)
         return Ok(false);
     }
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
     Ok(true)

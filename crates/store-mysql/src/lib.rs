@@ -24,6 +24,7 @@ mod search;
 mod search_terms;
 mod store;
 mod transfer;
+mod vectors;
 #[cfg(feature = "testing")]
 pub mod testing;
 

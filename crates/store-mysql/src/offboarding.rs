@@ -33,6 +33,7 @@ pub(crate) async fn memories(tx: &mut MySqlConnection, target: Offboard<'_>, bat
     for sql in [
         "DELETE c FROM memory_context AS c JOIN JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j ON c.memory_id = j.wanted",
         "DELETE r FROM memory_revision AS r JOIN JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j ON r.memory_id = j.wanted",
+        "DELETE v FROM memory_vector AS v JOIN JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j ON v.memory_id = j.wanted",
         "DELETE m FROM memory AS m JOIN JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j ON m.id = j.wanted",
     ] {
         sqlx::query(sql).bind(&ids_json).execute(&mut *tx).await.map_err(db_err)?;

@@ -40,6 +40,8 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
+    // The vector was made from the text being replaced; the bank writes the new one.
+    sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
         "UPDATE memory SET content = ?, tags = ?, search_text = ?, updated_at = ?, confirmed_via = ?, imported_from = NULL

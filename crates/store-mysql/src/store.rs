@@ -8,7 +8,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -17,7 +17,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, transfer, MySqlStore};
+use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, transfer, vectors, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -329,6 +329,30 @@ impl MemoryStore for MySqlStore {
 
     async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {
         search_terms::rewrite(&self.pool, rows, progress).await
+    }
+
+    async fn memories_without_vector(&self, model: &str, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError> {
+        vectors::without_vector(&self.pool, model, after, limit).await
+    }
+
+    async fn put_vectors(&self, model: &str, rows: &[VectorRow]) -> Result<u64, StoreError> {
+        vectors::put(&self.pool, model, rows).await
+    }
+
+    async fn vectors_after(&self, user_id: &str, model: &str, after_seq: i64, limit: u32) -> Result<Vec<StoredVector>, StoreError> {
+        vectors::after(&self.pool, user_id, model, after_seq, limit).await
+    }
+
+    async fn vector_summary(&self, user_id: &str, model: &str) -> Result<VectorSummary, StoreError> {
+        vectors::summary(&self.pool, user_id, model).await
+    }
+
+    async fn vector_coverage(&self, model: &str) -> Result<(u64, u64), StoreError> {
+        vectors::coverage(&self.pool, model).await
+    }
+
+    async fn drop_other_vectors(&self, model: &str) -> Result<u64, StoreError> {
+        vectors::drop_others(&self.pool, model).await
     }
 
     async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {

@@ -73,6 +73,7 @@ impl Fixture for MySqlFixture {
             "memory" => "SELECT count(*) FROM memory",
             "memory_context" => "SELECT count(*) FROM memory_context",
             "memory_revision" => "SELECT count(*) FROM memory_revision",
+            "memory_vector" => "SELECT count(*) FROM memory_vector",
             other => panic!("unknown table {other}"),
         };
         sqlx::query_scalar(sql).fetch_one(self.store.pool()).await.unwrap()
@@ -92,3 +93,10 @@ impl Fixture for MySqlFixture {
 }
 
 memory_bank_store::store_suite!(MySqlFixture::new());
+
+/// Search by meaning, with the real model (`scripts/fetch-model.sh` fetches it).
+mod meaning {
+    use super::*;
+
+    memory_bank_store::meaning_suite!(MySqlFixture::new(), memory_bank_meaning::installed_model());
+}

@@ -52,7 +52,7 @@ async fn save(bank: &Bank, user: &str, org: &str, content: &str) -> String {
 }
 
 async fn search(bank: &Bank, user: &str, q: &str) -> Vec<String> {
-    let hits = bank.search(user, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
+    let hits = bank.search(user, &ValidSearch { query: q.into(), limit: 50, words_only: false }).await.unwrap();
     hits.into_iter().map(|h| h.memory.content).collect()
 }
 

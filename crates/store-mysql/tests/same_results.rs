@@ -113,7 +113,7 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
     for user in &users {
         for q in queries {
             for limit in [1, 7, 50] {
-                let request = ValidSearch { query: q.into(), limit };
+                let request = ValidSearch { query: q.into(), limit, words_only: false };
                 let (a, b) = (hits(&banks[0], user, &request).await, hits(&banks[1], user, &request).await);
                 assert_eq!(a, b, "user {user}, query {q:?}, limit {limit}");
                 compared += a.len();
@@ -150,9 +150,57 @@ async fn letters_beyond_the_basic_plane_give_the_same_results() {
     assert!(matched > 200, "the queries found too little to compare: {matched}");
     let banks = [Bank::new(Arc::new(sqlite)), Bank::new(Arc::new(mysql))];
     for q in queries {
-        let request = ValidSearch { query: q.into(), limit: 50 };
+        let request = ValidSearch { query: q.into(), limit: 50, words_only: false };
         let (a, b) = (hits(&banks[0], user, &request).await, hits(&banks[1], user, &request).await);
         assert!(!a.is_empty(), "{q:?} finds something");
         assert_eq!(a, b, "query {q:?}");
     }
+}
+
+/// Search by meaning too ranks the same on both engines: the same memories, their
+/// vectors made by each bank's backfill with the real model, and the same fused ids,
+/// scores and reasons for questions that share words with them, and ones that do not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_by_meaning_gives_the_same_results() {
+    let sentences = [
+        "My daughter is allergic to peanuts",
+        "Deploys to production happen on Tuesdays after the review",
+        "I prefer tabs over spaces for indentation",
+        "The staging servers are only reachable over the VPN",
+        "We migrated the billing service from Postgres to CockroachDB",
+        "Our team standup is at nine every morning",
+        "The cat needs her medicine twice a day",
+        "我喜欢喝绿茶",
+    ];
+    let users = ["usr_meaning_a".to_owned(), "usr_meaning_b".to_owned()];
+    let rows: Vec<NewMemory> = (0..48)
+        .map(|i| {
+            let content = format!("{} (note {})", sentences[i % sentences.len()], i / sentences.len());
+            NewMemory::plain(&users[i % 2], "org_same", content, 1_764_455_111_007 + (i / 2) as i64)
+        })
+        .collect();
+    let Both { sqlite, mysql, _dir, _db } = both_loaded_with(&rows).await;
+    let model = memory_bank_meaning::installed_model();
+    let banks = [
+        Bank::new(Arc::new(sqlite)).with_meaning(memory_bank_store::Meaning::new(model.clone())),
+        Bank::new(Arc::new(mysql)).with_meaning(memory_bank_store::Meaning::new(model.clone())),
+    ];
+    for bank in &banks {
+        assert_eq!(bank.backfill_vectors().await.unwrap(), 48);
+    }
+    let queries = ["Which food allergies are in the family?", "when do we ship to prod", "tabs", "database move", "绿茶", "meeting time", "zzqx flurble"];
+    let mut by_meaning = 0;
+    for user in &users {
+        for q in queries {
+            let request = ValidSearch { query: q.into(), limit: 10, words_only: false };
+            let a = banks[0].search(user, &request).await.unwrap();
+            let b = banks[1].search(user, &request).await.unwrap();
+            let view = |hits: &[memory_bank_contract::wire::SearchResult]| {
+                hits.iter().map(|h| (h.memory.id.clone(), h.score, h.matched)).collect::<Vec<_>>()
+            };
+            assert_eq!(view(&a), view(&b), "user {user}, query {q:?}");
+            by_meaning += a.iter().filter(|h| h.matched != memory_bank_contract::wire::Matched::Words).count();
+        }
+    }
+    assert!(by_meaning > 20, "the questions should find memories by meaning: {by_meaning}");
 }

@@ -49,7 +49,7 @@ async fn a_require_ssl_user_connects_with_a_verified_certificate_and_is_refused_
     bank.add_member(&org, &user).await.unwrap();
     let input = validate_save(SaveMemoryRequest { content: "Ada keeps her keys in the lighthouse".into(), ..Default::default() }).unwrap();
     bank.save(&user, &org, input).await.unwrap();
-    let hits = bank.search(&user, &ValidSearch { query: "lighthouse".into(), limit: 5 }).await.unwrap();
+    let hits = bank.search(&user, &ValidSearch { query: "lighthouse".into(), limit: 5, words_only: false }).await.unwrap();
     assert_eq!(hits.len(), 1);
 
     // VERIFY_IDENTITY also checks the URL's host against the certificate (127.0.0.1).

@@ -14,6 +14,7 @@ mod revisions;
 mod search_terms;
 mod transfer;
 mod rows;
+mod vectors;
 mod wipe;
 
 use std::path::PathBuf;
@@ -26,7 +27,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -322,6 +323,7 @@ pub(crate) async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str
         .map_err(db_err)?;
     let Some(seq) = seq else { return Ok(false) };
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
+    sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
@@ -644,6 +646,30 @@ impl MemoryStore for SqliteStore {
 
     async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError> {
         search_terms::rewrite(self, rows, progress).await
+    }
+
+    async fn memories_without_vector(&self, model: &str, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError> {
+        vectors::without_vector(&self.pool, model, after, limit).await
+    }
+
+    async fn put_vectors(&self, model: &str, rows: &[VectorRow]) -> Result<u64, StoreError> {
+        vectors::put(self, model, rows).await
+    }
+
+    async fn vectors_after(&self, user_id: &str, model: &str, after_seq: i64, limit: u32) -> Result<Vec<StoredVector>, StoreError> {
+        vectors::after(&self.pool, user_id, model, after_seq, limit).await
+    }
+
+    async fn vector_summary(&self, user_id: &str, model: &str) -> Result<VectorSummary, StoreError> {
+        vectors::summary(&self.pool, user_id, model).await
+    }
+
+    async fn vector_coverage(&self, model: &str) -> Result<(u64, u64), StoreError> {
+        vectors::coverage(&self.pool, model).await
+    }
+
+    async fn drop_other_vectors(&self, model: &str) -> Result<u64, StoreError> {
+        vectors::drop_others(self, model).await
     }
 
     async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {

@@ -34,6 +34,7 @@ pub(crate) async fn memories(tx: &mut SqliteConnection, target: Offboard<'_>, ba
     for sql in [
         "DELETE FROM memory_context WHERE memory_id IN (SELECT value FROM json_each(?1))",
         "DELETE FROM memory_revision WHERE memory_id IN (SELECT value FROM json_each(?1))",
+        "DELETE FROM memory_vector WHERE memory_id IN (SELECT value FROM json_each(?1))",
     ] {
         sqlx::query(sql).bind(&ids).execute(&mut *tx).await.map_err(db_err)?;
     }

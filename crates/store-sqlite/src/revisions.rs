@@ -36,6 +36,8 @@ pub(crate) async fn update(
     if kept.rows_affected() == 0 {
         return Ok(false);
     }
+    // The vector was made from the text being replaced; the bank writes the new one.
+    sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let seq: i64 = sqlx::query_scalar(
         "UPDATE memory SET content = ?1, tags = ?2, search_text = ?3, updated_at = ?4, confirmed_via = ?5, imported_from = NULL

@@ -74,6 +74,7 @@ impl Fixture for SqliteFixture {
             "memory" => "SELECT count(*) FROM memory",
             "memory_context" => "SELECT count(*) FROM memory_context",
             "memory_revision" => "SELECT count(*) FROM memory_revision",
+            "memory_vector" => "SELECT count(*) FROM memory_vector",
             other => panic!("unknown table {other}"),
         };
         sqlx::query_scalar(sql).fetch_one(self.store.pool()).await.unwrap()
@@ -99,6 +100,14 @@ mod encrypted {
     use super::*;
 
     memory_bank_store::store_suite!(SqliteFixture::with_key(Some(DbKey::generate())));
+    memory_bank_store::meaning_suite!(SqliteFixture::with_key(Some(DbKey::generate())), memory_bank_meaning::installed_model());
+}
+
+/// Search by meaning, with the real model (`scripts/fetch-model.sh` fetches it).
+mod meaning {
+    use super::*;
+
+    memory_bank_store::meaning_suite!(SqliteFixture::new(), memory_bank_meaning::installed_model());
 }
 
 /// The desktop app and agents' `memory-bank mcp` processes may open a new bank at the
@@ -185,7 +194,7 @@ async fn saves_that_wait_for_the_writer_are_committed_together() {
     assert!((1..=3).contains(&commits), "20 waiting saves took {commits} commits");
     assert_eq!(store.memories_by_ids(&user, &ids).await.unwrap().len(), 20);
     for word in &words {
-        let found = bank.search(&user, &ValidSearch { query: word.clone(), limit: 5 }).await.unwrap();
+        let found = bank.search(&user, &ValidSearch { query: word.clone(), limit: 5, words_only: false }).await.unwrap();
         assert_eq!(found.len(), 1, "{word} is in the search index");
     }
     store.close().await;

@@ -80,7 +80,7 @@ async fn snapshot(store: &SqliteStore) -> String {
     for user in bank.list_users().await.unwrap() {
         let list = bank.list(&user.id, &parse_list(Some("100"), None).unwrap()).await.unwrap();
         out.push(serde_json::to_string(&list).unwrap());
-        let hits = bank.search(&user.id, &parse_search(Some("tea 绿茶 cobol"), None).unwrap()).await.unwrap();
+        let hits = bank.search(&user.id, &parse_search(Some("tea 绿茶 cobol"), None, None).unwrap()).await.unwrap();
         out.push(serde_json::to_string(&hits.iter().map(|h| &h.memory.id).collect::<Vec<_>>()).unwrap());
         for memory in &list.memories {
             out.push(serde_json::to_string(&bank.revisions(&user.id, &memory.id).await.unwrap()).unwrap());
@@ -121,6 +121,39 @@ async fn nothing_saved_in_an_encrypted_bank_reaches_its_files_in_plain_bytes() {
         }
         let files = bank_files(&path);
         assert!(files.iter().any(|f| f.ends_with("memory.db")), "{files:?}");
+    }
+}
+
+/// The vectors meaning search makes are inside the bank's encryption too: their bytes,
+/// read back through the store, are nowhere in the files of an encrypted bank, and all
+/// of them are in a plaintext bank's (the control).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_vectors_of_an_encrypted_bank_never_reach_its_files_in_plain_bytes() {
+    for encrypted in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.db");
+        let key = encrypted.then(DbKey::generate);
+        let mut saved = provision(SqliteStore::open_with_key(&url(&path), key.as_ref()).await.unwrap()).await;
+        saved.bank = memory_bank_meaning::attach(saved.bank.clone(), false);
+        for i in 0..20 {
+            saved.save(&format!("Ada keeps jar number {i} of green tea on the {i}th shelf"), "from the pantry").await;
+        }
+        let vectors: Vec<Vec<u8>> =
+            sqlx::query_scalar("SELECT vector FROM memory_vector").fetch_all(saved.store.pool()).await.unwrap();
+        assert_eq!(vectors.len(), 20, "each save made its vector");
+        // 32 bytes of each vector's components: no accident of the ciphertext matches.
+        let needles: Vec<&[u8]> = vectors.iter().map(|v| &v[100..132]).collect();
+        for phase in ["open", "closed"] {
+            if phase == "closed" {
+                saved.store.close().await;
+            }
+            let found = needles.iter().filter(|n| !files_containing(&path, n).is_empty()).count();
+            if encrypted {
+                assert_eq!(found, 0, "{phase}: a vector's bytes are on disk in plain");
+            } else {
+                assert_eq!(found, needles.len(), "{phase}: the control bank should hold every vector");
+            }
+        }
     }
 }
 

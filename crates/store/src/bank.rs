@@ -10,6 +10,7 @@ use memory_bank_contract::Timestamp;
 
 use crate::store::{MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
 use crate::tokens::TokenKind;
+use crate::meaning::{fuse, Meaning, MeaningError, WORDS_DEPTH};
 use crate::{rank, terms, tokens, StoreError};
 
 /// Source of "now". The system clock in production; tests may fix it.
@@ -35,6 +36,8 @@ pub struct Bank {
     clock: Arc<dyn Clock>,
     /// Most memories one user may have (`serve --max-memories-per-user`); `None`: no cap.
     max_memories_per_user: Option<u64>,
+    /// Search by meaning too; `None`: by words alone.
+    meaning: Option<Arc<Meaning>>,
 }
 
 impl Bank {
@@ -45,7 +48,7 @@ impl Bank {
 
     /// A bank over `store` with a custom clock.
     pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, max_memories_per_user: None }
+        Self { store, clock, max_memories_per_user: None, meaning: None }
     }
 
     /// This bank with a per-user cap on memories: a save or an accepted proposal that
@@ -54,6 +57,22 @@ impl Bank {
     pub fn with_memory_quota(mut self, max_memories_per_user: Option<u64>) -> Self {
         self.max_memories_per_user = max_memories_per_user;
         self
+    }
+
+    /// This bank with search by meaning, through `meaning`'s model: vectors are made on
+    /// every save and edit, and by [`Bank::backfill_vectors`] for the rest.
+    pub fn with_meaning(mut self, meaning: Meaning) -> Self {
+        self.meaning = Some(Arc::new(meaning));
+        self
+    }
+
+    /// Meaning search, when this bank has it.
+    pub fn meaning(&self) -> Option<&Meaning> {
+        self.meaning.as_deref()
+    }
+
+    pub(crate) fn meaning_arc(&self) -> Option<Arc<Meaning>> {
+        self.meaning.clone()
     }
 
     /// The per-user cap on memories, if any.
@@ -87,6 +106,7 @@ impl Bank {
         self.check_quota(user_id, 1).await?;
         let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
         self.store.insert_memory(&memory).await?;
+        self.remember_meaning(user_id, &memory.id, &memory.search_text, &memory.content, memory.tags.as_deref().unwrap_or_default()).await;
         tracing::info!(
             memory_id = %memory.id, user_id, org_id, contexts = memory.contexts.len(),
             content_len = memory.content.chars().count(), "memory.save"
@@ -108,25 +128,56 @@ impl Bank {
     }
 
 
-    /// Full-text search over the user's memories: content, snippets and tags.
+    /// Search over the user's memories: by their words (content, snippets and tags, in
+    /// any form of each word) and, when this bank has a model, by meaning, the two
+    /// fused ([`fuse`]). Each result says which matched.
     pub async fn search(&self, user_id: &str, request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
         let query_terms = terms::query_terms(&request.query);
-        let mut results = Vec::new();
-        if !query_terms.is_empty() {
+        let limit = request.limit as usize;
+        let meaning = self.meaning.as_ref().filter(|_| !request.words_only);
+        // Both sides at once: the query's embedding (on a blocking thread) costs more
+        // than the words' side, which then costs nothing more.
+        let by_words = async {
+            if query_terms.is_empty() {
+                return Ok(Vec::new());
+            }
             let scoped = terms::scope_terms(user_id, &query_terms);
             let candidates = self.store.search_candidates(user_id, &scoped, SEARCH_CANDIDATE_CAP).await?;
-            let ranked = rank::rank(&query_terms, &candidates, request.limit as usize);
-            let wanted: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
-            let mut memories = self.store.memories_by_ids(user_id, &wanted).await?;
-            for hit in ranked {
-                // A row deleted between the two reads is simply not returned.
-                if let Some(pos) = memories.iter().position(|m| m.id == hit.id) {
-                    results.push(SearchResult { memory: memories.swap_remove(pos), score: hit.score, matched: Matched::Words });
+            // Deeper than the limit when fusing: a memory just past it by words may be
+            // near the top by meaning.
+            let depth = if meaning.is_some() { limit.max(WORDS_DEPTH) } else { limit };
+            Ok::<_, StoreError>(rank::rank(&query_terms, &candidates, depth))
+        };
+        let by_meaning = async {
+            let Some(meaning) = meaning else { return Ok(Vec::new()) };
+            match meaning.nearest(self.store.as_ref(), user_id, &request.query).await {
+                Ok(near) => Ok(near),
+                Err(MeaningError::Store(err)) => Err(err),
+                Err(MeaningError::Model(why)) => {
+                    // The model logs why when it fails to load (at most once a minute).
+                    tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
+                    Ok(Vec::new())
                 }
+            }
+        };
+        let (words, near) = tokio::join!(by_words, by_meaning);
+        let (words, near) = (words?, near?);
+        let hits: Vec<(String, f64, Matched)> = if near.is_empty() {
+            words.into_iter().take(limit).map(|r| (r.id, r.score, Matched::Words)).collect()
+        } else {
+            fuse::fuse(&words, &near, limit).into_iter().map(|f| (f.id, f.score, f.matched)).collect()
+        };
+        let wanted: Vec<String> = hits.iter().map(|(id, _, _)| id.clone()).collect();
+        let mut memories = self.store.memories_by_ids(user_id, &wanted).await?;
+        let mut results = Vec::with_capacity(hits.len());
+        for (id, score, matched) in hits {
+            // A row deleted between the reads is simply not returned.
+            if let Some(pos) = memories.iter().position(|m| m.id == id) {
+                results.push(SearchResult { memory: memories.swap_remove(pos), score, matched });
             }
         }
         tracing::info!(user_id, query_len = request.query.chars().count(), terms = query_terms.len(),
-            results = results.len(), "memory.search");
+            by_meaning = near.len(), results = results.len(), "memory.search");
         Ok(results)
     }
 
@@ -160,6 +211,11 @@ impl Bank {
     pub async fn delete(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
         let well_formed = ids::is_valid(MEMORY_PREFIX, id);
         let deleted = well_formed && self.store.delete_memory(user_id, id).await?;
+        if deleted {
+            if let Some(meaning) = &self.meaning {
+                meaning.forget(user_id, id).await;
+            }
+        }
         // A malformed id is caller text: log that it was malformed, not what it said.
         let logged_id = if well_formed { id } else { "<malformed>" };
         tracing::info!(user_id, memory_id = logged_id, deleted, "memory.delete");

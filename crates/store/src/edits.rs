@@ -24,6 +24,7 @@ impl Bank {
             return Ok(None); // deleted between the two reads
         }
         tracing::info!(user_id, memory_id = id, revision_id = %update.revision_id, "memory.edit");
+        self.remember_meaning(user_id, id, &update.search_text, &update.content, update.tags.as_deref().unwrap_or_default()).await;
         self.memory(user_id, id).await
     }
 

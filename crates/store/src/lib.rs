@@ -9,6 +9,7 @@ mod bank;
 mod edits;
 mod error;
 pub mod import_ids;
+pub mod meaning;
 mod proposals;
 mod search_terms;
 pub mod rank;
@@ -39,14 +40,18 @@ mod suite_similar;
 mod suite_transfer;
 #[cfg(feature = "test-suite")]
 mod suite_word_forms;
+#[cfg(feature = "test-suite")]
+pub mod suite_meaning;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
 pub use search_terms::TermsStatus;
+pub use meaning::{Embed, Meaning};
+pub use meaning::status::MeaningStatus;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
     Candidate, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
-    OptimizeOutcome, TermsProgress, TermsRewrite, TermsSource, TokenOwner,
+    OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };
 pub use tokens::TokenKind;

@@ -16,7 +16,7 @@ use memory_bank_contract::{FieldError, Timestamp};
 
 use crate::bank::new_memory;
 use crate::store::Decision;
-use crate::{Bank, StoreError};
+use crate::{terms, Bank, StoreError};
 
 /// Why a proposal call failed.
 #[derive(Debug, thiserror::Error)]
@@ -282,6 +282,19 @@ impl Bank {
             return Err(ProposalError::NotPending(proposal.status));
         }
         tracing::info!(user_id, proposal_id = id, action = proposal.action.as_str(), "proposal.accept");
+        match &memory {
+            Some(m) => {
+                // The terms the store wrote, derived again by the one rule (the guard of the vector's write).
+                let tags = m.tags.as_deref().unwrap_or_default();
+                let search_text = terms::memory_index_text(user_id, &m.content, tags, m.contexts.iter().map(|c| c.snippet.as_str()));
+                self.remember_meaning(user_id, &m.id, &search_text, &m.content, tags).await;
+            }
+            None => {
+                if let (Some(meaning), Some(target)) = (self.meaning(), proposal.memory_id.as_deref()) {
+                    meaning.forget(user_id, target).await;
+                }
+            }
+        }
         let similar = match &memory {
             Some(memory) => self.similar(user_id, &memory.content, Some(&memory.id)).await?,
             None => Vec::new(),

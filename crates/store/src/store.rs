@@ -242,6 +242,40 @@ pub struct TermsRewrite {
     pub new: String,
 }
 
+/// A memory's vector to write, made from the text whose search terms are `search_text`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorRow {
+    /// Memory id.
+    pub memory_id: String,
+    /// Its owner.
+    pub user_id: String,
+    /// The memory's search terms when its text was read: the row is written only while
+    /// they are still the same (an edit in between changes them, and makes its own).
+    pub search_text: String,
+    /// The stored bytes ([`crate::meaning::vector::encode`]).
+    pub vector: Vec<u8>,
+}
+
+/// A stored vector, as a person's in-memory copy reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredVector {
+    /// Grows with every write.
+    pub seq: i64,
+    /// Memory id.
+    pub memory_id: String,
+    /// The stored bytes.
+    pub vector: Vec<u8>,
+}
+
+/// How many vectors of a model a user has, and the highest `seq` among them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct VectorSummary {
+    /// Rows.
+    pub count: u64,
+    /// Highest `seq`; 0 when none.
+    pub max_seq: i64,
+}
+
 /// Who a live token belongs to and what it may do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenOwner {
@@ -373,6 +407,28 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// read (a memory edited meanwhile already has new terms), and `progress` recorded.
     /// Returns how many rows were replaced.
     async fn rewrite_terms(&self, rows: &[TermsRewrite], progress: &TermsProgress) -> Result<u64, StoreError>;
+
+    /// Memories with no vector made by `model`, in id order after `after`, at most
+    /// `limit`, with the texts a vector is made from: what the backfill reads.
+    async fn memories_without_vector(&self, model: &str, after: Option<&str>, limit: u32) -> Result<Vec<TermsSource>, StoreError>;
+
+    /// Writes vectors made by `model`, each replacing its memory's, and each only while
+    /// the memory's search terms are still the row's `search_text`. How many it wrote.
+    async fn put_vectors(&self, model: &str, rows: &[VectorRow]) -> Result<u64, StoreError>;
+
+    /// The user's vectors made by `model` whose `seq` is above `after_seq`, in `seq`
+    /// order, at most `limit`.
+    async fn vectors_after(&self, user_id: &str, model: &str, after_seq: i64, limit: u32) -> Result<Vec<StoredVector>, StoreError>;
+
+    /// How many vectors made by `model` the user has, and their highest `seq`.
+    async fn vector_summary(&self, user_id: &str, model: &str) -> Result<VectorSummary, StoreError>;
+
+    /// How many memories the bank holds, and how many of them have a vector made by
+    /// `model` (`db status`).
+    async fn vector_coverage(&self, model: &str) -> Result<(u64, u64), StoreError>;
+
+    /// Deletes every vector made by a model other than `model`; how many.
+    async fn drop_other_vectors(&self, model: &str) -> Result<u64, StoreError>;
 
     /// Ids of the user's `scope = 'user'` memories with a context citing the session
     /// `conversation_id`, newest first (`created_at`, then id), at most `limit`.

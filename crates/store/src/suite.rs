@@ -16,8 +16,31 @@ use memory_bank_contract::Timestamp;
 
 use crate::{terms, Bank, Clock, MemoryStore, NewMemory, StoreError, TokenKind};
 
+pub use crate::suite_meaning as meaning;
+
 /// The snippet [`Fixture::fail_poison_context_inserts`] makes the database reject.
 pub const POISON_SNIPPET: &str = "poison";
+
+/// Expands to one `#[tokio::test]` per meaning case, each on a fresh fixture from
+/// `$make` with the model `$embed` (an expression giving an `Arc<dyn Embed>`: the real
+/// model, shared by the cases).
+#[macro_export]
+macro_rules! meaning_suite {
+    ($make:expr, $embed:expr) => {
+        $crate::meaning_suite!(@cases $make, $embed;
+            a_paraphrase_is_found_by_meaning_and_says_so, vectors_follow_edits_deletes_and_offboarding,
+            the_backfill_makes_every_missing_vector);
+    };
+    (@cases $make:expr, $embed:expr; $($case:ident),* $(,)?) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $case() {
+                let fixture = $make.await;
+                $crate::suite::meaning::$case(&fixture, $embed).await;
+            }
+        )*
+    };
+}
 
 /// A fresh database for one test case.
 #[async_trait]
@@ -156,13 +179,13 @@ pub(crate) async fn save(w: &World, user: &str, req: SaveMemoryRequest) -> Memor
 }
 
 pub(crate) async fn search(w: &World, user: &str, q: &str) -> Vec<String> {
-    let hits = w.bank.search(user, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
+    let hits = w.bank.search(user, &ValidSearch { query: q.into(), limit: 50, words_only: false }).await.unwrap();
     hits.into_iter().map(|h| h.memory.content).collect()
 }
 
 /// Alice's hits for `q` as (id, score), in rank order.
 async fn ranked(w: &World, q: &str) -> Vec<(String, f64)> {
-    let hits = w.bank.search(&w.alice, &ValidSearch { query: q.into(), limit: 50 }).await.unwrap();
+    let hits = w.bank.search(&w.alice, &ValidSearch { query: q.into(), limit: 50, words_only: false }).await.unwrap();
     hits.into_iter().map(|h| (h.memory.id, h.score)).collect()
 }
 
@@ -191,7 +214,7 @@ pub async fn save_round_trips_byte_for_byte(f: &dyn Fixture) {
     assert!(saved.contexts.iter().all(|c| c.created_at == saved.created_at));
     let listed = list_all(&w, &w.alice).await;
     assert_eq!(serde_json::to_string(&listed[0]).unwrap(), serde_json::to_string(&saved).unwrap());
-    let found = w.bank.search(&w.alice, &ValidSearch { query: "tea".into(), limit: 5 }).await.unwrap();
+    let found = w.bank.search(&w.alice, &ValidSearch { query: "tea".into(), limit: 5, words_only: false }).await.unwrap();
     assert_eq!(serde_json::to_string(&found[0].memory).unwrap(), serde_json::to_string(&saved).unwrap());
 }
 
@@ -295,7 +318,7 @@ pub async fn hostile_queries_are_plain_text(f: &dyn Fixture) {
     save(&w, &w.alice, request("tea (green) \"quoted\" e-mail NEAR the OR gate")).await;
     for q in ["\"", "\"abc", "*", "tea*", "-tea", "NOT tea", "tea OR", "OR", "AND", "NEAR(tea gate)", "(tea", "tea)",
         "tea^", "\0", "😀", "user_id:u1", "terms:tea", "' OR 1=1 --", "\\", "{tea}", "e-mail", "%", "_"] {
-        let result = w.bank.search(&w.alice, &ValidSearch { query: q.into(), limit: 20 }).await;
+        let result = w.bank.search(&w.alice, &ValidSearch { query: q.into(), limit: 20, words_only: false }).await;
         assert!(result.is_ok(), "{q:?} failed: {result:?}");
     }
     assert_eq!(search(&w, &w.alice, "NEAR(").await.len(), 1);
@@ -313,11 +336,11 @@ pub async fn search_ranks_then_newest_first(f: &dyn Fixture) {
     save(&w, &w.alice, request("coffee in the morning")).await;
     w.clock.advance(5);
     save(&w, &w.alice, request("tea")).await;
-    let hits = w.bank.search(&w.alice, &ValidSearch { query: "coffee".into(), limit: 10 }).await.unwrap();
+    let hits = w.bank.search(&w.alice, &ValidSearch { query: "coffee".into(), limit: 10, words_only: false }).await.unwrap();
     assert_eq!(hits.len(), 2);
     assert!(hits[0].memory.created_at > hits[1].memory.created_at);
     assert_eq!(hits[0].score, hits[1].score);
-    let hits = w.bank.search(&w.alice, &ValidSearch { query: "green tea".into(), limit: 1 }).await.unwrap();
+    let hits = w.bank.search(&w.alice, &ValidSearch { query: "green tea".into(), limit: 1, words_only: false }).await.unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].memory.content, "green tea with green apples");
 }
@@ -454,7 +477,7 @@ pub async fn missing_index_is_reported(f: &dyn Fixture) {
     let err = w.bank.assert_search_index().await.unwrap_err();
     assert!(matches!(err, StoreError::SearchIndexMissing { .. }));
     assert!(err.to_string().contains("memory-bank db migrate"), "{err}");
-    let search = w.bank.search(&w.alice, &ValidSearch { query: "kestrel".into(), limit: 5 }).await;
+    let search = w.bank.search(&w.alice, &ValidSearch { query: "kestrel".into(), limit: 5, words_only: false }).await;
     assert!(search.is_err(), "a search without the index must fail, not find nothing: {search:?}");
     assert!(f.store().migrate().await.unwrap().created);
     assert_eq!(self::search(&w, &w.alice, "kestrel").await.len(), 1);

@@ -45,7 +45,7 @@ pub async fn search_finds_other_forms_of_a_word(f: &dyn Fixture) {
     assert_eq!(search(&w, &w.alice, "what does the user prefer").await, [TABS], "stopwords pull in nothing");
     assert_eq!(search(&w, &w.alice, "The Who").await[0], THE_WHO, "a query of stopwords only still answers");
     assert_eq!(search(&w, &w.alice, "绿茶").await, ["我喜欢喝绿茶"], "CJK keeps its bigrams");
-    let hits = w.bank.search(&w.alice, &ValidSearch { query: "deploying".into(), limit: 10 }).await.unwrap();
+    let hits = w.bank.search(&w.alice, &ValidSearch { query: "deploying".into(), limit: 10, words_only: false }).await.unwrap();
     assert!(hits.iter().all(|h| h.matched == Matched::Words), "a word match says so");
 }
 

@@ -93,6 +93,11 @@ impl Bank {
         }
         report.failed.sort_by_key(|f| f.line);
         report.new_ids.sort_by_key(|n| n.line);
+        if report.imported + report.overwritten > 0 {
+            // Their vectors are made in the background, a batch per call of the model,
+            // so an import stays as fast as before; their words match at once.
+            self.wake_backfill();
+        }
         tracing::info!(
             user_id,
             org_id,

@@ -22,6 +22,10 @@ const en = {
     toolbar: "Memory tools",
     searchLabel: "Search memories",
     searchPlaceholder: "Search memories…",
+    meaning: {
+      backfill: "Search by meaning: {{done}} of {{total}} memories ready; the rest are found by their words meanwhile.",
+      unavailable: "Search is by words only for now: {{reason}}",
+    },
     refresh: "Refresh",
     refreshing: "Refreshing",
     org: "Organization",
@@ -374,6 +378,11 @@ const en = {
       newIdLines: "Lines under new ids",
       moreFailed: "… and {{count}} more",
       failed: "Could not finish: {{message}}",
+    },
+    search: {
+      title: "Search",
+      wordsOnly: "Search by words only",
+      wordsOnlyHelp: "Search finds memories by their words, in any form of each word, and by their meaning, with a small model that runs on this computer and sends nothing anywhere. Each result says which matched. Words only: no model is loaded and the local bank makes no vectors.",
     },
     history: {
       title: "Session history",

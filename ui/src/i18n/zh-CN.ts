@@ -24,6 +24,10 @@ const zhCN: Strings = {
     toolbar: "记忆工具",
     searchLabel: "搜索记忆",
     searchPlaceholder: "搜索记忆…",
+    meaning: {
+      backfill: "按含义搜索：{{total}} 条记忆中已有 {{done}} 条就绪；其余的暂时按字词查找。",
+      unavailable: "暂时只能按字词搜索：{{reason}}",
+    },
     refresh: "刷新",
     refreshing: "正在刷新",
     org: "组织",
@@ -376,6 +380,11 @@ const zhCN: Strings = {
       newIdLines: "使用新 ID 的行",
       moreFailed: "… 还有 {{count}} 行",
       failed: "未能完成：{{message}}",
+    },
+    search: {
+      title: "搜索",
+      wordsOnly: "仅按字词搜索",
+      wordsOnlyHelp: "搜索会按记忆中的字词（包括词的其他形式）以及含义查找记忆；含义由本机运行的小模型计算，不会把任何内容发送出去。每条结果都会说明匹配的是什么。仅按字词：不加载模型，本地记忆库也不生成向量。",
     },
     history: {
       title: "会话历史",

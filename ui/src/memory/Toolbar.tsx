@@ -6,6 +6,7 @@ import type { Org } from "../ipc";
 import { CopyPromptButton } from "./CopyPromptButton";
 import { OrgSwitcher } from "./OrgSwitcher";
 import { RefreshIcon } from "./icons";
+import { MeaningNote } from "./MeaningNote";
 import { SearchBox } from "./SearchBox";
 
 interface Props {
@@ -50,6 +51,7 @@ export function Toolbar(props: Props) {
         />
         <CopyPromptButton />
       </div>
+      <MeaningNote orgId={props.activeOrgId} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { AgentsSection } from "./AgentsSection";
 import { DataSection } from "./DataSection";
 import { PreferencesSection } from "./PreferencesSection";
 import { SessionFoldersSection } from "./SessionFoldersSection";
+import { SearchSection } from "./SearchSection";
 import { SessionHistorySection } from "./SessionHistorySection";
 
 /** `focusAgents`: opened to set up agents, so the Agents section takes the focus. */
@@ -13,6 +14,7 @@ export function SettingsView({ state, focusAgents = false }: { state: AppState; 
       <AccountSection state={state} />
       <AgentsSection autoFocus={focusAgents} />
       <PreferencesSection state={state} />
+      <SearchSection state={state} />
       <SessionHistorySection state={state} />
       <SessionFoldersSection state={state} />
       <DataSection state={state} />
