@@ -90,7 +90,8 @@ pub async fn run(engine: &Engine, label: &str, size: usize, queries: usize) -> a
     }
     let mut saves = Vec::new();
     for _ in 0..100 {
-        let input = validate_save(SaveMemoryRequest { content: sentence(&zipf, &mut rng), ..Default::default() }).unwrap();
+        let input = validate_save(SaveMemoryRequest { content: sentence(&zipf, &mut rng), ..Default::default() })
+            .map_err(|refused| anyhow::anyhow!("the corpus made a sentence the gate refuses: {refused:?}"))?;
         let t = Instant::now();
         meaning.save(&user, &org, input).await?;
         saves.push(t.elapsed());

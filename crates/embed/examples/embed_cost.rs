@@ -16,25 +16,6 @@ const SENTENCE: &str = "I prefer tabs over spaces for indentation in every proje
 const SINGLE_CALLS: usize = 200;
 const BATCHES: usize = 10;
 
-const PAIRS: [(&str, &str); 4] = [
-    (
-        "I prefer tabs over spaces for indentation",
-        "What indentation style does the user like?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "I prefer tabs over spaces for indentation",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "What indentation style does the user like?",
-    ),
-];
-
 /// Memories of the lengths a bank holds (5 to 30 words), 32 to a batch.
 const MEMORIES: [&str; 8] = [
     "The user prefers dark mode",
@@ -83,7 +64,7 @@ fn main() {
         rss_loaded / 1024
     );
 
-    for (a, b) in PAIRS {
+    for (a, b) in memory_bank_embed::REFERENCE_PAIRS {
         let v = embedder.embed(&[a, b]).unwrap();
         println!("cos {:+.4}  {a:?} / {b:?}", cosine(&v[0], &v[1]));
     }

@@ -20,24 +20,6 @@ use std::time::{Duration, Instant};
 use memory_bank_embed::{cosine, default_model_dir, quantize_model, Embedder};
 use serde_json::Value;
 
-const PAIRS: [(&str, &str); 4] = [
-    (
-        "I prefer tabs over spaces for indentation",
-        "What indentation style does the user like?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "I prefer tabs over spaces for indentation",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "What indentation style does the user like?",
-    ),
-];
 const LOADS: usize = 5;
 const TOP: usize = 5;
 
@@ -78,7 +60,7 @@ fn main() {
     println!("load, median of {LOADS}: F32 {f32_load:.0?}, q8 {q8_load:.0?}");
 
     println!("reference similarities (F32 / q8):");
-    for (a, b) in PAIRS {
+    for (a, b) in memory_bank_embed::REFERENCE_PAIRS {
         let x = f32_model.embed(&[a, b]).unwrap();
         let y = q8_model.embed(&[a, b]).unwrap();
         println!(

@@ -78,6 +78,28 @@ pub use locate::{
 };
 pub use quantize::{quantize_model, Quantized};
 
+/// Sentence pairs whose cosines check a copy of the model: two that mean the same in
+/// other words (≈ 0.61 and ≈ 0.60), two unrelated (≈ 0.09 and ≈ −0.03). The tests, the
+/// cost example and the 8-bit agreement example all measure these.
+pub const REFERENCE_PAIRS: [(&str, &str); 4] = [
+    (
+        "I prefer tabs over spaces for indentation",
+        "What indentation style does the user like?",
+    ),
+    (
+        "My daughter is allergic to peanuts",
+        "Which food allergies are in the family?",
+    ),
+    (
+        "I prefer tabs over spaces for indentation",
+        "Which food allergies are in the family?",
+    ),
+    (
+        "My daughter is allergic to peanuts",
+        "What indentation style does the user like?",
+    ),
+];
+
 /// The length of every vector all-MiniLM-L6-v2 gives.
 pub const DIMENSIONS: usize = 384;
 

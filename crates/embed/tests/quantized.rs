@@ -11,26 +11,6 @@ use memory_bank_embed::{
 };
 use memory_bank_private_files::testing::{mode, not_private, open_umask};
 
-/// The reference pairs of `tests/model.rs`: published ≈ 0.61 and ≈ 0.60, then unrelated.
-const PAIRS: [(&str, &str); 4] = [
-    (
-        "I prefer tabs over spaces for indentation",
-        "What indentation style does the user like?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "I prefer tabs over spaces for indentation",
-        "Which food allergies are in the family?",
-    ),
-    (
-        "My daughter is allergic to peanuts",
-        "What indentation style does the user like?",
-    ),
-];
-
 /// How far a q8 similarity may be from the F32 one. Measured (BENCHMARKS.md,
 /// `examples/q8_agreement.rs`): the four pairs move by 0.0009–0.0050 (0.6151 → 0.6101,
 /// 0.6007 → 0.5966, 0.0912 → 0.0940, −0.0264 → −0.0255).
@@ -142,7 +122,7 @@ fn the_copy_is_a_quarter_of_the_size_and_loads_alone() {
 #[test]
 fn the_reference_similarities_hold() {
     let m = models();
-    for (i, (a, b)) in PAIRS.into_iter().enumerate() {
+    for (i, (a, b)) in memory_bank_embed::REFERENCE_PAIRS.into_iter().enumerate() {
         let (x, y) = (similarity(&m.f32, a, b), similarity(&m.q8, a, b));
         assert!(
             (x - y).abs() <= SIMILARITY_TOLERANCE,

@@ -86,10 +86,16 @@ pub fn meaning_text(content: &str, tags: &[String]) -> String {
     }
 }
 
+/// One person's vectors in memory, and when they last searched.
+struct Owner {
+    index: Arc<tokio::sync::Mutex<OwnerIndex>>,
+    used: Instant,
+}
+
 /// The model and each person's vectors in memory. One per bank, shared by its clones.
 pub struct Meaning {
     embed: Arc<dyn Embed>,
-    owners: Mutex<HashMap<String, (Arc<tokio::sync::Mutex<OwnerIndex>>, Instant)>>,
+    owners: Mutex<HashMap<String, Owner>>,
     /// Wakes the backfill: an import, or a write whose vector could not be made.
     pub(crate) wake: tokio::sync::Notify,
 }
@@ -108,12 +114,13 @@ impl Meaning {
     fn owner(&self, user_id: &str) -> Arc<tokio::sync::Mutex<OwnerIndex>> {
         let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        owners.retain(|user, (_, used)| user == user_id || now.duration_since(*used) < OWNER_IDLE);
-        let entry = owners
-            .entry(user_id.to_owned())
-            .or_insert_with(|| (Arc::new(tokio::sync::Mutex::new(OwnerIndex::new(self.embed.dimensions()))), now));
-        entry.1 = now;
-        entry.0.clone()
+        owners.retain(|user, owner| user == user_id || now.duration_since(owner.used) < OWNER_IDLE);
+        let owner = owners.entry(user_id.to_owned()).or_insert_with(|| Owner {
+            index: Arc::new(tokio::sync::Mutex::new(OwnerIndex::new(self.embed.dimensions()))),
+            used: now,
+        });
+        owner.used = now;
+        owner.index.clone()
     }
 
     /// Brings the copy of the user's vectors up to date with the database.
