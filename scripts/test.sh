@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project: the UI (Vitest + axe), the Rust workspace (stores on
 # SQLite and a throwaway MariaDB, the HTTP API and CLI on loopback, the desktop core and
-# command layer), the MCP server under the official TypeScript SDK, and the desktop app
+# command layer), the MCP server under the official TypeScript SDK, the agents' own CLIs
+# (npm) connecting to it, and the desktop app
 # end to end in a real window under Xvfb.
 # On a fresh Debian 12 machine (as root) it first installs whatever is missing.
 set -euo pipefail
@@ -41,6 +42,10 @@ cargo test --workspace --locked --features memory-bank-app/custom-protocol
 echo "==> MCP: memory-bank mcp and serve's /mcp driven by the official TypeScript SDK" >&2
 npm ci --prefix tests/mcp-sdk --no-audit --no-fund
 npm --prefix tests/mcp-sdk test
+
+echo "==> agents: Claude Code, opencode, Gemini CLI and Codex (npm, pinned) accept what mcp install writes and connect" >&2
+npm ci --prefix tests/agents --no-audit --no-fund
+npm --prefix tests/agents test
 
 echo "==> end to end: the app in a real window (Xvfb + tauri-driver)" >&2
 npm ci --prefix tests/e2e --no-audit --no-fund
