@@ -16,13 +16,22 @@ pub struct RemoteAccess {
     client: Client,
     org: String,
     may_confirm: bool,
+    /// Ask the service to search by words only (`wordsOnly`), as the person chose with
+    /// `--words-only` or `MEMORY_BANK_WORDS_ONLY`, the same choice the local bank obeys.
+    words_only: bool,
 }
 
 impl RemoteAccess {
     /// Acts in `org` through `client`, whose token the service says may (or may not)
-    /// confirm proposals.
+    /// confirm proposals. It searches by words only when `MEMORY_BANK_WORDS_ONLY` says so.
     pub fn new(client: Client, org: impl Into<String>, may_confirm: bool) -> Self {
-        Self { client, org: org.into(), may_confirm }
+        Self { client, org: org.into(), may_confirm, words_only: memory_bank_meaning::words_only_from_env() }
+    }
+
+    /// Searches by words only (or by words and meaning, the service's default).
+    pub fn with_words_only(mut self, words_only: bool) -> Self {
+        self.words_only = words_only;
+        self
     }
 
     /// Checks the token with `GET /v1/me` and picks `org`, or the caller's only org.
@@ -64,7 +73,7 @@ impl MemoryAccess for RemoteAccess {
     }
 
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
-        Ok(self.client.search(&self.org, query, Some(limit), false).await.map_err(client_error)?.results)
+        Ok(self.client.search(&self.org, query, Some(limit), self.words_only).await.map_err(client_error)?.results)
     }
 
     async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {

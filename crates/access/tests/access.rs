@@ -18,13 +18,21 @@ struct Remote {
     url: String,
     full: String,
     agent: String,
+    bank: Bank,
+    user: String,
+    org: String,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 async fn remote_service() -> Remote {
+    remote_service_searching(false).await
+}
+
+/// A memory service on loopback; by words and meaning (the installed model) when `meaning`.
+async fn remote_service_searching(meaning: bool) -> Remote {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(&format!("sqlite://{}", dir.path().join("memory.db").display())).await.unwrap();
-    let bank = Bank::new(Arc::new(store));
+    let bank = memory_bank_meaning::attach(Bank::new(Arc::new(store)), !meaning);
     let user = bank.add_user("ada@example.com").await.unwrap().id;
     let org = bank.add_org("Acme").await.unwrap().id;
     bank.add_member(&org, &user).await.unwrap();
@@ -33,10 +41,10 @@ async fn remote_service() -> Remote {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(memory_bank_server::serve(listener, bank, Default::default(), async move {
+    tokio::spawn(memory_bank_server::serve(listener, bank.clone(), Default::default(), async move {
         let _ = stopped.await;
     }));
-    Remote { _dir: dir, url, full, agent, _stop: stop }
+    Remote { _dir: dir, url, full, agent, bank, user, org, _stop: stop }
 }
 
 async fn remote(service: &Remote, token: &str) -> RemoteAccess {
@@ -181,4 +189,26 @@ async fn two_openers_of_one_bank_file_never_lose_each_others_writes() {
         }
     }
     assert_eq!(seen, 80);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_memory_service_is_searched_by_words_only_when_the_person_chose_it() {
+    let service = remote_service_searching(true).await;
+    let saved = memory_bank_contract::validate::parse_save_body(br#"{"content":"Prefers green tea over coffee"}"#).unwrap();
+    service.bank.save(&service.user, &service.org, saved).await.unwrap();
+    let client = Client::new(&service.url, &service.agent).unwrap();
+    loop {
+        let status = client.search_status(&service.org).await.unwrap();
+        if status.with_vector >= status.memories {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // No word of the query is in the memory: only its meaning finds it.
+    let by_meaning = remote(&service, &service.agent).await.with_words_only(false);
+    let found = by_meaning.search("favourite beverage", 5).await.unwrap();
+    assert_eq!(found.len(), 1, "found by its meaning: {found:?}");
+    let by_words = remote(&service, &service.agent).await.with_words_only(true);
+    assert!(by_words.search("favourite beverage", 5).await.unwrap().is_empty(), "words only: no word in common");
+    assert_eq!(by_words.search("green tea", 5).await.unwrap().len(), 1, "and by its words it is still found");
 }
