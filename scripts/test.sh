@@ -44,7 +44,10 @@ npm ci --prefix tests/mcp-sdk --no-audit --no-fund
 npm --prefix tests/mcp-sdk test
 
 echo "==> agents: Claude Code, opencode, Gemini CLI and Codex (npm, pinned) accept what mcp install writes and connect" >&2
-npm ci --prefix tests/agents --no-audit --no-fund
+# Not `npm ci`: opencode-ai names a binary package per platform, the registry here serves only
+# Linux x64 ones, so the lock cannot list the rest and `npm ci` refuses it as out of sync.
+# `npm install --no-save` installs exactly the locked versions and leaves the lock untouched.
+npm install --prefix tests/agents --no-save --no-audit --no-fund
 npm --prefix tests/agents test
 
 echo "==> end to end: the app in a real window (Xvfb + tauri-driver)" >&2
