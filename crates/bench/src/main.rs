@@ -424,7 +424,7 @@ async fn run_main() -> anyhow::Result<()> {
         println!("\nbackfill: {:.0} memories/s ({label})", meaning::backfill_rate(&engine).await?);
         return Ok(());
     }
-    let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save p50/p95 ms | saves/s |";
+    let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save + hint p50/p95 ms | saves/s |";
     if args.secure_delete {
         println!("| bank | rows | users | db size MB | save p50/p95 ms | saves/s | delete p50/p95 ms | offboard a user p50/p95 ms |\n|---|---|---|---|---|---|---|---|");
     } else if args.sqlcipher {
@@ -494,7 +494,8 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         list_samples.push(t.elapsed());
     }
 
-    // Single saves through the full path (validation, terms, one transaction each).
+    // Single saves through the full path (validation, terms, one transaction each) with
+    // the duplicate hint every save's answer carries (`POST /v1/memory`, the CLI, MCP).
     let mut save_samples = Vec::new();
     let saves = Instant::now();
     for _ in 0..args.queries {
@@ -502,7 +503,8 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         let input = validate_save(SaveMemoryRequest { content: sentence(&zipf, &mut rng), ..Default::default() })
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let t = Instant::now();
-        bank.save(user, "org_bench", input).await?;
+        let saved = bank.save(user, "org_bench", input).await?;
+        std::hint::black_box(bank.similar(user, &saved.content, Some(&saved.id)).await?);
         save_samples.push(t.elapsed());
     }
     let save_rate = args.queries as f64 / saves.elapsed().as_secs_f64();

@@ -206,3 +206,35 @@ mod tests {
         assert_eq!(ids, ["mem_b", "mem_Z", "mem_c", "mem_a"]);
     }
 }
+
+/// For each scoped term, how many rows' FULLTEXT index holds it, at most `cap`: one
+/// statement, a capped count per term (InnoDB answers a lone `COUNT(*)` from the
+/// FULLTEXT index without reading rows). A term the parser would split (beyond the
+/// Basic Multilingual Plane) may count more rows than hold it, never fewer.
+pub(crate) async fn term_counts(conn: &mut MySqlConnection, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+    let expressions: Vec<String> = scoped_terms.iter().map(|t| boolean_expression(std::slice::from_ref(t))).collect();
+    let counted: Vec<&String> = expressions.iter().filter(|e| !e.is_empty()).collect();
+    if counted.is_empty() {
+        return Ok(vec![cap; scoped_terms.len()]);
+    }
+    let one = "(SELECT COUNT(*) FROM (SELECT 1 FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) LIMIT ?) AS t)";
+    // Only the constant above, repeated: every term is a bound parameter.
+    let statement = format!("SELECT {}", vec![one; counted.len()].join(", "));
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
+    for expression in &counted {
+        query = query.bind(expression.as_str()).bind(cap);
+    }
+    let row = query.fetch_one(&mut *conn).await.map_err(db_err)?;
+    let mut counts = Vec::with_capacity(scoped_terms.len());
+    let mut column = 0;
+    for expression in &expressions {
+        if expression.is_empty() {
+            counts.push(cap); // never a term (terms are letters and digits): never picked as rare
+            continue;
+        }
+        let n: i64 = row.try_get(column).map_err(db_err)?;
+        counts.push(u32::try_from(n).unwrap_or(cap));
+        column += 1;
+    }
+    Ok(counts)
+}

@@ -319,6 +319,14 @@ impl MemoryStore for MySqlStore {
         search::candidates(&mut conn, user_id, scoped_terms, cap).await
     }
 
+    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+        if scoped_terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        search::term_counts(&mut conn, scoped_terms, cap).await
+    }
+
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {
         search_terms::progress(&self.pool).await
     }

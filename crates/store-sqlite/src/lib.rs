@@ -636,6 +636,27 @@ impl MemoryStore for SqliteStore {
             .collect())
     }
 
+    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+        if scoped_terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        // One statement for all terms; each count reads at most `cap` entries of the
+        // term's posting list (FTS5 stops at the LIMIT). Quoted as phrases, as in
+        // search_candidates; the terms arrive as one bound JSON array.
+        let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
+        let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
+        let counts: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT t.key, (SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH t.value LIMIT ?2))
+             FROM json_each(?1) AS t ORDER BY t.key",
+        )
+        .bind(phrases)
+        .bind(cap)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(counts.into_iter().map(|(_, n)| u32::try_from(n).unwrap_or(cap)).collect())
+    }
+
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {
         search_terms::progress(&self.pool).await
     }

@@ -396,6 +396,13 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
+    /// For each already user-scoped term, how many memories' indexes hold it, counted
+    /// only up to `cap` (so a common word costs no more than a rare one): how the
+    /// duplicate hint picks a sentence's rarest terms (similar.rs). A count may exceed
+    /// the user's true one (another user's code collision, an engine splitting a term),
+    /// never fall short of it.
+    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError>;
+
     /// How far stored search terms have been rewritten to [`crate::terms::TERMS_VERSION`].
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError>;
 

@@ -2,13 +2,16 @@
 //! worded like a new sentence (only theirs), hint at them on proposals and accepts,
 //! never merge on its own, and let the person accept a save as an edit instead.
 
-use memory_bank_contract::validate::validate_propose;
+use memory_bank_contract::validate::{parse_list, validate_propose};
 use memory_bank_contract::wire::{AcceptProposalRequest, ProposalStatus, ProposeRequest, SimilarMemory};
 
 use crate::suite::{list_all, request, save, world, Fixture};
 use memory_bank_contract::gate::Refused;
 
-use crate::ProposalError;
+use crate::similar::{overlap, MAX_SIMILAR, SIMILAR_MIN_OVERLAP};
+use crate::{terms, ProposalError};
+use memory_bank_contract::wire::Memory;
+use std::collections::HashSet;
 
 fn draft(content: &str) -> ProposeRequest {
     ProposeRequest { content: Some(content.into()), ..Default::default() }
@@ -79,4 +82,93 @@ pub async fn a_save_accepted_as_an_edit_rewrites_the_alike_memory(f: &dyn Fixtur
     assert_eq!(history.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["I use tabs for indentation"]);
     let decided = w.bank.proposal(&w.alice, &proposal.id).await.unwrap();
     assert_eq!((decided.status, decided.memory_id.as_deref()), (ProposalStatus::Accepted, Some(tabs.id.as_str())));
+}
+
+/// The rule itself, by brute force: every one of the user's memories compared with the
+/// sentence, alike ones most alike first, newest first among equals.
+fn alike_to_every_memory(all: &[Memory], content: &str, exclude: Option<&str>) -> Vec<SimilarMemory> {
+    let set = |text: &str| -> HashSet<String> { terms::exact_terms(text).into_iter().map(|t| t.text).collect() };
+    let wanted = set(content);
+    let mut alike: Vec<(f64, &Memory)> = all
+        .iter()
+        .filter(|m| Some(m.id.as_str()) != exclude)
+        .map(|m| (overlap(&wanted, &set(&m.content)), m))
+        .filter(|(score, _)| *score >= SIMILAR_MIN_OVERLAP)
+        .collect();
+    alike.sort_by(|(a, x), (b, y)| b.total_cmp(a).then(y.created_at.unix_ms().cmp(&x.created_at.unix_ms())));
+    alike.into_iter().take(MAX_SIMILAR).map(|(_, m)| SimilarMemory { id: m.id.clone(), content: m.content.clone() }).collect()
+}
+
+/// The hint looks up only a sentence's rarest terms, yet gives exactly what comparing it
+/// with every one of the user's memories gives: over a bank of sentences drawn from a
+/// skewed vocabulary (stopwords, common and rare words, Chinese), for new sentences,
+/// for saved ones leaving themselves out, and never another user's.
+pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
+    let w = world(f).await;
+    let words = [
+        "the", "i", "use", "for", "to", "on", "deploy", "deploys", "tabs", "spaces", "indentation", "go", "rust",
+        "billing", "service", "postgres", "staging", "vpn", "friday", "tuesday", "vercel", "invoices", "tea", "green",
+        "coffee", "dark", "mode", "answers", "short", "tests", "review", "mornings", "喜欢喝绿茶", "在上海工作",
+        "kubernetes", "terraform", "allergic", "peanuts", "daughter", "website", "migrated", "cockroachdb",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    // Skewed: the first words (stopwords, then common ones) are drawn far more often.
+    let sentence = |next: &mut dyn FnMut(usize) -> usize| -> String {
+        let len = 2 + next(6);
+        (0..len).map(|_| { let upto = 1 + next(words.len()); words[next(upto)] }).collect::<Vec<_>>().join(" ")
+    };
+    for _ in 0..200 {
+        let content = sentence(&mut next);
+        save(&w, &w.alice, request(&content)).await;
+        w.clock.advance(1);
+        if next(4) == 0 {
+            save(&w, &w.bob, request(&content)).await; // alike to alice's, never hinted to her
+        }
+    }
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = w.bank.list(&w.alice, &parse_list(Some("100"), cursor.as_deref()).unwrap()).await.unwrap();
+        all.extend(page.memories);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(all.len(), 200);
+    let mut hinted = 0;
+    for _ in 0..60 {
+        let content = sentence(&mut next);
+        let hints = w.bank.similar(&w.alice, &content, None).await.unwrap();
+        assert_eq!(hints, alike_to_every_memory(&all, &content, None), "hints for {content:?}");
+        hinted += usize::from(!hints.is_empty());
+    }
+    for memory in all.iter().step_by(7) {
+        let hints = w.bank.similar(&w.alice, &memory.content, Some(&memory.id)).await.unwrap();
+        assert_eq!(hints, alike_to_every_memory(&all, &memory.content, Some(&memory.id)), "hints for {:?}", memory.content);
+    }
+    assert!(hinted >= 20, "the bank is alike enough to test anything: {hinted} of 60 sentences got hints");
+}
+
+/// A term's count is the number of the user's memories holding it, stopping at the cap,
+/// and never another user's rows: what lets the hint pick a sentence's rarest terms.
+pub async fn term_counts_stop_at_the_cap(f: &dyn Fixture) {
+    let w = world(f).await;
+    for i in 0..5 {
+        save(&w, &w.alice, request(&format!("green tea number {i}"))).await;
+    }
+    save(&w, &w.alice, request("black coffee")).await;
+    for _ in 0..3 {
+        save(&w, &w.bob, request("coffee for bob")).await;
+    }
+    let scoped = terms::scope_terms(&w.alice, &[terms::Term::exact("tea"), terms::Term::exact("coffee"), terms::Term::exact("absent")]);
+    assert_eq!(w.bank.store().term_counts(&scoped, 3).await.unwrap(), [3, 1, 0]);
+    assert_eq!(w.bank.store().term_counts(&scoped, 100).await.unwrap(), [5, 1, 0]);
+    assert!(w.bank.store().term_counts(&[], 3).await.unwrap().is_empty());
 }
