@@ -497,6 +497,7 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
     // Single saves through the full path (validation, terms, one transaction each) with
     // the duplicate hint every save's answer carries (`POST /v1/memory`, the CLI, MCP).
     let mut save_samples = Vec::new();
+    let mut hint_samples = Vec::new();
     let saves = Instant::now();
     for _ in 0..args.queries {
         let user = &user_ids[rng.random_range(0..users)];
@@ -504,13 +505,17 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let t = Instant::now();
         let saved = bank.save(user, "org_bench", input).await?;
+        let saved_at = t.elapsed();
         std::hint::black_box(bank.similar(user, &saved.content, Some(&saved.id)).await?);
         save_samples.push(t.elapsed());
+        hint_samples.push(t.elapsed() - saved_at);
     }
     let save_rate = args.queries as f64 / saves.elapsed().as_secs_f64();
 
     let list = stats(list_samples);
     let save = stats(save_samples);
+    let hint = stats(hint_samples);
+    eprintln!("  {size} rows: of a save, the duplicate hint p50 / p95: {} / {} ms", ms(hint.p50), ms(hint.p95));
     let cell = |s: &Stats| format!("{} / {}", ms(s.p50), ms(s.p95));
     println!(
         "| {size} | {users} | {load_rate:.0} | {size_mb:.1} | {} | {} | {} | {} | {} | {save_rate:.0} |",

@@ -27,7 +27,7 @@
 use std::cmp::Ordering;
 
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, StoreError};
+use memory_bank_store::{Candidate, StoreError, Worded};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
 
@@ -237,4 +237,54 @@ pub(crate) async fn term_counts(conn: &mut MySqlConnection, scoped_terms: &[Stri
         column += 1;
     }
     Ok(counts)
+}
+
+/// The user's newest `cap` memories whose FULLTEXT index holds at least `required` of the
+/// scoped terms, newest first, with their sentences: each term's matches (ids only)
+/// counted per row on the server, then the rows holding enough of them read. Rows the
+/// parser may have matched wrongly (beyond the Basic Multilingual Plane) are checked
+/// against their stored terms.
+pub(crate) async fn candidates_sharing(
+    conn: &mut MySqlConnection,
+    user_id: &str,
+    scoped_terms: &[String],
+    required: u32,
+    cap: u32,
+) -> Result<Vec<Worded>, StoreError> {
+    let expressions: Vec<String> =
+        scoped_terms.iter().map(|t| boolean_expression(std::slice::from_ref(t))).filter(|e| !e.is_empty()).collect();
+    if expressions.is_empty() || cap == 0 {
+        return Ok(Vec::new());
+    }
+    let one = "SELECT id FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'";
+    // Only the constant above, repeated: every term is a bound parameter.
+    let statement = format!(
+        "SELECT m.id, m.created_at, m.content, m.search_text FROM
+           (SELECT id FROM ({}) AS hits GROUP BY id HAVING COUNT(*) >= ?) AS shared
+         JOIN memory AS m ON m.id = shared.id",
+        vec![one; expressions.len()].join(" UNION ALL ")
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
+    for expression in &expressions {
+        query = query.bind(expression.as_str()).bind(user_id);
+    }
+    let rows = query.bind(required).fetch_all(&mut *conn).await.map_err(db_err)?;
+    let terms: Vec<&str> = expressions.iter().map(String::as_str).collect();
+    let check_every_row = terms.iter().any(|t| beyond_the_basic_plane(t));
+    let mut found = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let search_text: String = row.try_get("search_text").map_err(db_err)?;
+        let genuine = !(check_every_row || beyond_the_basic_plane(&search_text))
+            || search_text.split(' ').filter(|stored| terms.contains(stored)).count() >= required as usize;
+        if genuine {
+            found.push(Worded {
+                id: row.try_get("id").map_err(db_err)?,
+                created_at: timestamp(row, "created_at")?,
+                content: row.try_get("content").map_err(db_err)?,
+            });
+        }
+    }
+    found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.id.cmp(&a.id)));
+    found.truncate(cap as usize);
+    Ok(found)
 }

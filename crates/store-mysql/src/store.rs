@@ -8,7 +8,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, Worded,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -317,6 +317,14 @@ impl MemoryStore for MySqlStore {
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
         search::candidates(&mut conn, user_id, scoped_terms, cap).await
+    }
+
+    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError> {
+        if scoped_terms.is_empty() || required == 0 {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        search::candidates_sharing(&mut conn, user_id, scoped_terms, required, cap).await
     }
 
     async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {

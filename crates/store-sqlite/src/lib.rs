@@ -27,7 +27,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, Worded,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -628,12 +628,35 @@ impl MemoryStore for SqliteStore {
         .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        let rows: Vec<(String, i64, String)> = serde_json::from_str(packed.as_deref().unwrap_or("[]"))
-            .map_err(|e| StoreError::Database(format!("unreadable search candidates: {e}")))?;
-        Ok(rows
+        Ok(unpack_rows(packed)?
             .into_iter()
-            .map(|(id, created_at, search_text)| Candidate { id, created_at: Timestamp::from_unix_ms(created_at), search_text })
+            .map(|(id, created_at, search_text)| Candidate { id, created_at, search_text })
             .collect())
+    }
+
+    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError> {
+        if scoped_terms.is_empty() || required == 0 {
+            return Ok(Vec::new());
+        }
+        // Each term's posting list once (json_each outside, FTS5 inside), counted per row
+        // in SQLite; only the rows holding `required` of them are read from `memory`.
+        let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
+        let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
+        let packed: Option<String> = sqlx::query_scalar(
+            "SELECT json_group_array(json_array(m.id, m.created_at, m.content))
+             FROM (SELECT memory_fts.rowid AS seq FROM json_each(?1) AS t CROSS JOIN memory_fts ON memory_fts MATCH t.value
+                   GROUP BY memory_fts.rowid HAVING count(*) >= ?2 ORDER BY memory_fts.rowid DESC LIMIT ?3) AS f
+             CROSS JOIN memory AS m ON m.seq = f.seq
+             WHERE +m.user_id = ?4 AND +m.scope = 'user'",
+        )
+        .bind(phrases)
+        .bind(required)
+        .bind(cap)
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(unpack_rows(packed)?.into_iter().map(|(id, created_at, content)| Worded { id, created_at, content }).collect())
     }
 
     async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
@@ -836,4 +859,12 @@ impl MemoryStore for SqliteStore {
         tx.commit().await.map_err(db_err)?;
         Ok(rejected)
     }
+}
+
+/// The `[id, created_at, text]` rows a statement packed into one JSON array (streaming
+/// thousands of small rows through the driver costs more than the query itself).
+fn unpack_rows(packed: Option<String>) -> Result<Vec<(String, Timestamp, String)>, StoreError> {
+    let rows: Vec<(String, i64, String)> = serde_json::from_str(packed.as_deref().unwrap_or("[]"))
+        .map_err(|e| StoreError::Database(format!("unreadable candidates: {e}")))?;
+    Ok(rows.into_iter().map(|(id, created_at, text)| (id, Timestamp::from_unix_ms(created_at), text)).collect())
 }

@@ -13,21 +13,24 @@
 //! # Bounded work
 //!
 //! A save runs this, so its cost must not grow with the bank. Two sentences with
-//! Jaccard ≥ ½ share at least half of the new sentence's `a` terms, so any memory alike
-//! to it holds at least one of any ⌊a/2⌋ + 1 of those terms. The hint therefore looks
-//! up only the sentence's ⌊a/2⌋ + 1 *rarest* terms (their counts capped at
-//! [`COUNT_CAP`], stopwords assumed common and not counted), drops the matches whose
-//! stored terms cannot reach the overlap, and compares the wording of the rest. That
-//! finds every alike memory, exactly as comparing with all of them would, whenever
-//! those rare terms are in at most [`SEARCH_CANDIDATE_CAP`] memories together and at
-//! most [`COMPARED`] matches pass the term check; past that (a sentence made only of
-//! words in thousands of memories) it compares with the newest of them.
+//! Jaccard ≥ ½ share at least half of the new sentence's `a` terms: ⌈a/2⌉ of them. The
+//! hint counts how many memories hold each of the sentence's terms, stopping at
+//! [`COUNT_CAP`] (stopwords are taken as common without counting). Say `m` terms are
+//! common (at the cap); an alike memory then holds at least ⌈a/2⌉ − `m` of the uncommon
+//! ones, and when that is one or more, the store finds exactly the memories holding that
+//! many of them, reading only the uncommon terms' posting lists (under [`COUNT_CAP`]
+//! entries each). A sentence made mostly of common words (⌈a/2⌉ ≤ `m`) falls back to the
+//! memories holding any of its ⌊a/2⌋ + 1 rarest terms, which every alike memory holds,
+//! the newest [`SEARCH_CANDIDATE_CAP`] of them. Then the matches whose stored terms cannot
+//! reach the overlap are dropped and the wording of the rest is compared, at most
+//! [`COMPARED`] of them. So the hints are exactly those of comparing the sentence with
+//! every memory, but for a sentence of common words in a bank holding thousands of them.
 
 use std::collections::HashSet;
 
 use memory_bank_contract::wire::SimilarMemory;
 
-use crate::store::{Candidate, SEARCH_CANDIDATE_CAP};
+use crate::store::{Candidate, Worded, SEARCH_CANDIDATE_CAP};
 use crate::{terms, word_forms, Bank, StoreError};
 
 /// Least share of terms two sentences must have in common to count as alike.
@@ -42,7 +45,7 @@ pub const MAX_SIMILAR: usize = 3;
 const COMPARED: usize = 256;
 
 /// A term's count stops here: past it, a term is common and its exact count is moot.
-pub const COUNT_CAP: u32 = 1000;
+pub const COUNT_CAP: u32 = 500;
 
 /// Most terms counted for one sentence (a long one needs only its rarest half).
 const COUNTED: usize = 48;
@@ -78,9 +81,59 @@ impl Bank {
             return Ok(Vec::new());
         }
         let scoped = terms::scope_terms(user_id, &wanted);
-        let rarest = self.rarest_terms(&wanted, &scoped).await?;
+        let worded = match self.uncommon_sharing(user_id, &wanted, &scoped).await? {
+            Sharing::Found(worded) => worded,
+            Sharing::MostlyCommon(counts) => self.worded_by_rarest(user_id, &wanted, &scoped, &counts, exclude).await?,
+        };
+        let wanted: HashSet<String> = wanted.into_iter().map(|t| t.text).collect();
+        let mut alike: Vec<(f64, Worded)> = worded
+            .into_iter()
+            .filter(|w| Some(w.id.as_str()) != exclude)
+            .map(|w| (overlap(&wanted, &term_set(&w.content)), w))
+            .filter(|(score, _)| *score >= SIMILAR_MIN_OVERLAP)
+            .collect();
+        alike.sort_by(|(a, x), (b, y)| b.total_cmp(a).then(y.created_at.cmp(&x.created_at)));
+        Ok(alike.into_iter().take(MAX_SIMILAR).map(|(_, w)| SimilarMemory { id: w.id, content: w.content }).collect())
+    }
+
+    /// Counts the sentence's terms and, unless it is mostly common words, finds every
+    /// memory holding enough of its uncommon ones (see the module docs).
+    async fn uncommon_sharing(&self, user_id: &str, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
+        let counted: Vec<usize> =
+            (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
+        let mut counts = vec![COUNT_CAP; wanted.len()];
+        if !counted.is_empty() {
+            let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
+            for (&i, n) in counted.iter().zip(self.store().term_counts(&terms, COUNT_CAP).await?) {
+                counts[i] = n;
+            }
+        }
+        let uncommon: Vec<String> = (0..wanted.len()).filter(|&i| counts[i] < COUNT_CAP).map(|i| scoped[i].clone()).collect();
+        let common = wanted.len() - uncommon.len();
+        let shared_uncommon = wanted.len().div_ceil(2).saturating_sub(common);
+        if shared_uncommon == 0 {
+            return Ok(Sharing::MostlyCommon(counts));
+        }
+        let required = u32::try_from(shared_uncommon).unwrap_or(u32::MAX);
+        Ok(Sharing::Found(self.store().candidates_sharing(user_id, &uncommon, required, SEARCH_CANDIDATE_CAP).await?))
+    }
+
+    /// For a sentence of mostly common words: the newest memories holding any of its
+    /// ⌊a/2⌋ + 1 rarest terms (every alike memory holds one), those whose stored terms can
+    /// reach the overlap, with their sentences.
+    async fn worded_by_rarest(
+        &self,
+        user_id: &str,
+        wanted: &[terms::Term],
+        scoped: &[String],
+        counts: &[u32],
+        exclude: Option<&str>,
+    ) -> Result<Vec<Worded>, StoreError> {
+        let mut order: Vec<usize> = (0..wanted.len()).collect();
+        // Rarest first; among equals, a longer term (likely the rarer word) first.
+        order.sort_by(|&i, &j| counts[i].cmp(&counts[j]).then(wanted[j].text.len().cmp(&wanted[i].text.len())));
+        let rarest: Vec<String> = order.into_iter().take(wanted.len() / 2 + 1).map(|i| scoped[i].clone()).collect();
         let candidates = self.store().search_candidates(user_id, &rarest, SEARCH_CANDIDATE_CAP).await?;
-        // An alike memory shares at least half of the sentence's terms.
         let needed = wanted.len().div_ceil(2);
         let wanted_scoped: HashSet<&str> = scoped.iter().map(String::as_str).collect();
         let mut close: Vec<(usize, Candidate)> = candidates
@@ -92,34 +145,16 @@ impl Bank {
         close.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.created_at.cmp(&x.created_at)));
         let compared: Vec<String> = close.into_iter().take(COMPARED).map(|(_, c)| c.id).collect();
         let memories = self.store().memories_by_ids(user_id, &compared).await?;
-        let wanted: HashSet<String> = wanted.into_iter().map(|t| t.text).collect();
-        let mut alike: Vec<(f64, _)> = memories
-            .into_iter()
-            .map(|m| (overlap(&wanted, &term_set(&m.content)), m))
-            .filter(|(score, _)| *score >= SIMILAR_MIN_OVERLAP)
-            .collect();
-        alike.sort_by(|(a, x), (b, y)| b.total_cmp(a).then(y.created_at.unix_ms().cmp(&x.created_at.unix_ms())));
-        Ok(alike.into_iter().take(MAX_SIMILAR).map(|(_, m)| SimilarMemory { id: m.id, content: m.content }).collect())
+        Ok(memories.into_iter().map(|m| Worded { id: m.id, created_at: m.created_at, content: m.content }).collect())
     }
+}
 
-    /// The ⌊a/2⌋ + 1 rarest of the sentence's `a` terms (scoped), by their capped
-    /// counts; stopwords, and terms past the first [`COUNTED`], count as common.
-    async fn rarest_terms(&self, wanted: &[terms::Term], scoped: &[String]) -> Result<Vec<String>, StoreError> {
-        let needed = wanted.len() / 2 + 1;
-        let counted: Vec<usize> =
-            (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
-        let mut counts = vec![COUNT_CAP; wanted.len()];
-        if needed < wanted.len() && !counted.is_empty() {
-            let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
-            for (&i, n) in counted.iter().zip(self.store().term_counts(&terms, COUNT_CAP).await?) {
-                counts[i] = n;
-            }
-        }
-        let mut order: Vec<usize> = (0..wanted.len()).collect();
-        // Rarest first; among equals, a longer term (likely the rarer word) first.
-        order.sort_by(|&i, &j| counts[i].cmp(&counts[j]).then(wanted[j].text.len().cmp(&wanted[i].text.len())));
-        Ok(order.into_iter().take(needed).map(|i| scoped[i].clone()).collect())
-    }
+/// What counting the sentence's terms decided.
+enum Sharing {
+    /// Every memory holding enough of the uncommon terms, with its sentence.
+    Found(Vec<Worded>),
+    /// Too few uncommon terms to require any: each term's capped count.
+    MostlyCommon(Vec<u32>),
 }
 
 #[cfg(test)]

@@ -186,6 +186,17 @@ pub struct Candidate {
     pub search_text: String,
 }
 
+/// A memory's sentence, for the duplicate hint's comparison of wording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Worded {
+    /// Memory id.
+    pub id: String,
+    /// Its creation time (tie-break: newest first).
+    pub created_at: Timestamp,
+    /// The sentence.
+    pub content: String,
+}
+
 /// How far the rewrite of stored search terms has come: every memory is in scheme
 /// `version`, except, while `version` is below the current one, those after
 /// `done_through` (by id).
@@ -395,6 +406,12 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// The user's newest `scope = 'user'` memories whose index holds any of the
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
+
+    /// The user's newest `scope = 'user'` memories whose index holds at least `required`
+    /// of the (distinct, already user-scoped) `terms`, at most `cap`, with their sentences:
+    /// the duplicate hint's candidates when its terms are uncommon, so the work is bounded
+    /// by their posting lists.
+    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError>;
 
     /// For each already user-scoped term, how many memories' indexes hold it, counted
     /// only up to `cap` (so a common word costs no more than a rare one): how the

@@ -159,6 +159,7 @@ pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
 /// A term's count is the number of the user's memories holding it, stopping at the cap,
 /// and never another user's rows: what lets the hint pick a sentence's rarest terms.
 pub async fn term_counts_stop_at_the_cap(f: &dyn Fixture) {
+    // (and candidates_sharing, the other half of the hint's lookup)
     let w = world(f).await;
     for i in 0..5 {
         save(&w, &w.alice, request(&format!("green tea number {i}"))).await;
@@ -171,4 +172,20 @@ pub async fn term_counts_stop_at_the_cap(f: &dyn Fixture) {
     assert_eq!(w.bank.store().term_counts(&scoped, 3).await.unwrap(), [3, 1, 0]);
     assert_eq!(w.bank.store().term_counts(&scoped, 100).await.unwrap(), [5, 1, 0]);
     assert!(w.bank.store().term_counts(&[], 3).await.unwrap().is_empty());
+
+    // Candidates holding at least so many of the terms: the user's only, newest first.
+    let two = terms::scope_terms(&w.alice, &[terms::Term::exact("green"), terms::Term::exact("tea"), terms::Term::exact("coffee")]);
+    let sharing = |required, cap| {
+        let two = two.clone();
+        let bank = &w.bank;
+        let alice = w.alice.clone();
+        async move { bank.store().candidates_sharing(&alice, &two, required, cap).await.unwrap() }
+    };
+    assert_eq!(sharing(2, 100).await.len(), 5, "green and tea");
+    assert_eq!(sharing(1, 100).await.len(), 6, "and black coffee");
+    assert_eq!(sharing(3, 100).await.len(), 0);
+    let newest = sharing(2, 2).await;
+    assert_eq!(newest.len(), 2);
+    assert!(newest[0].created_at >= newest[1].created_at);
+    assert!(w.bank.store().candidates_sharing(&w.bob, &two, 1, 100).await.unwrap().is_empty(), "bob's terms are scoped to bob");
 }
