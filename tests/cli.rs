@@ -504,3 +504,23 @@ fn remote_services_keep_the_proxy_and_no_proxy() {
         proxy.seen()
     );
 }
+
+/// Logs to a pipe carry no colour codes (an agent keeps `memory-bank mcp`'s stderr in its
+/// own log); `NO_COLOR` is honoured where colour would be on.
+#[test]
+fn logs_to_a_pipe_carry_no_colour_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["mcp"])
+        .env("MEMORY_BANK_LOG", "debug")
+        .env("HOME", dir.path())
+        .env("MEMORY_BANK_DATA_DIR", dir.path().join("data"))
+        .env_remove("NO_COLOR")
+        .env_remove("MEMORY_BANK_URL")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.lines().count() >= 1, "the debug level logs something to read: {stderr}");
+    assert!(!stderr.contains('\u{1b}'), "no escape codes in a piped log: {stderr:?}");
+}

@@ -73,10 +73,17 @@ fn every_file_and_folder_a_run_makes_is_private() {
     ok(&home, &["--database-url", &keyed, "--db-key-file", &key_arg, "db", "rekey"]);
     // The session index, its search file and the archive (the app's data folder).
     ok(&home, &["--db-key-file", &key_arg, "sessions", "list"]);
-    // An agent's config written for the first time (its folders made), and rewritten
-    // with a backup; another's in the folder its tool made.
+    // An agent's config written for the first time (its folders made, the note that
+    // install created it beside it), removed again (which deletes it), then the person's
+    // own file rewritten with a backup; another's in the folder its tool made.
     ok(&home, &["mcp", "install", "--agent", "opencode"]);
+    let opencode = home.join(".config/opencode/opencode.json");
+    assert_eq!(mode(&PathBuf::from(format!("{}.memory-bank.created", opencode.display()))), 0o600);
     ok(&home, &["mcp", "install", "--agent", "opencode", "--remove"]);
+    assert!(!opencode.exists());
+    std::fs::write(&opencode, "{\n  \"theme\": \"opencode\"\n}\n").unwrap();
+    std::fs::set_permissions(&opencode, std::fs::Permissions::from_mode(0o600)).unwrap();
+    ok(&home, &["mcp", "install", "--agent", "opencode"]);
     ok(&home, &["mcp", "install", "--agent", "codex"]);
 
     for (folder, must_hold) in [

@@ -73,7 +73,7 @@ tools: Array<string>, };
 /**
  * An agent whose own config file can hold our MCP server entry.
  */
-export type Agent = "claude-code" | "codex" | "opencode" | "gemini";
+export type Agent = "claude-code" | "codex" | "opencode" | "gemini" | "claude-desktop" | "cursor" | "vscode" | "windsurf" | "zed";
 
 /**
  * Install or remove.
@@ -96,6 +96,11 @@ backup: string | null,
  * The agents as they are now.
  */
 overview: AgentsOverview, };
+
+/**
+ * Something a person must know to have an agent use our server, beyond installing it.
+ */
+export type AgentNotice = "trust-the-folder";
 
 /**
  * A planned change, as the person reviews it. The file's other contents are not sent
@@ -153,16 +158,21 @@ detected: boolean,
  */
 installed: boolean, 
 /**
- * That entry is exactly what [`plan_install`] would write for the given spec.
+ * That entry starts the server as [`plan_install`] would write it for the given spec
+ * (the keys we own; the person's own keys beside them do not matter).
  */
 entryMatches: boolean, 
 /**
  * Why the file could not be read or parsed, if so (then `installed` is false).
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * What the person must also do for the agent to start our server ([`Agent::notice`]).
+ */
+notice: AgentNotice | null, };
 
 /**
- * The four agents and the binary they would run.
+ * The agents and the binary they would run.
  */
 export type AgentsOverview = { 
 /**
@@ -203,7 +213,13 @@ prefs: UiPrefs,
  * missing or does not open it, a team server that refused the token), its message
  * saying what to do; null when signed in, or signed out on purpose.
  */
-connectError: DesktopError | null, };
+connectError: DesktopError | null, 
+/**
+ * The local bank is in use and not encrypted, because no OS keyring answered when
+ * it was opened (it is encrypted on the first start where one does). Settings says
+ * so; the log says it once.
+ */
+localBankUnencrypted: boolean, };
 
 /**
  * `apply_agent_change`.

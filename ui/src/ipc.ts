@@ -29,6 +29,7 @@ export type {
   Agent,
   AgentAction,
   AgentApplied,
+  AgentNotice,
   AgentPlan,
   AgentsOverview,
   AgentStatus,

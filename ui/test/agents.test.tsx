@@ -1,4 +1,4 @@
-// Settings → Agents: the four agents, Install and Remove with the exact diff shown and
+// Settings → Agents: every agent, Install and Remove with the exact diff shown and
 // confirmed first (a stale diff is never written), a missing CLI, the empty panel's way
 // there, and Copy prompt's instructions for an agent with the tools, in both languages.
 import { screen, within } from "@testing-library/react";
@@ -23,7 +23,7 @@ const section = () => screen.getByRole("region", { name: "Agents" });
 const row = (name: string) => within(section()).getByText(name, { selector: ".agent-name" }).closest("li") as HTMLElement;
 
 describe("Settings → Agents", () => {
-  it("lists the four agents: found or not, installed or not, and their settings file", async () => {
+  it("lists every agent: found or not, installed or not, and their settings file", async () => {
     await openSettings({
       agents: agentsOverview({
         "claude-code": { detected: true, installed: true, entryMatches: true },
@@ -32,7 +32,8 @@ describe("Settings → Agents", () => {
       }),
     });
     const names = within(section()).getAllByRole("listitem").map((li) => li.querySelector(".agent-name")?.textContent);
-    expect(names).toEqual(["Claude Code", "Codex CLI", "opencode", "Gemini CLI"]);
+    expect(names).toEqual(["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed"]);
+    expect(row("VS Code").textContent).toContain("/home/me/.config/Code/User/mcp.json");
     expect(section().textContent).toContain(`Agents will run: ${CLI_PATH} mcp`);
     expect(row("Claude Code").textContent).toContain("Installed · Found on this computer");
     expect(row("Claude Code").textContent).toContain("/home/me/.claude.json");
@@ -42,6 +43,10 @@ describe("Settings → Agents", () => {
     expect(within(row("Codex CLI")).getByRole("button", { name: "Install in Codex CLI" })).not.toBeNull();
     expect(row("opencode").textContent).toContain("Not installed · Not found on this computer");
     expect(row("Gemini CLI").textContent).toContain("expected a value");
+    // Gemini CLI starts servers only in trusted folders: the row says so, and how.
+    expect(row("Gemini CLI").textContent).toContain("Gemini CLI starts Memory Bank only in folders you trust");
+    expect(row("Gemini CLI").textContent).toContain("~/.gemini/trustedFolders.json");
+    expect(row("Codex CLI").querySelector(".agent-notice")).toBeNull();
   });
 
   it("Install shows the exact change first and writes only that", async () => {

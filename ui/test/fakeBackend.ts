@@ -36,7 +36,7 @@ interface Options {
   sessions?: SessionData;
   /** Pending proposals, newest first (see fakeInbox.ts). */
   proposals?: Proposal[];
-  /** Settings → Agents (default: four agents, none installed, the CLI found). */
+  /** Settings → Agents (default: every agent, none installed, the CLI found). */
   agents?: AgentsOverview;
   /** Deletes Rust kept from an earlier run (its journal), as list_pending_deletes answers. */
   pendingDeletes?: PendingDelete[];
@@ -76,6 +76,7 @@ export function defaultState(): AppState {
     activeOrgId: "org_a",
     prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true, wordsOnly: false },
     connectError: null,
+    localBankUnencrypted: false,
   };
 }
 

@@ -44,6 +44,11 @@ const NAMES: Record<Agent, string> = {
   codex: "Codex CLI",
   opencode: "opencode",
   gemini: "Gemini CLI",
+  "claude-desktop": "Claude Desktop",
+  cursor: "Cursor",
+  vscode: "VS Code",
+  windsurf: "Windsurf",
+  zed: "Zed",
 };
 
 const PATHS: Record<Agent, string> = {
@@ -51,6 +56,11 @@ const PATHS: Record<Agent, string> = {
   codex: "/home/me/.codex/config.toml",
   opencode: "/home/me/.config/opencode/opencode.json",
   gemini: "/home/me/.gemini/settings.json",
+  "claude-desktop": "/home/me/.config/Claude/claude_desktop_config.json",
+  cursor: "/home/me/.cursor/mcp.json",
+  vscode: "/home/me/.config/Code/User/mcp.json",
+  windsurf: "/home/me/.codeium/windsurf/mcp_config.json",
+  zed: "/home/me/.config/zed/settings.json",
 };
 
 export const CLI_PATH = "/usr/local/bin/memory-bank";
@@ -64,6 +74,8 @@ export function agentStatus(agent: Agent, extra: Partial<AgentStatus> = {}): Age
     installed: false,
     entryMatches: false,
     problem: null,
+    // As Rust's Agent::notice: only Gemini CLI needs the folder trusted.
+    notice: agent === "gemini" ? "trust-the-folder" : null,
     ...extra,
   };
 }

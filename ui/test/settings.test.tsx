@@ -65,6 +65,18 @@ describe("account settings", () => {
     expect(screen.getByText("Local account")).not.toBeNull();
   });
 
+  it("says when the local bank is not encrypted because no keyring answered, and only then", async () => {
+    installFakeBackend({ state: { localBankUnencrypted: true } });
+    await openSettings();
+    expect(screen.getByText(/Your memories on this computer are not encrypted yet/).textContent).toContain("keyring");
+  });
+
+  it("says nothing of encryption when the local bank is encrypted", async () => {
+    installFakeBackend();
+    await openSettings();
+    expect(screen.queryByText(/not encrypted yet/)).toBeNull();
+  });
+
   it("locks the account choice when env variables select the server", async () => {
     installFakeBackend({ state: { account: { kind: "team", url: "https://env.example", fromEnv: true } } });
     await openSettings();

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use crate::env::AgentEnv;
 use crate::format::{Format, JsonDialect, Slot};
-use crate::spec::{args, Entry, Field, ServerSpec, SERVER_NAME};
-use crate::Agent;
+use crate::spec::{Entry, Field, ServerSpec, SERVER_NAME};
+use crate::{editors, Agent};
 
 /// What differs between agents; everything else (planning, diffing, writing) is shared.
 pub(crate) trait Adapter: Sync {
@@ -14,8 +14,9 @@ pub(crate) trait Adapter: Sync {
     fn config_path(&self, env: &AgentEnv) -> PathBuf;
     /// A folder whose existence shows the agent has been used on this machine.
     fn marker_dir(&self, env: &AgentEnv) -> PathBuf;
-    /// The agent's executable name, looked up on `PATH` for detection.
-    fn binary(&self) -> &'static str;
+    /// The agent's executable name, looked up on `PATH` for detection (`None` for an app
+    /// that puts none there).
+    fn binary(&self) -> Option<&'static str>;
     /// The file format.
     fn format(&self) -> Format;
     /// The top-level key holding the server map.
@@ -36,6 +37,11 @@ impl Agent {
             Agent::Codex => &Codex,
             Agent::Opencode => &Opencode,
             Agent::Gemini => &Gemini,
+            Agent::ClaudeDesktop => &editors::ClaudeDesktop,
+            Agent::Cursor => &editors::Cursor,
+            Agent::VsCode => &editors::VsCode,
+            Agent::Windsurf => &editors::Windsurf,
+            Agent::Zed => &editors::Zed,
         }
     }
 }
@@ -53,8 +59,8 @@ impl Adapter for ClaudeCode {
     fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
         env.dir_or_home("CLAUDE_CONFIG_DIR", &[".claude"])
     }
-    fn binary(&self) -> &'static str {
-        "claude"
+    fn binary(&self) -> Option<&'static str> {
+        Some("claude")
     }
     fn format(&self) -> Format {
         Format::Json(JsonDialect::STRICT)
@@ -63,12 +69,14 @@ impl Adapter for ClaudeCode {
         "mcpServers"
     }
     fn entry(&self, spec: &ServerSpec) -> Entry {
-        Entry(vec![
-            ("type", Field::Str("stdio".into())),
-            ("command", Field::Str(spec.command().into())),
-            ("args", Field::List(args())),
-            ("env", Field::EmptyMap),
-        ])
+        Entry {
+            owned: vec![
+                ("type", Field::Str("stdio".into())),
+                ("command", Field::Str(spec.command().into())),
+                ("args", Field::List(spec.args())),
+            ],
+            initial: vec![("env", Field::EmptyMap)],
+        }
     }
 }
 
@@ -82,8 +90,8 @@ impl Adapter for Codex {
     fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
         env.dir_or_home("CODEX_HOME", &[".codex"])
     }
-    fn binary(&self) -> &'static str {
-        "codex"
+    fn binary(&self) -> Option<&'static str> {
+        Some("codex")
     }
     fn format(&self) -> Format {
         Format::Toml
@@ -92,8 +100,8 @@ impl Adapter for Codex {
         "mcp_servers"
     }
     fn entry(&self, spec: &ServerSpec) -> Entry {
-        // Exactly these two keys: Codex rejects unknown keys and stdio/HTTP mixes.
-        Entry(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(args()))])
+        // Codex rejects unknown keys and stdio/HTTP mixes: a new entry holds these two only.
+        Entry::owned(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(spec.args()))])
     }
 }
 
@@ -115,8 +123,8 @@ impl Adapter for Opencode {
     fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
         env.dir_or_home("XDG_CONFIG_HOME", &[".config"]).join("opencode")
     }
-    fn binary(&self) -> &'static str {
-        "opencode"
+    fn binary(&self) -> Option<&'static str> {
+        Some("opencode")
     }
     fn format(&self) -> Format {
         Format::Json(JsonDialect::JSONC)
@@ -126,12 +134,11 @@ impl Adapter for Opencode {
     }
     fn entry(&self, spec: &ServerSpec) -> Entry {
         let mut command = vec![spec.command().to_string()];
-        command.extend(args());
-        Entry(vec![
-            ("type", Field::Str("local".into())),
-            ("command", Field::List(command)),
-            ("enabled", Field::Bool(true)),
-        ])
+        command.extend(spec.args());
+        Entry {
+            owned: vec![("type", Field::Str("local".into())), ("command", Field::List(command))],
+            initial: vec![("enabled", Field::Bool(true))],
+        }
     }
 }
 
@@ -146,8 +153,8 @@ impl Adapter for Gemini {
     fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
         env.dir_or_home("GEMINI_CLI_HOME", &[]).join(".gemini")
     }
-    fn binary(&self) -> &'static str {
-        "gemini"
+    fn binary(&self) -> Option<&'static str> {
+        Some("gemini")
     }
     fn format(&self) -> Format {
         Format::Json(JsonDialect::COMMENTS)
@@ -156,6 +163,6 @@ impl Adapter for Gemini {
         "mcpServers"
     }
     fn entry(&self, spec: &ServerSpec) -> Entry {
-        Entry(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(args()))])
+        Entry::owned(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(spec.args()))])
     }
 }

@@ -1,6 +1,7 @@
 //! The agents we can register with, and their stable names.
 //!
-//! The names (`claude-code`, `codex`, `opencode`, `gemini`) are a public contract: they are
+//! The names (`claude-code`, `codex`, `opencode`, `gemini`, `claude-desktop`, `cursor`,
+//! `vscode`, `windsurf`, `zed`) are a public contract: they are
 //! the CLI's `--agent` values, the desktop app's identifiers and the serde form, so they are
 //! spelled once here and every door parses them through [`Agent::from_str`](std::str::FromStr).
 
@@ -24,19 +25,45 @@ pub enum Agent {
     Opencode,
     /// Google's Gemini CLI (`~/.gemini/settings.json`).
     Gemini,
+    /// Anthropic's Claude Desktop (`claude_desktop_config.json`).
+    ClaudeDesktop,
+    /// Anysphere's Cursor (`~/.cursor/mcp.json`).
+    Cursor,
+    /// Microsoft's VS Code (the user profile's `mcp.json`).
+    #[serde(rename = "vscode")]
+    VsCode,
+    /// Windsurf (`~/.codeium/windsurf/mcp_config.json`).
+    Windsurf,
+    /// Zed (`~/.config/zed/settings.json`).
+    Zed,
 }
 
 impl Agent {
     /// Every agent, in the order the doors list them.
-    pub const ALL: [Agent; 4] = [Agent::ClaudeCode, Agent::Codex, Agent::Opencode, Agent::Gemini];
+    pub const ALL: [Agent; 9] = [
+        Agent::ClaudeCode,
+        Agent::Codex,
+        Agent::Opencode,
+        Agent::Gemini,
+        Agent::ClaudeDesktop,
+        Agent::Cursor,
+        Agent::VsCode,
+        Agent::Windsurf,
+        Agent::Zed,
+    ];
 
-    /// The stable machine name (`claude-code`, `codex`, `opencode`, `gemini`).
+    /// The stable machine name (`claude-code`, `codex`, `vscode`…).
     pub fn name(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::Opencode => "opencode",
             Agent::Gemini => "gemini",
+            Agent::ClaudeDesktop => "claude-desktop",
+            Agent::Cursor => "cursor",
+            Agent::VsCode => "vscode",
+            Agent::Windsurf => "windsurf",
+            Agent::Zed => "zed",
         }
     }
 
@@ -47,6 +74,44 @@ impl Agent {
             Agent::Codex => "Codex CLI",
             Agent::Opencode => "opencode",
             Agent::Gemini => "Gemini CLI",
+            Agent::ClaudeDesktop => "Claude Desktop",
+            Agent::Cursor => "Cursor",
+            Agent::VsCode => "VS Code",
+            Agent::Windsurf => "Windsurf",
+            Agent::Zed => "Zed",
+        }
+    }
+}
+
+/// Something a person must know to have an agent use our server, beyond installing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentNotice {
+    /// Gemini CLI starts MCP servers only in folders the person trusts.
+    TrustTheFolder,
+}
+
+impl AgentNotice {
+    /// The notice in English, for the CLI (the desktop app has it in every UI language).
+    pub fn text(self) -> &'static str {
+        match self {
+            AgentNotice::TrustTheFolder => {
+                "Gemini CLI starts MCP servers only in folders you trust: in an untrusted folder `gemini mcp list` \
+                 shows memory-bank as Disabled. Gemini CLI asks whether to trust a folder when you first open it \
+                 there; the folders you trust are listed in ~/.gemini/trustedFolders.json (a folder as key, \
+                 \"TRUST_FOLDER\" as value)."
+            }
+        }
+    }
+}
+
+impl Agent {
+    /// What the person must also do for this agent to start our server, if anything.
+    pub fn notice(self) -> Option<AgentNotice> {
+        match self {
+            Agent::Gemini => Some(AgentNotice::TrustTheFolder),
+            _ => None,
         }
     }
 }

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use crate::Error;
 
 /// The variables that move an agent's config file, plus those needed to find its binary.
-pub const RELEVANT_VARS: [&str; 6] =
-    ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME", "PATH", "PATHEXT"];
+pub const RELEVANT_VARS: [&str; 7] =
+    ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME", "APPDATA", "PATH", "PATHEXT"];
 
 /// A home folder and the environment variables that matter for agent config paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,6 +64,19 @@ impl AgentEnv {
         match self.var(name) {
             Some(dir) => PathBuf::from(dir),
             None => default.iter().fold(self.home.clone(), |p, part| p.join(part)),
+        }
+    }
+
+    /// Where desktop apps keep their settings: `~/Library/Application Support` on macOS,
+    /// `%APPDATA%` on Windows (else `~\AppData\Roaming`), `$XDG_CONFIG_HOME` (else
+    /// `~/.config`) elsewhere.
+    pub(crate) fn app_config_dir(&self) -> PathBuf {
+        if cfg!(target_os = "macos") {
+            self.home.join("Library").join("Application Support")
+        } else if cfg!(windows) {
+            self.dir_or_home("APPDATA", &["AppData", "Roaming"])
+        } else {
+            self.dir_or_home("XDG_CONFIG_HOME", &[".config"])
         }
     }
 

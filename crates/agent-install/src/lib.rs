@@ -11,24 +11,34 @@
 //! | Codex CLI | `$CODEX_HOME/config.toml` (default `~/.codex/config.toml`) | `[mcp_servers.memory-bank]` with `command` and `args` only |
 //! | opencode | `$XDG_CONFIG_HOME/opencode/opencode.json` (default `~/.config/…`; `opencode.jsonc` when only that exists) | `mcp.memory-bank = {type: "local", command: [binary, "mcp"], enabled: true}` |
 //! | Gemini CLI | `~/.gemini/settings.json` (`$GEMINI_CLI_HOME/.gemini/settings.json` when set) | `mcpServers.memory-bank = {command, args: ["mcp"]}` |
+//! | Claude Desktop | `claude_desktop_config.json` in `~/Library/Application Support/Claude` (macOS), `%APPDATA%\Claude` (Windows), `$XDG_CONFIG_HOME/Claude` (Linux community builds) | `mcpServers.memory-bank = {command, args}` |
+//! | Cursor | `~/.cursor/mcp.json` | `mcpServers.memory-bank = {command, args}` |
+//! | VS Code | the user profile's `mcp.json`: `Code/User/mcp.json` in the same app-settings folder | `servers.memory-bank = {type: "stdio", command, args}` |
+//! | Windsurf | `~/.codeium/windsurf/mcp_config.json` | `mcpServers.memory-bank = {command, args}` |
+//! | Zed | `settings.json` in `$XDG_CONFIG_HOME/zed` (default `~/.config/zed`; `%APPDATA%\Zed` on Windows) | `context_servers.memory-bank = {command, args}` |
 //!
 //! Rules every edit follows:
 //! - Only our entry is touched. Comments, key order, indentation, other servers and the
 //!   trailing newline survive byte for byte (a CST for JSON/JSONC, `toml_edit` for TOML).
 //! - Each agent's file is parsed as leniently as that agent reads it, no more: Claude Code's is
-//!   plain JSON, Gemini's allows comments, opencode's is JSONC (comments, trailing commas).
-//! - Install is idempotent (a second plan is [`Change::AlreadyInstalled`]); a different
-//!   existing entry is replaced whole. Removing after installing gives back the original
+//!   plain JSON (so are Claude Desktop's and Windsurf's), Gemini's allows comments, opencode's,
+//!   Cursor's, VS Code's and Zed's are JSONC (comments, trailing commas).
+//! - Install is idempotent (a second plan is [`Change::AlreadyInstalled`]). Re-installing over
+//!   an existing entry changes only the keys we own (`command`, `args`, `type`) and takes out
+//!   a remote server's `url`/headers, which would clash; every other key the person wrote in
+//!   our entry (Claude's `env`, Gemini's `trust`, opencode's `enabled`, Codex's
+//!   `startup_timeout_sec` or `env` table) is kept. Removing after installing gives back the original
 //!   bytes: the server map is dropped again when it ends up empty and holds no comment (an
 //!   originally empty `"mcpServers": {}` therefore disappears, which means the same to every
-//!   agent). Files are never deleted: install then remove on an absent file leaves `{}` (JSON)
-//!   or an empty file (TOML).
+//!   agent). A file install created is deleted again by remove when nothing else is in it
+//!   (a `<file>.memory-bank.created` note beside it says so); no other file is ever deleted.
 //! - Known exceptions to byte-exactness: a JSON object written on one line is reflowed to one
 //!   key per line when our (multi-line) entry goes into it; an empty or comment-only JSON file
 //!   is read as `{}`. Line endings (LF/CRLF), a UTF-8 BOM and a missing final newline are kept.
 //! - A file we cannot parse, or whose server map is not a map, is an [`Error`] naming the file
 //!   (and line/column when known); it is left untouched.
-//! - Writes are atomic with a backup beside the file ([`apply`]).
+//! - Writes are atomic, and the file as it was before our first change is kept beside it
+//!   ([`apply`]).
 //! - No secret is ever written: [`ServerSpec`] has no token, URL or env field at all.
 //!
 //! Claude Code rewrites `~/.claude.json` while it runs; [`apply`] refuses to write if the file
@@ -49,6 +59,7 @@
 
 mod adapter;
 mod agent;
+mod editors;
 mod env;
 mod error;
 mod format;
@@ -60,12 +71,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use agent::Agent;
+pub use agent::{Agent, AgentNotice};
 pub use env::{AgentEnv, RELEVANT_VARS};
 pub use error::Error;
 pub use plan::{plan_install, plan_remove, Change, Plan};
-pub use spec::{ServerSpec, SERVER_ARGS, SERVER_NAME};
-pub use write::{apply, backup_path, Applied, BACKUP_SUFFIX};
+pub use spec::{invoked_path, ServerSpec, SERVER_ARGS, SERVER_NAME};
+pub use write::{apply, backup_path, created_path, Applied, BACKUP_SUFFIX, CREATED_SUFFIX};
 
 /// What is known about one agent on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -83,10 +94,13 @@ pub struct AgentStatus {
     pub detected: bool,
     /// The file has an entry named `memory-bank`.
     pub installed: bool,
-    /// That entry is exactly what [`plan_install`] would write for the given spec.
+    /// That entry starts the server as [`plan_install`] would write it for the given spec
+    /// (the keys we own; the person's own keys beside them do not matter).
     pub entry_matches: bool,
     /// Why the file could not be read or parsed, if so (then `installed` is false).
     pub problem: Option<String>,
+    /// What the person must also do for the agent to start our server ([`Agent::notice`]).
+    pub notice: Option<AgentNotice>,
 }
 
 /// The state of `agent` against `spec`. Never fails: an unreadable or malformed file is
@@ -94,7 +108,8 @@ pub struct AgentStatus {
 pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
     let adapter = agent.adapter();
     let config_path = adapter.config_path(env);
-    let detected = config_path.exists() || adapter.marker_dir(env).is_dir() || env.on_path(adapter.binary());
+    let detected =
+        config_path.exists() || adapter.marker_dir(env).is_dir() || adapter.binary().is_some_and(|b| env.on_path(b));
     let mut status = AgentStatus {
         agent,
         display_name: agent.display_name(),
@@ -103,11 +118,12 @@ pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
         installed: false,
         entry_matches: false,
         problem: None,
+        notice: agent.notice(),
     };
     match plan::current_entry(agent, env) {
         Ok(entry) => {
             status.installed = entry.is_some();
-            status.entry_matches = entry == Some(adapter.entry(spec).to_json());
+            status.entry_matches = entry.is_some_and(|e| adapter.entry(spec).is_installed_as(&e));
         }
         Err(e) => status.problem = Some(e.to_string()),
     }

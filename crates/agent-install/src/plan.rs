@@ -60,8 +60,8 @@ pub struct Plan {
     pub change: Change,
     /// The file's bytes now; `None` when it does not exist.
     pub before: Option<String>,
-    /// The file's bytes after applying; `None` only when there is no file and none is
-    /// created. Files are never deleted, even when removal leaves nothing of interest.
+    /// The file's bytes after applying; `None` when there is no file and none is created,
+    /// or when the file goes: install created it and removing our entry leaves nothing else.
     pub after: Option<String>,
     /// Whether applying would write anything (`before != after`).
     pub changed: bool,
@@ -94,7 +94,7 @@ pub fn plan_install(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> Result<P
     let mut doc = adapter.format().parse(&path, body, adapter.slot())?;
     let desired = adapter.entry(spec);
     let current = doc.entry();
-    if current.as_ref() == Some(&desired.to_json()) {
+    if current.as_ref().is_some_and(|c| desired.is_installed_as(c)) {
         return Ok(Plan::new(agent, path, Change::AlreadyInstalled, before.clone(), before));
     }
     doc.set_entry(&desired);
@@ -117,7 +117,8 @@ pub fn plan_install(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> Result<P
 
 /// Plan removing our `memory-bank` entry from `agent`'s file. The server map goes too when
 /// that leaves it empty and free of comments, so install followed by remove gives back the
-/// original bytes. An absent file stays absent; an existing file is never deleted.
+/// original bytes. An absent file stays absent; a file install created (there was none) is
+/// deleted again when our entry was all it held; any other file is never deleted.
 pub fn plan_remove(agent: Agent, env: &AgentEnv) -> Result<Plan, Error> {
     let adapter = agent.adapter();
     let path = adapter.config_path(env);
@@ -130,8 +131,17 @@ pub fn plan_remove(agent: Agent, env: &AgentEnv) -> Result<Plan, Error> {
     if !doc.remove_entry() {
         return Ok(Plan::new(agent, path, Change::NotInstalled, before.clone(), before));
     }
-    let mut after = format!("{bom}{}", doc.render());
+    let mut rendered = doc.render();
+    if !body.starts_with(['\n', '\r']) {
+        // A table removed from the top must not leave the blank line that preceded the next.
+        rendered = rendered.trim_start_matches(['\n', '\r']).to_string();
+    }
+    let mut after = format!("{bom}{rendered}");
     keep_final_newline(text, &mut after);
+    // A file install created, holding nothing else now, goes again.
+    if crate::write::created_path(&path).exists() && matches!(after.trim_start_matches(BOM).trim(), "" | "{}") {
+        return Ok(Plan::new(agent, path, Change::Remove, before, None));
+    }
     Ok(Plan::new(agent, path, Change::Remove, before, Some(after)))
 }
 

@@ -2,7 +2,8 @@
 //!
 //! There is deliberately no token, URL or environment field: the stdio server authenticates
 //! by being started by the user's own agent on the user's own machine, so a config file
-//! written by this crate can never leak a secret, by construction.
+//! written by this crate can never leak a secret, by construction. The server's own options
+//! (`--root`, `--index`, a key *file*'s path…) are plain arguments after `mcp`.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,7 @@ pub const SERVER_ARGS: [&str; 1] = ["mcp"];
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     command: String,
+    options: Vec<String>,
 }
 
 impl ServerSpec {
@@ -30,7 +32,7 @@ impl ServerSpec {
             return Err(Error::BinaryNotAbsolute(binary));
         }
         match binary.to_str() {
-            Some(command) => Ok(ServerSpec { command: command.to_string() }),
+            Some(command) => Ok(ServerSpec { command: command.to_string(), options: Vec::new() }),
             None => Err(Error::BinaryNotUtf8(binary)),
         }
     }
@@ -39,6 +41,36 @@ impl ServerSpec {
     pub fn current_exe() -> Result<ServerSpec, Error> {
         let exe = std::env::current_exe().map_err(Error::CurrentExe)?;
         ServerSpec::new(exe)
+    }
+
+    /// A spec for the running executable by the path the person ran it as (the CLI door
+    /// registers itself). A binary run through a symlink, such as a package manager's
+    /// `/opt/homebrew/bin/memory-bank` → `…/Cellar/memory-bank/1.2/bin/memory-bank`, is
+    /// written as the link, which survives an upgrade; the resolved path would break with
+    /// it. Falls back to the resolved path when the path run cannot be found again or is
+    /// not this executable.
+    pub fn as_invoked() -> Result<ServerSpec, Error> {
+        let exe = std::env::current_exe().map_err(Error::CurrentExe)?;
+        let cwd = std::env::current_dir().ok();
+        let invoked = std::env::args_os()
+            .next()
+            .and_then(|arg0| invoked_path(Path::new(&arg0), cwd.as_deref(), std::env::var_os("PATH").as_deref()));
+        let resolved = std::fs::canonicalize(&exe).ok();
+        let same = |p: &PathBuf| resolved.is_some() && std::fs::canonicalize(p).ok() == resolved;
+        ServerSpec::new(invoked.filter(same).unwrap_or(exe))
+    }
+
+    /// The same server started with these options after `mcp` (`--root`, `--index`,
+    /// `--words-only`…): what the person gave `mcp install`, so the agent starts the server
+    /// they meant. Never a secret: the doors refuse tokens and database URLs.
+    pub fn with_options(mut self, options: Vec<String>) -> ServerSpec {
+        self.options = options;
+        self
+    }
+
+    /// The arguments that start the server: `mcp` and the options.
+    pub fn args(&self) -> Vec<String> {
+        SERVER_ARGS.iter().map(|a| a.to_string()).chain(self.options.iter().cloned()).collect()
     }
 
     /// The binary path as written into config files.
@@ -52,6 +84,24 @@ impl ServerSpec {
     }
 }
 
+/// Where `arg0` (the program name as run) is, without resolving links: a path with a
+/// folder in it is taken as it is (made absolute from `cwd`), a bare name is looked up on
+/// `path` as the shell did.
+pub fn invoked_path(arg0: &Path, cwd: Option<&Path>, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    if arg0.as_os_str().is_empty() {
+        return None;
+    }
+    if arg0.components().count() > 1 || arg0.is_absolute() {
+        let absolute = if arg0.is_absolute() { arg0.to_path_buf() } else { cwd?.join(arg0) };
+        // `./memory-bank` from /usr/local/bin: `/usr/local/bin/memory-bank`, not `…/./…`.
+        return Some(absolute.components().collect());
+    }
+    std::env::split_paths(path?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(arg0))
+        .find(|candidate| candidate.is_file())
+}
+
 /// One value inside an entry; only the shapes our entries need.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Field {
@@ -61,16 +111,43 @@ pub(crate) enum Field {
     EmptyMap,
 }
 
-/// An entry as an ordered list of keys (the order we write them in; comparison with what is
-/// on disk ignores order).
+/// Keys of the other transport (a remote server's address and headers): an entry that
+/// holds them beside our `command` would be refused by the agents (Codex rejects the
+/// mix), so installing the stdio server takes them out. Every other key of the person's
+/// stays.
+pub(crate) const OTHER_TRANSPORT: [&str; 6] = ["url", "httpUrl", "headers", "http_headers", "env_http_headers", "bearer_token_env_var"];
+
+/// Our entry, as ordered lists of keys (the order we write them in; comparison with what
+/// is on disk ignores order).
+///
+/// Re-installing changes only the keys we own; whatever else the person put in the
+/// entry (Claude's `env`, Gemini's `trust` or `timeout`, opencode's `enabled: false`,
+/// Codex's `startup_timeout_sec` or `[…env]`) is theirs and stays.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Entry(pub Vec<(&'static str, Field)>);
+pub(crate) struct Entry {
+    /// Written every time: how the agent starts our server.
+    pub owned: Vec<(&'static str, Field)>,
+    /// Written only into a new entry, the person's to change afterwards.
+    pub initial: Vec<(&'static str, Field)>,
+}
 
 impl Entry {
-    /// The entry as a JSON value, the common form existing entries are compared in.
-    pub fn to_json(&self) -> serde_json::Value {
-        let map = self.0.iter().map(|(k, f)| (k.to_string(), f.to_json())).collect();
-        serde_json::Value::Object(map)
+    /// An entry with only keys we own.
+    pub fn owned(owned: Vec<(&'static str, Field)>) -> Entry {
+        Entry { owned, initial: Vec::new() }
+    }
+
+    /// Every key of a new entry, in the order written.
+    pub fn fields(&self) -> impl Iterator<Item = &(&'static str, Field)> {
+        self.owned.iter().chain(&self.initial)
+    }
+
+    /// Whether the entry on disk (as JSON) starts our server as this one would: every
+    /// key we own as we would write it, and nothing of the other transport.
+    pub fn is_installed_as(&self, existing: &serde_json::Value) -> bool {
+        let Some(map) = existing.as_object() else { return false };
+        self.owned.iter().all(|(key, field)| map.get(*key) == Some(&field.to_json()))
+            && OTHER_TRANSPORT.iter().all(|key| !map.contains_key(*key))
     }
 }
 
@@ -86,7 +163,3 @@ impl Field {
     }
 }
 
-/// [`SERVER_ARGS`] as owned strings.
-pub(crate) fn args() -> Vec<String> {
-    SERVER_ARGS.iter().map(|a| a.to_string()).collect()
-}

@@ -32,6 +32,12 @@ pub async fn status(url: &str, key: &KeySource, key_file: Option<&Path>) -> anyh
         FileState::Missing => "no (there is no bank there yet)",
     };
     println!("encrypted: {encrypted}");
+    if memory_bank_db_key::keyring_unavailable_noted(&path) {
+        println!(
+            "note: no OS keyring answered when the bank was last opened, so it is not encrypted yet; it is on the first \
+             open where the keyring answers (or give a key file with --db-key-file / MEMORY_BANK_DB_KEY_FILE)"
+        );
+    }
     let found = match (status.key_found, status.key_opens) {
         (None, _) => String::new(),
         (Some(false), _) => " (no key stored there yet)".into(),

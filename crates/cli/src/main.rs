@@ -32,12 +32,14 @@ struct Cli {
 
     /// Keep the SQLite bank's key in the OS keyring (the entry the desktop app makes for its
     /// bank; one is made for a bank that has none).
-    #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_KEYRING")]
+    #[arg(long, global = true, env = "MEMORY_BANK_DB_KEY_KEYRING", value_parser = clap::builder::BoolishValueParser::new())]
     db_key_keyring: bool,
 
     /// Search by words only: no search by meaning, so the embedding model is never loaded
     /// and no vectors are made (the ones made before are kept for when it is back on).
-    #[arg(long, global = true, env = "MEMORY_BANK_WORDS_ONLY")]
+    // Boolish: `MEMORY_BANK_WORDS_ONLY=1` (as the README and the meaning crate read it),
+    // `true`, `yes`, `on`, and their opposites.
+    #[arg(long, global = true, env = "MEMORY_BANK_WORDS_ONLY", value_parser = clap::builder::BoolishValueParser::new())]
     words_only: bool,
 
     #[command(subcommand)]
@@ -132,12 +134,21 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour_on_stderr())
         .init();
     report_panics_as_errors();
     // A fault in an action is an error answer like any other: the message and exit
     // code 1, never the runtime's exit 101 and a backtrace prompt.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_command(cli)));
     outcome.unwrap_or(ExitCode::FAILURE)
+}
+
+/// Colour only for a person at a terminal: an agent's log of `memory-bank mcp`'s stderr
+/// (Claude Code keeps one) must not fill with escape codes. `NO_COLOR` (set and not
+/// empty) turns it off there too (no-color.org).
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 /// Panics print one `memory-bank: error:` line naming the fault and where it is.
@@ -153,7 +164,7 @@ fn report_panics_as_errors() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("memory-bank: error: internal fault ({what}{place}); nothing was changed by the failed step. Please report it.");
+        eprintln!("memory-bank: error: internal fault ({what}{place}); the step stopped where it failed, and what it had done before stays done. Please report it.");
     }));
 }
 
@@ -162,7 +173,13 @@ fn run_command(cli: Cli) -> ExitCode {
         return sessions::run(args, cli.db_key_file);
     }
     if let Command::Mcp(args) = cli.command {
-        return mcp::run(args, cli.db_key_file);
+        let globals = mcp::Globals {
+            key_file: cli.db_key_file,
+            database_url: cli.database_url,
+            db_key_keyring: cli.db_key_keyring,
+            words_only: cli.words_only,
+        };
+        return mcp::run(args, globals);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

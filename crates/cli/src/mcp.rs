@@ -12,16 +12,20 @@
 //! `memory_bank_mcp::sessions`), and the first session tool call waits for that refresh.
 //! Stdout carries the protocol and nothing else; logs and errors go to stderr.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use memory_bank_agent_install::{apply, plan_install, plan_remove, Agent, AgentEnv, Change, Plan, ServerSpec};
+use memory_bank_agent_install::{apply, plan_install, plan_remove, Agent, AgentEnv, Applied, Change, Plan, ServerSpec};
 use memory_bank_access::{app_data_dir, LocalAccess, MemoryAccess, RemoteAccess};
 use memory_bank_client::Client;
 use memory_bank_mcp::{MemoryBankMcp, Sessions};
 
 use crate::sessions::LibraryOptions;
+
+/// Seconds a confirmation form waits, unless `--confirm-timeout` says otherwise.
+const DEFAULT_CONFIRM_TIMEOUT: u64 = 600;
 
 /// Arguments of `memory-bank mcp`.
 #[derive(Debug, Args)]
@@ -44,7 +48,7 @@ pub struct McpArgs {
     meta: bool,
     /// How long the person has to answer a confirmation form in the agent's client, in
     /// seconds; past it nothing is saved and the proposal waits in Memory Bank's Inbox.
-    #[arg(long, default_value_t = 600, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
+    #[arg(long, default_value_t = DEFAULT_CONFIRM_TIMEOUT, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub(crate) confirm_timeout: u64,
 
@@ -61,7 +65,8 @@ enum McpCommand {
 
 #[derive(Debug, Args)]
 struct InstallArgs {
-    /// The agent: claude-code, codex, opencode or gemini.
+    /// The agent: claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode,
+    /// windsurf or zed.
     #[arg(long, value_parser = parse_agent)]
     agent: Agent,
     /// Remove the entry instead.
@@ -76,12 +81,27 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
     name.parse().map_err(|e: memory_bank_agent_install::Error| e.to_string())
 }
 
+/// The global options `mcp` reads.
+pub struct Globals {
+    /// `--db-key-file` / `MEMORY_BANK_DB_KEY_FILE`; without it the local bank's key is the
+    /// OS keyring's, as in the desktop app.
+    pub key_file: Option<PathBuf>,
+    /// `--database-url` / `MEMORY_BANK_DATABASE_URL`: not the MCP server's (it serves the
+    /// local bank or `--url`), so `install` refuses it rather than drop it.
+    pub database_url: Option<String>,
+    /// `--db-key-keyring`: what the MCP server does anyway without a key file.
+    pub db_key_keyring: bool,
+    /// `--words-only` / `MEMORY_BANK_WORDS_ONLY`.
+    pub words_only: bool,
+}
+
 /// Runs `memory-bank mcp …`; errors are printed here, to stderr.
-/// `key_file`: the global `--db-key-file` / `MEMORY_BANK_DB_KEY_FILE`; without it the
-/// local bank's key is the OS keyring's, as in the desktop app.
-pub fn run(args: McpArgs, key_file: Option<std::path::PathBuf>) -> ExitCode {
-    let outcome = match args.command {
-        Some(McpCommand::Install(install_args)) => install(&args.library, &install_args),
+pub fn run(args: McpArgs, globals: Globals) -> ExitCode {
+    let key_file = globals.key_file.clone();
+    let outcome = match &args.command {
+        Some(McpCommand::Install(install_args)) => {
+            server_options(&args, &globals).and_then(|options| install(options, install_args))
+        }
         None => {
             let bank = Bank { url: args.url, token: args.token, org: args.org, key_file };
             serve(args.library, bank, args.meta, std::time::Duration::from_secs(args.confirm_timeout))
@@ -143,49 +163,112 @@ fn serve(options: LibraryOptions, bank: Bank, meta: bool, confirm_timeout: std::
     served.map_err(|e| format!("the MCP connection failed: {e}"))
 }
 
-/// Plans the edit, prints it, and applies it unless `--dry-run`.
-fn install(options: &LibraryOptions, args: &InstallArgs) -> Result<(), String> {
-    if !options.roots.is_empty() {
-        return Err("--root is an option of the server; install registers `memory-bank mcp` without options \
-                    (the server reads each tool's default folders)"
+/// The options `mcp install` registers after `mcp`, so the agent starts the server the
+/// person meant: paths made absolute (agents start servers from any folder). Options the
+/// stdio server cannot take from a config file are refused, naming what to do instead,
+/// before anything is written; none is dropped silently.
+fn server_options(args: &McpArgs, globals: &Globals) -> Result<Vec<String>, String> {
+    if globals.database_url.as_deref().is_some_and(|u| !u.trim().is_empty()) {
+        return Err("--database-url (or MEMORY_BANK_DATABASE_URL) is for `serve`, `admin` and `db`: the MCP server \
+                    uses the local bank, or a memory service through --url. Nothing was written; run install \
+                    without it (unset MEMORY_BANK_DATABASE_URL)."
             .into());
     }
+    if globals.db_key_keyring {
+        return Err("--db-key-keyring is what the MCP server does already without --db-key-file (the local bank's \
+                    key is the OS keyring's, as in the desktop app). Nothing was written; run install without it."
+            .into());
+    }
+    if args.url.as_deref().is_some_and(|u| !u.trim().is_empty()) {
+        return Err("--url (or MEMORY_BANK_URL) is not registered: the agent would need the token in its config \
+                    file. Register the service's own MCP endpoint in the agent instead, <URL>/mcp over HTTP with \
+                    an agent token (`admin token issue USER --agent`) kept in the agent's secret store or an \
+                    environment variable it reads; or run install without --url for the local bank. Nothing was \
+                    written."
+            .into());
+    }
+    if args.org.is_some() {
+        return Err("--org only means something with --url, which install does not register. Nothing was written; \
+                    run install without it (unset MEMORY_BANK_ORG)."
+            .into());
+    }
+    let absolute = |path: &Path| -> Result<String, String> {
+        let path = std::path::absolute(path).map_err(|e| format!("cannot make {} absolute: {e}", path.display()))?;
+        path.to_str().map(str::to_owned).ok_or_else(|| format!("{} is not valid UTF-8; config files are text", path.display()))
+    };
+    let mut options = Vec::new();
+    if let Some(index) = &args.library.index {
+        options.extend(["--index".to_owned(), absolute(index)?]);
+    }
+    for (source, root) in &args.library.roots {
+        options.extend(["--root".to_owned(), format!("{source}={}", absolute(root)?)]);
+    }
+    if let Some(key_file) = &globals.key_file {
+        options.extend(["--db-key-file".to_owned(), absolute(key_file)?]);
+    }
+    if globals.words_only {
+        options.push("--words-only".to_owned());
+    }
+    if args.meta {
+        options.push("--meta".to_owned());
+    }
+    if args.confirm_timeout != DEFAULT_CONFIRM_TIMEOUT {
+        options.extend(["--confirm-timeout".to_owned(), args.confirm_timeout.to_string()]);
+    }
+    Ok(options)
+}
+
+/// Plans the edit, prints it, and applies it unless `--dry-run`.
+fn install(options: Vec<String>, args: &InstallArgs) -> Result<(), String> {
     let env = AgentEnv::from_process().map_err(|e| e.to_string())?;
     let plan = if args.remove {
         plan_remove(args.agent, &env)
     } else {
-        ServerSpec::current_exe().and_then(|spec| plan_install(args.agent, &env, &spec))
+        ServerSpec::as_invoked().and_then(|spec| plan_install(args.agent, &env, &spec.with_options(options)))
     }
     .map_err(|e| e.to_string())?;
     let name = args.agent.display_name();
     let path = plan.path.display();
     if !plan.changed {
-        println!("{name}: {} ({path})", plan.change);
+        say(format_args!("{name}: {} ({path})\n", plan.change));
         return Ok(());
     }
     if args.dry_run {
-        println!("{name}: would {} in {path} (dry run: nothing written)", plan.change);
-        print!("{}", plan.diff);
+        say(format_args!("{name}: would {} in {path} (dry run: nothing written)\n{}", plan.change, plan.diff));
         return Ok(());
     }
     let applied = apply(&plan).map_err(|e| e.to_string())?;
-    println!("{name}: {} in {path}", done(&plan));
+    let mut told = format!("{name}: {} in {path}\n", done(&plan, &applied));
     if let Some(backup) = &applied.backup {
-        println!("previous version kept in {}", backup.display());
+        told.push_str(&format!("the file as it was before Memory Bank first changed it: {}\n", backup.display()));
     }
-    print!("{}", plan.diff);
+    told.push_str(&plan.diff);
     if args.agent == Agent::ClaudeCode {
-        println!("Claude Code rewrites this file while it runs: if it was running, quit it and run this again.");
+        told.push_str("Claude Code rewrites this file while it runs: if it was running, quit it and run this again.\n");
     }
+    if let (Some(notice), false) = (args.agent.notice(), args.remove) {
+        told.push_str(notice.text());
+        told.push('\n');
+    }
+    say(format_args!("{told}"));
     Ok(())
 }
 
+/// Prints to stdout. A reader that has gone (`| head -1`, `| true`) is not a fault: the
+/// edit is made (or planned) either way, and the exit code says so.
+fn say(text: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_fmt(text).and_then(|()| out.flush());
+}
+
 /// The change in the past tense.
-fn done(plan: &Plan) -> &'static str {
+fn done(plan: &Plan, applied: &Applied) -> &'static str {
     match plan.change {
         Change::Create => "created the file with the memory-bank server",
         Change::Add => "added the memory-bank server",
         Change::Update => "updated the memory-bank server",
+        Change::Remove if applied.deleted => "removed the memory-bank server and the file, which install had created",
         Change::Remove => "removed the memory-bank server",
         Change::AlreadyInstalled => "already installed; nothing to do",
         Change::NotInstalled => "not installed; nothing to do",

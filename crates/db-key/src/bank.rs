@@ -124,6 +124,39 @@ impl KeySource {
     }
 }
 
+/// The note beside a file left unencrypted because no OS keyring answered: it exists from
+/// the first such open until the keyring gives (or takes) the file's key.
+pub fn keyring_unavailable_note(path: &Path) -> PathBuf {
+    with_suffix(path, ".keyring-unavailable")
+}
+
+/// Whether the file at `path` was last opened unencrypted because no OS keyring answered
+/// (for `db status` and Settings).
+pub fn keyring_unavailable_noted(path: &Path) -> bool {
+    keyring_unavailable_note(path).exists()
+}
+
+/// Notes that no keyring answered for `path`; true the first time (the warning is due).
+fn note_keyring_unavailable(path: &Path) -> bool {
+    let note = keyring_unavailable_note(path);
+    if note.exists() {
+        return false;
+    }
+    let text = "No OS keyring answered when Memory Bank opened the file beside this note, so it is not encrypted yet. \
+                It is encrypted, and this note removed, on the first open where the keyring answers.\n";
+    let written = memory_bank_private_files::create_parent_dir(&note)
+        .and_then(|()| memory_bank_private_files::create_file(&note))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    if let Err(e) = written {
+        tracing::debug!("cannot write {}: {e}", note.display());
+    }
+    true
+}
+
+fn forget_keyring_unavailable(path: &Path) {
+    let _ = std::fs::remove_file(keyring_unavailable_note(path));
+}
+
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(suffix);
@@ -149,7 +182,10 @@ pub fn resolve_key(path: &Path, source: &KeySource) -> Result<Option<DbKey>, Key
 fn resolve_in_state(path: &Path, source: &KeySource, state: FileState) -> Result<Option<DbKey>, KeyError> {
     let shown = || path.display().to_string();
     match (source.stored(), source, state) {
-        (Ok(Some(key)), _, _) => Ok(Some(key)),
+        (Ok(Some(key)), _, _) => {
+            forget_keyring_unavailable(path);
+            Ok(Some(key))
+        }
         (Ok(None), KeySource::None, FileState::Encrypted) => Err(KeyError::NoKey { path: shown() }),
         (Ok(None), KeySource::None, _) => Ok(None),
         (Ok(None), KeySource::Keyring { entry, .. }, FileState::Encrypted) => {
@@ -159,15 +195,23 @@ fn resolve_in_state(path: &Path, source: &KeySource, state: FileState) -> Result
             let key = DbKey::generate();
             entry.set(&key)?;
             tracing::info!(file = %shown(), "made a new database key in the OS keyring");
+            forget_keyring_unavailable(path);
             Ok(Some(key))
         }
         (Ok(None), KeySource::File(_), _) => unreachable!("a key file either holds a key or fails to read"),
         (Err(KeyError::KeyringUnavailable { detail }), KeySource::Keyring { plaintext_without_keyring: true, .. }, FileState::Missing | FileState::Plaintext) => {
-            tracing::warn!(
-                "the OS keyring is not available ({detail}): {} stays unencrypted for now; \
-                 it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE",
-                shown()
-            );
+            // Once per bank, not on every start of every agent's server: the note beside
+            // the bank remembers it was said (and `db status` and Settings say it again).
+            if note_keyring_unavailable(path) {
+                tracing::warn!(
+                    "the OS keyring is not available ({detail}): {} stays unencrypted for now; \
+                     it is encrypted on the first start where the keyring answers, or set MEMORY_BANK_DB_KEY_FILE \
+                     (said once; `memory-bank db status` shows it)",
+                    shown()
+                );
+            } else {
+                tracing::debug!(%detail, file = %shown(), "the OS keyring is still not available; the file stays unencrypted");
+            }
             Ok(None)
         }
         (Err(e), _, _) => Err(e),

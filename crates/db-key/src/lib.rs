@@ -18,7 +18,7 @@ mod error;
 mod file;
 mod keyring_entry;
 
-pub use bank::{open_bank, rekey_bank, resolve_key, status, BankStatus, KeySource};
+pub use bank::{keyring_unavailable_note, keyring_unavailable_noted, open_bank, rekey_bank, resolve_key, status, BankStatus, KeySource};
 pub use error::KeyError;
 pub use file::{read_key_file, write_key_file};
 pub use keyring_entry::{KeyringEntry, KEYRING_SERVICE};

@@ -22,6 +22,13 @@ fn keyring_source(bank: &Path) -> (KeySource, KeyringEntry) {
     (KeySource::Keyring { entry: entry.clone(), plaintext_without_keyring: true }, entry)
 }
 
+/// The next call on this entry fails as a session without a Secret Service does.
+fn fail_next(entry: &KeyringEntry) {
+    let raw = entry.raw_entry().unwrap();
+    let mock: &keyring::mock::MockCredential = raw.get_credential().downcast_ref().unwrap();
+    mock.set_error(keyring::Error::NoStorageAccess("no Secret Service on this session bus".into()));
+}
+
 fn key_file(dir: &Path, mode: u32) -> (PathBuf, DbKey) {
     let path = dir.join("db.key");
     let key = DbKey::generate();
@@ -113,11 +120,6 @@ async fn without_a_keyring_a_new_bank_stays_plaintext_but_an_encrypted_one_is_re
     let dir = tempfile::tempdir().unwrap();
     let bank = dir.path().join("memory.db");
     let (source, entry) = keyring_source(&bank);
-    let fail_next = |entry: &KeyringEntry| {
-        let raw = entry.raw_entry().unwrap();
-        let mock: &keyring::mock::MockCredential = raw.get_credential().downcast_ref().unwrap();
-        mock.set_error(keyring::Error::NoStorageAccess("no Secret Service on this session bus".into()));
-    };
     fail_next(&entry);
     make_bank(&bank, &source).await;
     assert_eq!(file_state(&bank).unwrap(), FileState::Plaintext, "works, unencrypted, where no keyring answers");
@@ -231,4 +233,47 @@ async fn every_file_a_rekey_leaves_is_private() {
     assert!(dir.path().join("db.key.retired").exists(), "the retired keys are among those checked");
     let exposed: Vec<_> = memory_bank_private_files::testing::not_private(dir.path()).into_iter().filter(|(p, _)| p != dir.path()).collect();
     assert_eq!(exposed, vec![], "(the test's own temporary folder aside)");
+}
+
+/// The warnings logged on this thread while `f` runs.
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn no_keyring_is_warned_about_once_per_bank_and_noted_until_it_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let bank = dir.path().join("memory.db");
+    let (source, entry) = keyring_source(&bank);
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || Captured(writer.clone()))
+        .finish();
+    let _on_this_thread = tracing::subscriber::set_default(subscriber);
+    let warnings = || String::from_utf8_lossy(&log.lock().unwrap()).matches("the OS keyring is not available").count();
+
+    for start in 1..=3 {
+        fail_next(&entry);
+        let store = open_bank(&url(&bank), &source).await.unwrap();
+        store.close().await;
+        assert_eq!(warnings(), 1, "start {start}: said once, not on every start");
+        assert!(memory_bank_db_key::keyring_unavailable_noted(&bank), "start {start}");
+    }
+    let note = memory_bank_db_key::keyring_unavailable_note(&bank);
+    assert_eq!(std::fs::metadata(&note).unwrap().permissions().mode() & 0o777, 0o600);
+    // The keyring answers: the bank is encrypted and the note goes.
+    assert_eq!(users(&bank, &source).await, 0);
+    assert_eq!(file_state(&bank).unwrap(), FileState::Encrypted);
+    assert!(!memory_bank_db_key::keyring_unavailable_noted(&bank) && !note.exists());
 }

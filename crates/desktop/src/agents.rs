@@ -41,7 +41,7 @@ pub struct CliBinary {
     pub problem: Option<String>,
 }
 
-/// The four agents and the binary they would run.
+/// The agents and the binary they would run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -202,7 +202,7 @@ impl Core {
         Ok(Setup { env, cli })
     }
 
-    /// The four agents on this machine (detected, installed, config file, problems) and
+    /// The agents on this machine (detected, installed, config file, problems) and
     /// the `memory-bank` binary Install would register.
     pub async fn agent_statuses(&self) -> Result<AgentsOverview, DesktopError> {
         let setup = self.agent_setup()?;

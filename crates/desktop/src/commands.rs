@@ -451,7 +451,7 @@ commands! {
     RejectProposal = "reject_proposal" (desktop, args: RejectProposalArgs) -> ProposalResponse {
         desktop.core().reject_proposal(&args.org_id, &args.id).await
     }
-    /// The four agents and the binary they would run.
+    /// The agents and the binary they would run.
     AgentStatuses = "agent_statuses" (desktop, _args: NoArgs) -> AgentsOverview { desktop.core().agent_statuses().await }
     /// The exact change Install or Remove would make; nothing is written.
     PlanAgentChange = "plan_agent_change" (desktop, args: PlanAgentChangeArgs) -> AgentPlan {

@@ -136,6 +136,10 @@ pub struct AppState {
     /// missing or does not open it, a team server that refused the token), its message
     /// saying what to do; null when signed in, or signed out on purpose.
     pub connect_error: Option<DesktopError>,
+    /// The local bank is in use and not encrypted, because no OS keyring answered when
+    /// it was opened (it is encrypted on the first start where one does). Settings says
+    /// so; the log says it once.
+    pub local_bank_unencrypted: bool,
 }
 
 /// A scheduled delete.
@@ -332,6 +336,8 @@ impl Core {
                 words_only: prefs.words_only,
             },
             connect_error: self.connect_error.lock().map(|e| e.clone()).unwrap_or_default(),
+            local_bank_unencrypted: session.account == Some(Account::Local)
+                && memory_bank_db_key::keyring_unavailable_noted(&memory_bank_access::bank_file(&self.config.data_dir)),
         }
     }
 

@@ -128,7 +128,7 @@ async fn without_the_memory_bank_binary_agents_are_listed_install_explains_and_r
     let overview = core.agent_statuses().await.unwrap();
     assert_eq!(overview.cli.path, None);
     assert!(overview.cli.problem.as_deref().unwrap().contains("not found"), "{:?}", overview.cli);
-    assert_eq!(overview.agents.len(), 4);
+    assert_eq!(overview.agents.len(), Agent::ALL.len());
     let missing = core.plan_agent_change(Agent::Opencode, AgentAction::Install).await.unwrap_err();
     assert_eq!(missing.code, ErrorCode::CliNotFound);
     let remove = core.plan_agent_change(Agent::Opencode, AgentAction::Remove).await.unwrap();

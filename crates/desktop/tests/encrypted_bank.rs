@@ -111,3 +111,32 @@ async fn a_bank_whose_keyring_entry_is_gone_is_never_replaced() {
     assert_eq!(core.list(&org, None, None).await.unwrap().memories[0].content, "kept safe");
     core.shutdown().await;
 }
+
+/// Where no keyring answers, the local bank opens unencrypted and the app's state says so
+/// (Settings shows it); a bank with its key (here a key file) does not.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_state_says_when_no_keyring_left_the_local_bank_unencrypted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, entry) = keyring_config(dir.path());
+    let raw = entry.raw_entry().unwrap();
+    let mock: &keyring::mock::MockCredential = raw.get_credential().downcast_ref().unwrap();
+    mock.set_error(keyring::Error::NoStorageAccess("no Secret Service on this session bus".into()));
+    let core = start(config).await;
+    let state = core.state().await;
+    assert_eq!(state.account, Some(Account::Local));
+    assert!(state.local_bank_unencrypted, "{state:?}");
+    core.shutdown().await;
+    let bank = memory_bank_access::bank_file(dir.path());
+    assert_eq!(memory_bank_store_sqlite::encryption::file_state(&bank).unwrap(), FileState::Plaintext);
+
+    let other = tempfile::tempdir().unwrap();
+    let key_file = other.path().join("bank.key");
+    memory_bank_db_key::write_key_file(&key_file, &memory_bank_store_sqlite::DbKey::generate()).unwrap();
+    let (mut config, _) = keyring_config(other.path());
+    config.db_key = KeySource::File(key_file);
+    let keyed = start(config).await;
+    let state = keyed.state().await;
+    assert_eq!(state.account, Some(Account::Local));
+    assert!(!state.local_bank_unencrypted, "{state:?}");
+    keyed.shutdown().await;
+}

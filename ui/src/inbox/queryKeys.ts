@@ -5,5 +5,5 @@ export const inboxRoot = ["inbox"] as const;
 /** The pending proposals, asked in `orgId` (they cover every org of the user). */
 export const inboxKey = (orgId: string) => ["inbox", orgId] as const;
 
-/** Settings → Agents: the four agents and the CLI binary. */
+/** Settings → Agents: the agents and the CLI binary. */
 export const agentsKey = ["agents"] as const;

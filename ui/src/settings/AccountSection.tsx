@@ -46,6 +46,9 @@ export function AccountSection({ state }: { state: AppState }) {
         {state.user && <> — {t("settings.signedInAs", { email: state.user.email })}</>}
       </p>
       {fromEnv && <p className="hint">{t("settings.fromEnv")}</p>}
+      {state.account?.kind === "local" && state.localBankUnencrypted && (
+        <p className="hint local-unencrypted">{t("settings.localUnencrypted")}</p>
+      )}
 
       <fieldset className="choice" disabled={fromEnv || busy}>
         <legend className="visually-hidden">{t("settings.account")}</legend>

@@ -1,4 +1,4 @@
-// Settings → Agents: the four agents (found or not, Memory Bank installed or not, their
+// Settings → Agents: every agent we register with (found or not, Memory Bank installed or not, their
 // settings file), with Install / Remove. Nothing is written before the person has seen
 // the exact change: the button asks Rust for the plan (a unified diff), a dialog shows
 // it, and confirming sends that diff back; Rust writes only if the file would still get
@@ -15,9 +15,15 @@ import {
   isIpcError,
   planAgentChange,
   type AgentAction,
+  type AgentNotice,
   type AgentStatus,
   type AgentsOverview,
 } from "../ipc";
+
+/** What each notice from Rust says, in the person's language. */
+const NOTICE_KEYS: Record<AgentNotice, string> = {
+  "trust-the-folder": "settings.agents.noticeTrustTheFolder",
+};
 
 interface Review {
   status: AgentStatus;
@@ -124,6 +130,7 @@ function AgentRow({
         <p className="hint">
           {t("settings.agents.config")} <code>{status.configPath}</code>
         </p>
+        {status.notice && <p className="hint agent-notice">{t(NOTICE_KEYS[status.notice])}</p>}
         {status.problem && <p className="form-error">{status.problem}</p>}
       </div>
       <div className="agent-actions">

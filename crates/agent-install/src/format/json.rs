@@ -8,7 +8,7 @@ use jsonc_parser::errors::ParseError;
 use jsonc_parser::ParseOptions;
 
 use super::{json_kind, Document, Slot};
-use crate::spec::{Entry, Field};
+use crate::spec::{Entry, Field, OTHER_TRANSPORT};
 use crate::Error;
 
 /// How lenient an agent's JSON reader is; we accept exactly what the agent accepts, so we
@@ -94,7 +94,10 @@ impl Document for JsonDoc {
         let value = to_input(entry);
         match self.container() {
             Some(container) => match container.get(self.slot.name) {
-                Some(prop) => prop.set_value(value),
+                Some(prop) => match prop.value().and_then(|v| v.as_object()) {
+                    Some(existing) => update_in_place(&existing, entry),
+                    None => prop.set_value(value),
+                },
                 None => {
                     container.append(self.slot.name, value);
                 }
@@ -124,17 +127,34 @@ impl Document for JsonDoc {
     }
 }
 
-fn to_input(entry: &Entry) -> CstInputValue {
-    let fields = entry.0.iter().map(|(key, field)| {
-        let value = match field {
-            Field::Str(s) => CstInputValue::String(s.clone()),
-            Field::List(items) => {
-                CstInputValue::Array(items.iter().cloned().map(CstInputValue::String).collect())
+/// Our keys set to ours (an unchanged one is left as it is written), the other
+/// transport's taken out, every other key of the person's kept where it is.
+fn update_in_place(existing: &CstObject, entry: &Entry) {
+    for key in OTHER_TRANSPORT {
+        if let Some(prop) = existing.get(key) {
+            prop.remove();
+        }
+    }
+    for (key, field) in &entry.owned {
+        match existing.get(key) {
+            Some(prop) if prop.value().and_then(|v| v.to_serde_value()) == Some(field.to_json()) => {}
+            Some(prop) => prop.set_value(field_input(field)),
+            None => {
+                existing.append(key, field_input(field));
             }
-            Field::Bool(b) => CstInputValue::Bool(*b),
-            Field::EmptyMap => CstInputValue::Object(Vec::new()),
-        };
-        (key.to_string(), value)
-    });
-    CstInputValue::Object(fields.collect())
+        }
+    }
+}
+
+fn field_input(field: &Field) -> CstInputValue {
+    match field {
+        Field::Str(s) => CstInputValue::String(s.clone()),
+        Field::List(items) => CstInputValue::Array(items.iter().cloned().map(CstInputValue::String).collect()),
+        Field::Bool(b) => CstInputValue::Bool(*b),
+        Field::EmptyMap => CstInputValue::Object(Vec::new()),
+    }
+}
+
+fn to_input(entry: &Entry) -> CstInputValue {
+    CstInputValue::Object(entry.fields().map(|(key, field)| (key.to_string(), field_input(field))).collect())
 }

@@ -6,7 +6,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
 use super::{Document, Slot};
 use crate::error::line_column;
-use crate::spec::{Entry, Field};
+use crate::spec::{Entry, Field, OTHER_TRANSPORT};
 use crate::Error;
 
 /// A parsed TOML config file.
@@ -68,7 +68,7 @@ impl Document for TomlDoc {
             return;
         }
         let mut table = Table::new();
-        for (key, field) in &entry.0 {
+        for (key, field) in entry.fields() {
             table.insert(key, Item::Value(field_value(field)));
         }
         if inline_container {
@@ -113,18 +113,14 @@ impl Document for TomlDoc {
     }
 }
 
-/// Make an existing entry hold exactly `entry`'s keys, keeping its position, the keys'
-/// layout and unchanged values as they are (Codex rejects unknown or mixed keys).
+/// Our keys set to ours (keeping their layout, and an unchanged one as it is), the other
+/// transport's taken out; every other key of the person's (`startup_timeout_sec`,
+/// `enabled`, an `env` table…) stays where it is.
 fn update_in_place(existing: &mut dyn TableLike, entry: &Entry) {
-    let extra: Vec<String> = existing
-        .iter()
-        .map(|(k, _)| k.to_string())
-        .filter(|k| !entry.0.iter().any(|(key, _)| key == k))
-        .collect();
-    for key in extra {
-        existing.remove(&key);
+    for key in OTHER_TRANSPORT {
+        existing.remove(key);
     }
-    for (key, field) in &entry.0 {
+    for (key, field) in &entry.owned {
         let mut value = field_value(field);
         match existing.get_mut(key) {
             Some(item) if item_to_json(item) == Some(field.to_json()) => {}

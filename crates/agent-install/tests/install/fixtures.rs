@@ -30,6 +30,11 @@ pub fn fixture(agent: Agent) -> Fixture {
         Agent::Codex => CODEX,
         Agent::Opencode => OPENCODE,
         Agent::Gemini => GEMINI,
+        Agent::ClaudeDesktop => CLAUDE_DESKTOP,
+        Agent::Cursor => CURSOR,
+        Agent::VsCode => VSCODE,
+        Agent::Windsurf => WINDSURF,
+        Agent::Zed => ZED,
     }
 }
 
@@ -124,7 +129,7 @@ const CLAUDE: Fixture = Fixture {
       "type": "stdio",
       "command": "{BIN}",
       "args": ["mcp"],
-      "env": {}
+      "env": {"DEBUG": "1"}
     },
     "github": {"type": "stdio", "command": "npx", "args": []}
   },
@@ -199,6 +204,7 @@ command = "other"
 [mcp_servers.memory-bank]
 command = "{BIN}"   # moved since
 args = ["mcp"]
+enabled = false
 
 [mcp_servers.other]
 command = "other"
@@ -266,18 +272,14 @@ const OPENCODE: Fixture = Fixture {
     stale: r#"{
   "mcp": {
     // ours
-    "memory-bank": { "type": "local", "command": ["memory-bank", "mcp"], "enabled": false }
+    "memory-bank": { "type": "local", "command": ["memory-bank", "mcp"], "enabled": false, "environment": {"X": "1"} }
   }
 }
 "#,
     stale_updated: r#"{
   "mcp": {
     // ours
-    "memory-bank": {
-      "type": "local",
-      "command": ["{BIN}", "mcp"],
-      "enabled": true
-    }
+    "memory-bank": { "type": "local", "command": ["{BIN}", "mcp"], "enabled": false, "environment": {"X": "1"} }
   }
 }
 "#,
@@ -335,11 +337,27 @@ const GEMINI: Fixture = Fixture {
     no_container: "{\n  // appearance\n  \"ui\": { \"theme\": \"GitHub\" } // dark later\n}\n",
     stale: r#"{
   "mcpServers": {
-    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "trust": true }
+    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "trust": true, "timeout": 30000 }
   }
 }
 "#,
     stale_updated: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "{BIN}", "args": ["mcp"], "trust": true, "timeout": 30000 }
+  }
+}
+"#,
+    // Gemini strips comments but then uses JSON.parse: trailing commas are errors.
+    syntax_error: ("{\n  \"ui\": {},\n}\n", 2),
+    wrong_shape: "{\n  \"mcpServers\": \"memory-bank\"\n}\n",
+};
+
+// The apps' files, at their Linux paths (the tests run in a Linux home; macOS and Windows
+// put the app-settings ones under Application Support and %APPDATA%).
+
+const CLAUDE_DESKTOP: Fixture = Fixture {
+    rel_path: ".config/Claude/claude_desktop_config.json",
+    created: r#"{
   "mcpServers": {
     "memory-bank": {
       "command": "{BIN}",
@@ -348,7 +366,296 @@ const GEMINI: Fixture = Fixture {
   }
 }
 "#,
-    // Gemini strips comments but then uses JSON.parse: trailing commas are errors.
-    syntax_error: ("{\n  \"ui\": {},\n}\n", 2),
+    realistic: r#"{
+  "globalShortcut": "Alt+Space",
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/Documents"]
+    }
+  }
+}
+"#,
+    realistic_installed: r#"{
+  "globalShortcut": "Alt+Space",
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/ada/Documents"]
+    },
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    no_container: "{\n  \"globalShortcut\": \"Alt+Space\"\n}\n",
+    stale: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "env": {"MEMORY_BANK_LOG": "debug"} }
+  }
+}
+"#,
+    stale_updated: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "{BIN}", "args": ["mcp"], "env": {"MEMORY_BANK_LOG": "debug"} }
+  }
+}
+"#,
+    // Read with JSON.parse: a comment is an error.
+    syntax_error: ("{\n  \"globalShortcut\": \"\",\n  // note\n  \"x\": 1\n}\n", 3),
+    wrong_shape: "{\n  \"mcpServers\": []\n}\n",
+};
+
+const CURSOR: Fixture = Fixture {
+    rel_path: ".cursor/mcp.json",
+    created: r#"{
+  "mcpServers": {
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    realistic: r#"{
+  "mcpServers": {
+    // browser automation
+    "playwright": {
+      "command": "npx",
+      "args": ["-y", "@playwright/mcp@latest"]
+    },
+    "context7": {
+      "url": "https://mcp.context7.com/mcp",
+      "headers": { "CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}" }
+    }
+  }
+}
+"#,
+    realistic_installed: r#"{
+  "mcpServers": {
+    // browser automation
+    "playwright": {
+      "command": "npx",
+      "args": ["-y", "@playwright/mcp@latest"]
+    },
+    "context7": {
+      "url": "https://mcp.context7.com/mcp",
+      "headers": { "CONTEXT7_API_KEY": "${env:CONTEXT7_API_KEY}" }
+    },
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    no_container: "{\n  // nothing yet\n}\n",
+    stale: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "env": {"X": "1"} }
+  }
+}
+"#,
+    stale_updated: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "{BIN}", "args": ["mcp"], "env": {"X": "1"} }
+  }
+}
+"#,
+    syntax_error: ("{\n  \"mcpServers\": {\n    \"a\": 1\n    \"b\": 2\n  }\n}\n", 3),
     wrong_shape: "{\n  \"mcpServers\": \"memory-bank\"\n}\n",
+};
+
+const VSCODE: Fixture = Fixture {
+    rel_path: ".config/Code/User/mcp.json",
+    created: r#"{
+  "servers": {
+    "memory-bank": {
+      "type": "stdio",
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    realistic: r#"{
+  "inputs": [
+    { "type": "promptString", "id": "github-token", "description": "GitHub token", "password": true },
+  ],
+  "servers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": { "Authorization": "Bearer ${input:github-token}" },
+    },
+  },
+}
+"#,
+    realistic_installed: r#"{
+  "inputs": [
+    { "type": "promptString", "id": "github-token", "description": "GitHub token", "password": true },
+  ],
+  "servers": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": { "Authorization": "Bearer ${input:github-token}" },
+    },
+    "memory-bank": {
+      "type": "stdio",
+      "command": "{BIN}",
+      "args": ["mcp"],
+    },
+  },
+}
+"#,
+    no_container: "{\n  \"inputs\": []\n}\n",
+    stale: r#"{
+  "servers": {
+    "memory-bank": { "type": "stdio", "command": "/old/memory-bank", "args": ["mcp"], "envFile": "${userHome}/.mb.env" }
+  }
+}
+"#,
+    stale_updated: r#"{
+  "servers": {
+    "memory-bank": { "type": "stdio", "command": "{BIN}", "args": ["mcp"], "envFile": "${userHome}/.mb.env" }
+  }
+}
+"#,
+    syntax_error: ("{\n  \"servers\": {\n  \"x\" 1\n}\n", 3),
+    wrong_shape: "{\n  \"servers\": 7\n}\n",
+};
+
+const WINDSURF: Fixture = Fixture {
+    rel_path: ".codeium/windsurf/mcp_config.json",
+    created: r#"{
+  "mcpServers": {
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    realistic: r#"{
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": ["mcp-server-git"],
+      "disabled": false,
+      "env": {}
+    },
+    "zapier": {
+      "serverUrl": "https://actions.zapier.com/mcp/sse"
+    }
+  }
+}
+"#,
+    realistic_installed: r#"{
+  "mcpServers": {
+    "git": {
+      "command": "uvx",
+      "args": ["mcp-server-git"],
+      "disabled": false,
+      "env": {}
+    },
+    "zapier": {
+      "serverUrl": "https://actions.zapier.com/mcp/sse"
+    },
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    no_container: "{\n  \"version\": 1\n}\n",
+    stale: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "disabled": true }
+  }
+}
+"#,
+    stale_updated: r#"{
+  "mcpServers": {
+    "memory-bank": { "command": "{BIN}", "args": ["mcp"], "disabled": true }
+  }
+}
+"#,
+    syntax_error: ("{\n  \"mcpServers\": {},\n  /* no */\n}\n", 3),
+    wrong_shape: "{\n  \"mcpServers\": null\n}\n",
+};
+
+const ZED: Fixture = Fixture {
+    rel_path: ".config/zed/settings.json",
+    created: r#"{
+  "context_servers": {
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"]
+    }
+  }
+}
+"#,
+    realistic: r#"// Zed settings
+//
+// For information on how to configure Zed, see the Zed documentation.
+{
+  "ui_font_size": 16,
+  "buffer_font_size": 15,
+  "theme": {
+    "mode": "system",
+    "light": "One Light",
+    "dark": "One Dark",
+  },
+  "context_servers": {
+    "postgres": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://localhost/app"],
+      "env": {},
+    },
+  },
+}
+"#,
+    realistic_installed: r#"// Zed settings
+//
+// For information on how to configure Zed, see the Zed documentation.
+{
+  "ui_font_size": 16,
+  "buffer_font_size": 15,
+  "theme": {
+    "mode": "system",
+    "light": "One Light",
+    "dark": "One Dark",
+  },
+  "context_servers": {
+    "postgres": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://localhost/app"],
+      "env": {},
+    },
+    "memory-bank": {
+      "command": "{BIN}",
+      "args": ["mcp"],
+    },
+  },
+}
+"#,
+    no_container: "// Zed settings\n{\n  \"vim_mode\": true\n}\n",
+    stale: r#"{
+  "context_servers": {
+    "memory-bank": { "command": "/old/memory-bank", "args": ["mcp"], "env": {"RUST_LOG": "warn"} }
+  }
+}
+"#,
+    stale_updated: r#"{
+  "context_servers": {
+    "memory-bank": { "command": "{BIN}", "args": ["mcp"], "env": {"RUST_LOG": "warn"} }
+  }
+}
+"#,
+    syntax_error: ("{\n  \"vim_mode\": true\n  \"x\": 1\n}\n", 2),
+    wrong_shape: "{\n  \"context_servers\": [\"memory-bank\"]\n}\n",
 };

@@ -12,8 +12,9 @@ use crate::{read, spec, Home};
 
 #[test]
 fn agent_names_round_trip_through_from_str_display_and_serde() {
-    let names = ["claude-code", "codex", "opencode", "gemini"];
-    let display = ["Claude Code", "Codex CLI", "opencode", "Gemini CLI"];
+    let names = ["claude-code", "codex", "opencode", "gemini", "claude-desktop", "cursor", "vscode", "windsurf", "zed"];
+    let display = ["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed"];
+    assert_eq!(Agent::ALL.len(), names.len());
     for ((agent, name), shown) in Agent::ALL.into_iter().zip(names).zip(display) {
         assert_eq!(agent.to_string(), name);
         assert_eq!(Agent::from_str(name).unwrap(), agent);
@@ -27,7 +28,7 @@ fn agent_names_round_trip_through_from_str_display_and_serde() {
 fn unknown_agent_name_lists_the_valid_ones() {
     let err = Agent::from_str("claude").unwrap_err();
     assert!(matches!(err, Error::UnknownAgent(ref n) if n == "claude"));
-    assert!(err.to_string().contains("claude-code, codex, opencode, gemini"), "{err}");
+    assert!(err.to_string().contains("claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode, windsurf, zed"), "{err}");
 }
 
 #[test]
@@ -56,6 +57,15 @@ fn config_paths_follow_agent_env_vars() {
     assert_eq!(path(Agent::Codex), home.path("codex-alt/config.toml"));
     assert_eq!(path(Agent::Opencode), home.path("xdg/opencode/opencode.json"));
     assert_eq!(path(Agent::Gemini), home.path("gemini-home/.gemini/settings.json"));
+    // The apps that keep settings under the XDG config folder on Linux follow it too.
+    #[cfg(target_os = "linux")]
+    {
+        assert_eq!(path(Agent::ClaudeDesktop), home.path("xdg/Claude/claude_desktop_config.json"));
+        assert_eq!(path(Agent::VsCode), home.path("xdg/Code/User/mcp.json"));
+        assert_eq!(path(Agent::Zed), home.path("xdg/zed/settings.json"));
+    }
+    assert_eq!(path(Agent::Cursor), home.path(".cursor/mcp.json"));
+    assert_eq!(path(Agent::Windsurf), home.path(".codeium/windsurf/mcp_config.json"));
 
     // Blank variables count as unset.
     let blank = home.env.clone().with_var("CODEX_HOME", "  ");
@@ -100,11 +110,16 @@ fn no_token_or_secret_is_ever_written() {
     // `ServerSpec` has no token, URL or env field, so this holds by construction; check the
     // bytes anyway, and that each entry has exactly the keys the agent documents.
     let home = Home::new();
-    let expected_keys: [(Agent, &[&str]); 4] = [
+    let expected_keys: [(Agent, &[&str]); 9] = [
         (Agent::ClaudeCode, &["args", "command", "env", "type"]),
         (Agent::Codex, &["args", "command"]),
         (Agent::Opencode, &["command", "enabled", "type"]),
         (Agent::Gemini, &["args", "command"]),
+        (Agent::ClaudeDesktop, &["args", "command"]),
+        (Agent::Cursor, &["args", "command"]),
+        (Agent::VsCode, &["args", "command", "type"]),
+        (Agent::Windsurf, &["args", "command"]),
+        (Agent::Zed, &["args", "command"]),
     ];
     for (agent, keys) in expected_keys {
         let plan = plan_install(agent, &home.env, &spec()).unwrap();
@@ -120,7 +135,13 @@ fn no_token_or_secret_is_ever_written() {
             serde_json::Value::Object(keys.collect())
         } else {
             let doc: serde_json::Value = serde_json::from_str(&after).unwrap();
-            doc[if agent == Agent::Opencode { "mcp" } else { "mcpServers" }]["memory-bank"].clone()
+            let container = match agent {
+                Agent::Opencode => "mcp",
+                Agent::VsCode => "servers",
+                Agent::Zed => "context_servers",
+                _ => "mcpServers",
+            };
+            doc[container]["memory-bank"].clone()
         };
         let mut found: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
         found.sort();
@@ -205,6 +226,14 @@ fn each_json_agent_accepts_exactly_its_own_dialect() {
     assert!(!accepts(Agent::ClaudeCode, comment) && !accepts(Agent::ClaudeCode, trailing_comma));
     assert!(accepts(Agent::Gemini, comment) && !accepts(Agent::Gemini, trailing_comma));
     assert!(accepts(Agent::Opencode, comment) && accepts(Agent::Opencode, trailing_comma));
+    // The editors read JSONC (comments and trailing commas); Claude Desktop and Windsurf
+    // read plain JSON.
+    for editor in [Agent::Cursor, Agent::VsCode, Agent::Zed] {
+        assert!(accepts(editor, comment) && accepts(editor, trailing_comma), "{editor}");
+    }
+    for strict in [Agent::ClaudeDesktop, Agent::Windsurf] {
+        assert!(!accepts(strict, comment) && !accepts(strict, trailing_comma), "{strict}");
+    }
 }
 
 #[test]
@@ -229,17 +258,72 @@ fn codex_server_tables_in_every_toml_spelling() {
 }
 
 #[test]
-fn codex_stale_entry_with_an_env_subtable_becomes_exactly_command_and_args() {
+fn codex_reinstall_keeps_the_persons_env_table_timeout_and_enabled() {
     let home = Home::new();
-    let path = home.config(
-        Agent::Codex,
-        "[mcp_servers.memory-bank]\ncommand = \"/old\"\nargs = [\"mcp\"]\n\n[mcp_servers.memory-bank.env]\nX = \"1\"\n",
-    );
+    let mine = "[mcp_servers.memory-bank]\ncommand = \"/old\"\nargs = [\"mcp\"]\nstartup_timeout_sec = 20\nenabled = false\n\n\
+                [mcp_servers.memory-bank.env]\nX = \"1\"\n";
+    let path = home.config(Agent::Codex, mine);
     apply(&plan_install(Agent::Codex, &home.env, &spec()).unwrap()).unwrap();
-    assert_eq!(
-        read(&path),
-        format!("[mcp_servers.memory-bank]\ncommand = \"{}\"\nargs = [\"mcp\"]\n", crate::bin())
-    );
+    assert_eq!(read(&path), mine.replace("/old", crate::bin()));
+    assert!(status(Agent::Codex, &home.env, &spec()).entry_matches);
+    assert_eq!(plan_install(Agent::Codex, &home.env, &spec()).unwrap().change, Change::AlreadyInstalled);
+}
+
+#[test]
+fn a_remote_entry_of_ours_becomes_the_stdio_one_without_its_url_or_headers() {
+    let home = Home::new();
+    let remote = "{\n  \"mcpServers\": {\n    \"memory-bank\": {\n      \"type\": \"http\",\n      \"url\": \"https://m.example.com/mcp\",\n      \
+                  \"headers\": {\"Authorization\": \"Bearer ${MB_TOKEN}\"},\n      \"timeout\": 5000\n    }\n  }\n}\n";
+    let path = home.config(Agent::ClaudeCode, remote);
+    apply(&plan_install(Agent::ClaudeCode, &home.env, &spec()).unwrap()).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(&read(&path)).unwrap();
+    let entry = &entry["mcpServers"]["memory-bank"];
+    assert_eq!(entry["type"], "stdio");
+    assert_eq!(entry["command"], crate::bin());
+    assert_eq!(entry["args"], serde_json::json!(["mcp"]));
+    assert_eq!(entry["timeout"], 5000, "the person's own key stays");
+    assert!(entry.get("url").is_none() && entry.get("headers").is_none(), "{entry}");
+    let codex = home.config(Agent::Codex, "[mcp_servers.memory-bank]\nurl = \"https://m.example.com/mcp\"\nbearer_token_env_var = \"MB\"\n");
+    apply(&plan_install(Agent::Codex, &home.env, &spec()).unwrap()).unwrap();
+    assert_eq!(read(&codex), format!("[mcp_servers.memory-bank]\ncommand = \"{}\"\nargs = [\"mcp\"]\n", crate::bin()));
+}
+
+#[test]
+fn codex_remove_from_the_top_leaves_no_blank_first_line() {
+    let home = Home::new();
+    let original = "[mcp_servers.docs]\ncommand = \"docs\"\n";
+    let path = home.config(Agent::Codex, original);
+    fs::write(&path, format!("[mcp_servers.memory-bank]\ncommand = \"{}\"\nargs = [\"mcp\"]\n\n{original}", crate::bin())).unwrap();
+    apply(&plan_remove(Agent::Codex, &home.env).unwrap()).unwrap();
+    assert_eq!(read(&path), original);
+}
+
+#[test]
+fn options_go_after_mcp_in_every_agent() {
+    let options = vec!["--index".to_owned(), "/data/idx.sqlite".to_owned(), "--words-only".to_owned()];
+    let with = spec().with_options(options);
+    for agent in Agent::ALL {
+        let home = Home::new();
+        apply(&plan_install(agent, &home.env, &with).unwrap()).unwrap();
+        let text = read(&home.config_path(agent));
+        assert!(text.contains("/data/idx.sqlite") && text.contains("--words-only"), "{agent}: {text}");
+        assert!(status(agent, &home.env, &with).entry_matches, "{agent}");
+        assert!(!status(agent, &home.env, &spec()).entry_matches, "{agent}: other options, another entry");
+    }
+}
+
+#[test]
+fn the_path_run_is_found_as_the_shell_found_it() {
+    use memory_bank_agent_install::invoked_path;
+    use std::path::Path;
+    let home = Home::new();
+    let bin = home.write("bin/memory-bank", "");
+    let cwd = home.dir.path();
+    assert_eq!(invoked_path(Path::new("memory-bank"), Some(cwd), Some(bin.parent().unwrap().as_os_str())), Some(bin.clone()));
+    assert_eq!(invoked_path(Path::new("./bin/memory-bank"), Some(cwd), None), Some(bin.clone()), "relative, without ./");
+    assert_eq!(invoked_path(&bin, None, None), Some(bin.clone()));
+    assert_eq!(invoked_path(Path::new("memory-bank"), Some(cwd), Some(std::ffi::OsStr::new("relative/bin"))), None, "only absolute PATH folders");
+    assert_eq!(invoked_path(Path::new(""), Some(cwd), None), None);
 }
 
 #[test]
@@ -252,7 +336,10 @@ fn plans_and_statuses_serialize_for_the_desktop_app() {
     assert_eq!(json["changed"], true);
     assert!(json["before"].is_null() && json["after"].is_string() && json["diff"].is_string());
     let st = serde_json::to_value(status(Agent::Codex, &home.env, &spec())).unwrap();
-    for key in ["agent", "displayName", "configPath", "detected", "installed", "entryMatches", "problem"] {
+    assert_eq!(st["notice"], serde_json::Value::Null, "only Gemini CLI has one");
+    let gemini = serde_json::to_value(status(Agent::Gemini, &home.env, &spec())).unwrap();
+    assert_eq!(gemini["notice"], "trust-the-folder");
+    for key in ["agent", "displayName", "configPath", "detected", "installed", "entryMatches", "problem", "notice"] {
         assert!(st.get(key).is_some(), "missing {key}: {st}");
     }
 }

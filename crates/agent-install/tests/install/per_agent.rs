@@ -16,7 +16,7 @@ macro_rules! agent_tests {
             #[test] fn file_with_comments_and_other_servers_keeps_them() { realistic_file(&$agent) }
             #[test] fn install_twice_second_plan_is_unchanged() { install_twice(&$agent) }
             #[test] fn remove_restores_original_bytes() { remove_restores(&$agent) }
-            #[test] fn install_remove_on_absent_file_leaves_empty_document() { absent_round_trip(&$agent) }
+            #[test] fn install_remove_on_absent_file_deletes_the_file_install_created() { absent_round_trip(&$agent) }
             #[test] fn remove_without_our_entry_is_a_no_op() { remove_not_installed(&$agent) }
             #[test] fn stale_entry_is_updated() { stale_entry(&$agent) }
             #[test] fn malformed_file_is_an_error_and_untouched() { malformed(&$agent) }
@@ -33,6 +33,11 @@ agent_tests! {
     codex => Agent::Codex,
     opencode => Agent::Opencode,
     gemini => Agent::Gemini,
+    claude_desktop => Agent::ClaudeDesktop,
+    cursor => Agent::Cursor,
+    vscode => Agent::VsCode,
+    windsurf => Agent::Windsurf,
+    zed => Agent::Zed,
 }
 
 fn absent_file(agent: &Agent) {
@@ -101,12 +106,27 @@ fn remove_restores(agent: &Agent) {
 
 fn absent_round_trip(agent: &Agent) {
     let home = Home::new();
+    let path = home.config_path(*agent);
+    let created = memory_bank_agent_install::created_path(&path);
     apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
+    assert!(created.exists(), "install notes that it created the file");
     let plan = plan_remove(*agent, &home.env).unwrap();
-    apply(&plan).unwrap();
-    // Files are never deleted: what remains is the empty document of the format.
-    let empty = if *agent == Agent::Codex { "" } else { "{}\n" };
-    assert_eq!(read(&home.config_path(*agent)), empty);
+    assert_eq!((plan.change, plan.after.clone()), (Change::Remove, None), "{}", plan.diff);
+    let applied = apply(&plan).unwrap();
+    assert!(applied.written && applied.deleted && applied.backup.is_none(), "{applied:?}");
+    assert!(!path.exists() && !created.exists(), "a file install created goes again, with its note");
+    let st = status(*agent, &home.env, &spec());
+    assert!(!st.installed && st.problem.is_none(), "{st:?}");
+
+    // Once the person has written their own things in it, it is theirs: it stays.
+    apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
+    let theirs = fixture(*agent).no_container;
+    fs::write(&path, theirs).unwrap();
+    apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
+    let applied = apply(&plan_remove(*agent, &home.env).unwrap()).unwrap();
+    assert!(!applied.deleted);
+    assert_eq!(read(&path), theirs);
+    assert!(!created.exists(), "the note goes: the file is the person's now");
 }
 
 fn remove_not_installed(agent: &Agent) {
@@ -192,13 +212,13 @@ fn backup(agent: &Agent) {
     assert_eq!(backup, memory_bank_agent_install::backup_path(&path));
     assert!(backup.to_string_lossy().ends_with(".memory-bank.bak"));
     assert_eq!(fs::read_to_string(&backup).unwrap(), original);
-    // Each apply backs up the bytes it replaced.
-    let installed = read(&path);
-    apply(&plan_remove(*agent, &home.env).unwrap()).unwrap();
-    assert_eq!(fs::read_to_string(&backup).unwrap(), installed);
+    // The backup stays the person's original through remove and a second install.
+    let applied = apply(&plan_remove(*agent, &home.env).unwrap()).unwrap();
+    assert_eq!(applied.backup.as_deref(), Some(backup.as_path()));
+    apply(&plan_install(*agent, &home.env, &spec()).unwrap()).unwrap();
+    assert_eq!(fs::read_to_string(&backup).unwrap(), original);
 }
 
-#[cfg(unix)]
 fn permissions(agent: &Agent) {
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
