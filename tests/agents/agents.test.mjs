@@ -30,7 +30,8 @@ const strip = (text) => text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
 /** A home of its own: every agent's config and our local bank live under it. */
 function scratchHome(t) {
   const dir = mkdtempSync(path.join(tmpdir(), "memory-bank-agents-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Retries: an agent's child process may still be finishing a write when the test ends.
+  t.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   const home = path.join(dir, "home");
   const work = path.join(dir, "work"); // the folder each agent is started in
   mkdirSync(home, { recursive: true });
@@ -133,7 +134,14 @@ function codexAppServer(s) {
       child.stdin.write(JSON.stringify({ id, method, params }) + "\n");
     });
   const notify = (method, params) => child.stdin.write(JSON.stringify(params ? { method, params } : { method }) + "\n");
-  return { call, notify, notes, close: () => child.kill("SIGTERM") };
+  // Ended, and waited for: it writes into CODEX_HOME until it exits, and the scratch home
+  // is removed right after.
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const close = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    return exited;
+  };
+  return { call, notify, notes, close };
 }
 
 test("Codex: the app-server reports our tools, and list_sessions answers through it", async (t) => {
@@ -141,7 +149,16 @@ test("Codex: the app-server reports our tools, and list_sessions answers through
   const sessionId = writeClaudeSession(s.home, "/home/ada/shop");
   await install(s, "codex");
   const codex = codexAppServer(s);
-  t.after(codex.close);
+  // Ended here, not in a t.after hook: those run in order, and the scratch home's removal
+  // was registered first.
+  try {
+    await codexChecks(codex, sessionId);
+  } finally {
+    await codex.close();
+  }
+});
+
+async function codexChecks(codex, sessionId) {
   await codex.call("initialize", { clientInfo: { name: "memory-bank-tests", title: null, version: "1" }, capabilities: null });
   codex.notify("initialized");
   const status = await codex.call("mcpServerStatus/list", {});
@@ -157,4 +174,4 @@ test("Codex: the app-server reports our tools, and list_sessions answers through
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
   const sessions = result.structuredContent?.sessions ?? [];
   assert.ok(sessions.some((session) => session.id?.includes(sessionId) || JSON.stringify(session).includes(sessionId)), JSON.stringify(result.structuredContent).slice(0, 500));
-});
+}
