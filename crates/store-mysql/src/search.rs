@@ -27,7 +27,7 @@
 use std::cmp::Ordering;
 
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, StoreError, Worded};
+use memory_bank_store::{Candidate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
 
@@ -207,84 +207,41 @@ mod tests {
     }
 }
 
-/// For each scoped term, how many rows' FULLTEXT index holds it, at most `cap`: one
-/// statement, a capped count per term (InnoDB answers a lone `COUNT(*)` from the
-/// FULLTEXT index without reading rows). A term the parser would split (beyond the
-/// Basic Multilingual Plane) may count more rows than hold it, never fewer.
-pub(crate) async fn term_counts(conn: &mut MySqlConnection, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+/// For each scoped term, the ids of at most `cap` rows whose FULLTEXT index holds it:
+/// one statement, a capped list per term (`JSON_ARRAYAGG` of a capped derived table). A
+/// term the parser would split (beyond the Basic Multilingual Plane) may list rows that do
+/// not hold it, never miss one; the hint compares sentences afterwards anyway.
+pub(crate) async fn term_rows(conn: &mut MySqlConnection, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<String>>, StoreError> {
     let expressions: Vec<String> = scoped_terms.iter().map(|t| boolean_expression(std::slice::from_ref(t))).collect();
-    let counted: Vec<&String> = expressions.iter().filter(|e| !e.is_empty()).collect();
-    if counted.is_empty() {
-        return Ok(vec![cap; scoped_terms.len()]);
+    let listed: Vec<&String> = expressions.iter().filter(|e| !e.is_empty()).collect();
+    // A term that is no term (never: terms are letters and digits) counts as common.
+    let full = || (0..cap).map(|i| format!("\u{0}{i}")).collect::<Vec<String>>();
+    if listed.is_empty() {
+        return Ok(expressions.iter().map(|_| full()).collect());
     }
-    let one = "(SELECT COUNT(*) FROM (SELECT 1 FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) LIMIT ?) AS t)";
+    // JSON_ARRAYAGG, not GROUP_CONCAT: that one stops at group_concat_max_len (1 KB on MySQL).
+    let one = "(SELECT JSON_ARRAYAGG(id) FROM (SELECT id FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) LIMIT ?) AS t)";
     // Only the constant above, repeated: every term is a bound parameter.
-    let statement = format!("SELECT {}", vec![one; counted.len()].join(", "));
+    let statement = format!("SELECT {}", vec![one; listed.len()].join(", "));
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
-    for expression in &counted {
+    for expression in &listed {
         query = query.bind(expression.as_str()).bind(cap);
     }
     let row = query.fetch_one(&mut *conn).await.map_err(db_err)?;
-    let mut counts = Vec::with_capacity(scoped_terms.len());
+    let mut lists = Vec::with_capacity(expressions.len());
     let mut column = 0;
     for expression in &expressions {
         if expression.is_empty() {
-            counts.push(cap); // never a term (terms are letters and digits): never picked as rare
+            lists.push(full());
             continue;
         }
-        let n: i64 = row.try_get(column).map_err(db_err)?;
-        counts.push(u32::try_from(n).unwrap_or(cap));
+        let ids: Option<String> = row.try_get(column).map_err(db_err)?;
+        let ids: Vec<String> = match ids {
+            Some(json) => serde_json::from_str(&json).map_err(|e| StoreError::Database(format!("unreadable term rows: {e}")))?,
+            None => Vec::new(),
+        };
+        lists.push(ids);
         column += 1;
     }
-    Ok(counts)
-}
-
-/// The user's newest `cap` memories whose FULLTEXT index holds at least `required` of the
-/// scoped terms, newest first, with their sentences: each term's matches (ids only)
-/// counted per row on the server, then the rows holding enough of them read. Rows the
-/// parser may have matched wrongly (beyond the Basic Multilingual Plane) are checked
-/// against their stored terms.
-pub(crate) async fn candidates_sharing(
-    conn: &mut MySqlConnection,
-    user_id: &str,
-    scoped_terms: &[String],
-    required: u32,
-    cap: u32,
-) -> Result<Vec<Worded>, StoreError> {
-    let expressions: Vec<String> =
-        scoped_terms.iter().map(|t| boolean_expression(std::slice::from_ref(t))).filter(|e| !e.is_empty()).collect();
-    if expressions.is_empty() || cap == 0 {
-        return Ok(Vec::new());
-    }
-    let one = "SELECT id FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'";
-    // Only the constant above, repeated: every term is a bound parameter.
-    let statement = format!(
-        "SELECT m.id, m.created_at, m.content, m.search_text FROM
-           (SELECT id FROM ({}) AS hits GROUP BY id HAVING COUNT(*) >= ?) AS shared
-         JOIN memory AS m ON m.id = shared.id",
-        vec![one; expressions.len()].join(" UNION ALL ")
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
-    for expression in &expressions {
-        query = query.bind(expression.as_str()).bind(user_id);
-    }
-    let rows = query.bind(required).fetch_all(&mut *conn).await.map_err(db_err)?;
-    let terms: Vec<&str> = expressions.iter().map(String::as_str).collect();
-    let check_every_row = terms.iter().any(|t| beyond_the_basic_plane(t));
-    let mut found = Vec::with_capacity(rows.len());
-    for row in &rows {
-        let search_text: String = row.try_get("search_text").map_err(db_err)?;
-        let genuine = !(check_every_row || beyond_the_basic_plane(&search_text))
-            || search_text.split(' ').filter(|stored| terms.contains(stored)).count() >= required as usize;
-        if genuine {
-            found.push(Worded {
-                id: row.try_get("id").map_err(db_err)?,
-                created_at: timestamp(row, "created_at")?,
-                content: row.try_get("content").map_err(db_err)?,
-            });
-        }
-    }
-    found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| b.id.cmp(&a.id)));
-    found.truncate(cap as usize);
-    Ok(found)
+    Ok(lists)
 }

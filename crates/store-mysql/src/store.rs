@@ -8,7 +8,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, Worded,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -319,20 +319,38 @@ impl MemoryStore for MySqlStore {
         search::candidates(&mut conn, user_id, scoped_terms, cap).await
     }
 
-    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError> {
-        if scoped_terms.is_empty() || required == 0 {
-            return Ok(Vec::new());
-        }
-        let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::candidates_sharing(&mut conn, user_id, scoped_terms, required, cap).await
-    }
-
-    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::term_counts(&mut conn, scoped_terms, cap).await
+        search::term_rows(&mut conn, scoped_terms, cap).await
+    }
+
+    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT STRAIGHT_JOIN memory.id, memory.created_at, memory.content
+             FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
+             JOIN memory ON memory.id = j.wanted
+             WHERE memory.user_id = ? AND memory.scope = 'user'",
+        )
+        .bind(serde_json::Value::from(keys.to_vec()).to_string())
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(db_err)?;
+        rows.iter()
+            .map(|row| {
+                Ok(Worded {
+                    id: row.try_get("id").map_err(db_err)?,
+                    created_at: crate::rows::timestamp(row, "created_at")?,
+                    content: row.try_get("content").map_err(db_err)?,
+                })
+            })
+            .collect()
     }
 
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {

@@ -27,7 +27,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, Worded,
+    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -634,42 +634,17 @@ impl MemoryStore for SqliteStore {
             .collect())
     }
 
-    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError> {
-        if scoped_terms.is_empty() || required == 0 {
-            return Ok(Vec::new());
-        }
-        // Each term's posting list once (json_each outside, FTS5 inside), counted per row
-        // in SQLite; only the rows holding `required` of them are read from `memory`.
-        let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
-        let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
-        let packed: Option<String> = sqlx::query_scalar(
-            "SELECT json_group_array(json_array(m.id, m.created_at, m.content))
-             FROM (SELECT memory_fts.rowid AS seq FROM json_each(?1) AS t CROSS JOIN memory_fts ON memory_fts MATCH t.value
-                   GROUP BY memory_fts.rowid HAVING count(*) >= ?2 ORDER BY memory_fts.rowid DESC LIMIT ?3) AS f
-             CROSS JOIN memory AS m ON m.seq = f.seq
-             WHERE +m.user_id = ?4 AND +m.scope = 'user'",
-        )
-        .bind(phrases)
-        .bind(required)
-        .bind(cap)
-        .bind(user_id)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db_err)?;
-        Ok(unpack_rows(packed)?.into_iter().map(|(id, created_at, content)| Worded { id, created_at, content }).collect())
-    }
-
-    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError> {
+    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
-        // One statement for all terms; each count reads at most `cap` entries of the
-        // term's posting list (FTS5 stops at the LIMIT). Quoted as phrases, as in
+        // One statement for all terms; each reads at most `cap` entries of the term's
+        // posting list (FTS5 stops at the LIMIT). Quoted as phrases, as in
         // search_candidates; the terms arrive as one bound JSON array.
         let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
         let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
-        let counts: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT t.key, (SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH t.value LIMIT ?2))
+        let lists: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT t.key, (SELECT json_group_array(seq) FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH t.value LIMIT ?2))
              FROM json_each(?1) AS t ORDER BY t.key",
         )
         .bind(phrases)
@@ -677,7 +652,30 @@ impl MemoryStore for SqliteStore {
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
-        Ok(counts.into_iter().map(|(_, n)| u32::try_from(n).unwrap_or(cap)).collect())
+        lists
+            .into_iter()
+            .map(|(_, list)| {
+                let seqs: Vec<i64> = serde_json::from_str(&list).map_err(|e| StoreError::Database(format!("unreadable term rows: {e}")))?;
+                Ok(seqs.into_iter().map(|seq| seq.to_string()).collect())
+            })
+            .collect()
+    }
+
+    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let seqs: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
+        let packed: Option<String> = sqlx::query_scalar(
+            "SELECT json_group_array(json_array(m.id, m.created_at, m.content)) FROM memory AS m
+             WHERE m.seq IN (SELECT value FROM json_each(?1)) AND +m.user_id = ?2 AND +m.scope = 'user'",
+        )
+        .bind(serde_json::to_string(&seqs).map_err(|e| StoreError::Database(e.to_string()))?)
+        .bind(user_id)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(db_err)?;
+        Ok(unpack_rows(packed)?.into_iter().map(|(id, created_at, content)| Worded { id, created_at, content }).collect())
     }
 
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {

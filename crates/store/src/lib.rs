@@ -50,7 +50,7 @@ pub use meaning::{Embed, Meaning};
 pub use meaning::status::MeaningStatus;
 pub use proposals::{Accepted, ProposalError};
 pub use store::{
-    Candidate, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    Candidate, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };

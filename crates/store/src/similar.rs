@@ -17,20 +17,19 @@
 //! hint counts how many memories hold each of the sentence's terms, stopping at
 //! [`COUNT_CAP`] (stopwords are taken as common without counting). Say `m` terms are
 //! common (at the cap); an alike memory then holds at least ⌈a/2⌉ − `m` of the uncommon
-//! ones, and when that is one or more, the store finds exactly the memories holding that
-//! many of them, reading only the uncommon terms' posting lists (under [`COUNT_CAP`]
-//! entries each). A sentence made mostly of common words (⌈a/2⌉ ≤ `m`) falls back to the
+//! ones, and when that is one or more, those are counted from the uncommon terms' row
+//! lists (each read once, under [`COUNT_CAP`] entries) and only their sentences are read. A sentence made mostly of common words (⌈a/2⌉ ≤ `m`) falls back to the
 //! memories holding any of its ⌊a/2⌋ + 1 rarest terms, which every alike memory holds,
 //! the newest [`SEARCH_CANDIDATE_CAP`] of them. Then the matches whose stored terms cannot
 //! reach the overlap are dropped and the wording of the rest is compared, at most
 //! [`COMPARED`] of them. So the hints are exactly those of comparing the sentence with
 //! every memory, but for a sentence of common words in a bank holding thousands of them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use memory_bank_contract::wire::SimilarMemory;
 
-use crate::store::{Candidate, Worded, SEARCH_CANDIDATE_CAP};
+use crate::store::{Candidate, RowKey, Worded, SEARCH_CANDIDATE_CAP};
 use crate::{terms, word_forms, Bank, StoreError};
 
 /// Least share of terms two sentences must have in common to count as alike.
@@ -96,26 +95,38 @@ impl Bank {
         Ok(alike.into_iter().take(MAX_SIMILAR).map(|(_, w)| SimilarMemory { id: w.id, content: w.content }).collect())
     }
 
-    /// Counts the sentence's terms and, unless it is mostly common words, finds every
-    /// memory holding enough of its uncommon ones (see the module docs).
+    /// Reads each term's rows (up to [`COUNT_CAP`]) and, unless the sentence is mostly
+    /// common words, finds every memory holding enough of its uncommon ones: counted
+    /// here from those lists, then only the survivors' sentences read (see the module docs).
     async fn uncommon_sharing(&self, user_id: &str, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
         let counted: Vec<usize> =
             (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
-        let mut counts = vec![COUNT_CAP; wanted.len()];
+        let mut rows: Vec<Option<Vec<RowKey>>> = vec![None; wanted.len()];
         if !counted.is_empty() {
             let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
-            for (&i, n) in counted.iter().zip(self.store().term_counts(&terms, COUNT_CAP).await?) {
-                counts[i] = n;
+            for (&i, list) in counted.iter().zip(self.store().term_rows(&terms, COUNT_CAP).await?) {
+                rows[i] = Some(list);
             }
         }
-        let uncommon: Vec<String> = (0..wanted.len()).filter(|&i| counts[i] < COUNT_CAP).map(|i| scoped[i].clone()).collect();
+        let cap = COUNT_CAP as usize;
+        let counts: Vec<u32> = rows.iter().map(|r| r.as_ref().map_or(COUNT_CAP, |l| l.len().min(cap) as u32)).collect();
+        let uncommon: Vec<&Vec<RowKey>> = rows.iter().flatten().filter(|l| l.len() < cap).collect();
         let common = wanted.len() - uncommon.len();
-        let shared_uncommon = wanted.len().div_ceil(2).saturating_sub(common);
-        if shared_uncommon == 0 {
+        let required = wanted.len().div_ceil(2).saturating_sub(common);
+        if required == 0 {
             return Ok(Sharing::MostlyCommon(counts));
         }
-        let required = u32::try_from(shared_uncommon).unwrap_or(u32::MAX);
-        Ok(Sharing::Found(self.store().candidates_sharing(user_id, &uncommon, required, SEARCH_CANDIDATE_CAP).await?))
+        let mut shared: HashMap<&str, usize> = HashMap::new();
+        for list in &uncommon {
+            for key in list.iter().collect::<HashSet<_>>() {
+                *shared.entry(key.as_str()).or_default() += 1;
+            }
+        }
+        let mut enough: Vec<(usize, &str)> = shared.into_iter().filter(|(_, n)| *n >= required).map(|(k, n)| (n, k)).collect();
+        // Most shared first, then the newest (a later row's key is longer, or larger).
+        enough.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.len().cmp(&x.len())).then(y.cmp(x)));
+        let keys: Vec<RowKey> = enough.into_iter().take(SEARCH_CANDIDATE_CAP as usize).map(|(_, k)| k.to_owned()).collect();
+        Ok(Sharing::Found(self.store().worded_rows(user_id, &keys).await?))
     }
 
     /// For a sentence of mostly common words: the newest memories holding any of its

@@ -186,6 +186,10 @@ pub struct Candidate {
     pub search_text: String,
 }
 
+/// A store's own key for a memory row ([`MemoryStore::term_rows`]): SQLite's row number,
+/// MySQL's memory id.
+pub type RowKey = String;
+
 /// A memory's sentence, for the duplicate hint's comparison of wording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Worded {
@@ -407,18 +411,16 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// already user-scoped `terms`, at most `cap`.
     async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
-    /// The user's newest `scope = 'user'` memories whose index holds at least `required`
-    /// of the (distinct, already user-scoped) `terms`, at most `cap`, with their sentences:
-    /// the duplicate hint's candidates when its terms are uncommon, so the work is bounded
-    /// by their posting lists.
-    async fn candidates_sharing(&self, user_id: &str, scoped_terms: &[String], required: u32, cap: u32) -> Result<Vec<Worded>, StoreError>;
+    /// For each already user-scoped term, the keys of the rows whose index holds it, at
+    /// most `cap` (one posting-list read per term, bounded): a term at the cap is common.
+    /// The duplicate hint counts its candidates from these (similar.rs). A list may hold
+    /// rows that do not hold the term (another user's code collision, an engine splitting
+    /// a term), never miss one, up to the cap.
+    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError>;
 
-    /// For each already user-scoped term, how many memories' indexes hold it, counted
-    /// only up to `cap` (so a common word costs no more than a rare one): how the
-    /// duplicate hint picks a sentence's rarest terms (similar.rs). A count may exceed
-    /// the user's true one (another user's code collision, an engine splitting a term),
-    /// never fall short of it.
-    async fn term_counts(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<u32>, StoreError>;
+    /// The user's `scope = 'user'` memories among these row keys, with their sentences
+    /// (others' rows are left out).
+    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError>;
 
     /// How far stored search terms have been rewritten to [`crate::terms::TERMS_VERSION`].
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError>;

@@ -156,36 +156,34 @@ pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
     assert!(hinted >= 20, "the bank is alike enough to test anything: {hinted} of 60 sentences got hints");
 }
 
-/// A term's count is the number of the user's memories holding it, stopping at the cap,
-/// and never another user's rows: what lets the hint pick a sentence's rarest terms.
-pub async fn term_counts_stop_at_the_cap(f: &dyn Fixture) {
-    // (and candidates_sharing, the other half of the hint's lookup)
+/// A term's rows are the user's memories holding it, at most so many, never another
+/// user's; their sentences are read back by those keys, the user's only: what lets the
+/// hint count its candidates without reading every match.
+pub async fn term_rows_stop_at_the_cap(f: &dyn Fixture) {
     let w = world(f).await;
+    let mut teas = Vec::new();
     for i in 0..5 {
-        save(&w, &w.alice, request(&format!("green tea number {i}"))).await;
+        teas.push(save(&w, &w.alice, request(&format!("green tea number {i}"))).await.id);
     }
-    save(&w, &w.alice, request("black coffee")).await;
+    let coffee = save(&w, &w.alice, request("black coffee")).await;
     for _ in 0..3 {
         save(&w, &w.bob, request("coffee for bob")).await;
     }
     let scoped = terms::scope_terms(&w.alice, &[terms::Term::exact("tea"), terms::Term::exact("coffee"), terms::Term::exact("absent")]);
-    assert_eq!(w.bank.store().term_counts(&scoped, 3).await.unwrap(), [3, 1, 0]);
-    assert_eq!(w.bank.store().term_counts(&scoped, 100).await.unwrap(), [5, 1, 0]);
-    assert!(w.bank.store().term_counts(&[], 3).await.unwrap().is_empty());
+    let lens = |lists: Vec<Vec<String>>| lists.iter().map(Vec::len).collect::<Vec<_>>();
+    assert_eq!(lens(w.bank.store().term_rows(&scoped, 3).await.unwrap()), [3, 1, 0]);
+    let all = w.bank.store().term_rows(&scoped, 100).await.unwrap();
+    assert_eq!(lens(all.clone()), [5, 1, 0]);
+    assert!(w.bank.store().term_rows(&[], 3).await.unwrap().is_empty());
 
-    // Candidates holding at least so many of the terms: the user's only, newest first.
-    let two = terms::scope_terms(&w.alice, &[terms::Term::exact("green"), terms::Term::exact("tea"), terms::Term::exact("coffee")]);
-    let sharing = |required, cap| {
-        let two = two.clone();
-        let bank = &w.bank;
-        let alice = w.alice.clone();
-        async move { bank.store().candidates_sharing(&alice, &two, required, cap).await.unwrap() }
-    };
-    assert_eq!(sharing(2, 100).await.len(), 5, "green and tea");
-    assert_eq!(sharing(1, 100).await.len(), 6, "and black coffee");
-    assert_eq!(sharing(3, 100).await.len(), 0);
-    let newest = sharing(2, 2).await;
-    assert_eq!(newest.len(), 2);
-    assert!(newest[0].created_at >= newest[1].created_at);
-    assert!(w.bank.store().candidates_sharing(&w.bob, &two, 1, 100).await.unwrap().is_empty(), "bob's terms are scoped to bob");
+    let mut worded = w.bank.store().worded_rows(&w.alice, &all[0]).await.unwrap();
+    worded.sort_by(|a, b| a.content.cmp(&b.content));
+    let mut ids: Vec<String> = worded.iter().map(|m| m.id.clone()).collect();
+    ids.sort();
+    teas.sort();
+    assert_eq!(ids, teas);
+    assert_eq!(worded[0].content, "green tea number 0");
+    let coffee_rows = w.bank.store().worded_rows(&w.alice, &all[1]).await.unwrap();
+    assert_eq!(coffee_rows.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), [coffee.id.as_str()]);
+    assert!(w.bank.store().worded_rows(&w.bob, &all[0]).await.unwrap().is_empty(), "alice's rows are never bob's");
 }
