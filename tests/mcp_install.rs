@@ -218,3 +218,91 @@ fn gemini_install_says_the_folder_must_be_trusted_and_how() {
     let out = h.run(&["mcp", "install", "--agent", "codex"]);
     assert!(!text(&out.stdout).contains("trust"), "only Gemini CLI needs it");
 }
+
+/// Our hook's command on `event` in Claude Code's settings, when there is one.
+fn claude_hook(h: &Home, event: &str) -> Option<String> {
+    let text = std::fs::read_to_string(h.home().join(".claude/settings.json")).ok()?;
+    let file: Value = serde_json::from_str(&text).unwrap();
+    let groups = file["hooks"][event].as_array()?;
+    groups.iter().flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default()).find_map(|hook| {
+        let command = hook["command"].as_str()?;
+        command.contains(" recall ").then(|| command.to_owned())
+    })
+}
+
+#[test]
+fn recall_on_registers_the_server_with_recall_and_a_hook_the_agent_can_run_and_off_takes_both_out() {
+    let h = Home::new();
+    let out = h.run(&["mcp", "install", "--agent", "claude-code", "--recall"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let told = text(&out.stdout);
+    assert!(told.contains("added the recall hook") || told.contains("created the file with the recall hook"), "{told}");
+    assert!(told.contains("runs the recall hook (`memory-bank recall`) on each prompt"), "{told}");
+    assert_eq!(claude_entry(&h).1, ["mcp", "--recall"]);
+    let command = claude_hook(&h, "UserPromptSubmit").expect("the prompt hook");
+    assert_eq!(command, format!("{BIN} recall --agent claude-code"));
+    assert_eq!(claude_hook(&h, "SessionStart").as_deref(), Some(command.as_str()));
+
+    // The command as the agent runs it (through the shell), with its hook JSON: an empty
+    // bank has nothing to say, and says nothing.
+    let mut hook = Command::new("sh")
+        .args(["-c", &command])
+        .current_dir(h.home())
+        .env("HOME", h.home())
+        .env("MEMORY_BANK_DATA_DIR", h.dir.path().join("data"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let event = r#"{"session_id":"s","cwd":"/w/app","hook_event_name":"UserPromptSubmit","prompt":"how do I deploy?"}"#;
+    std::io::Write::write_all(hook.stdin.as_mut().unwrap(), event.as_bytes()).unwrap();
+    let ran = hook.wait_with_output().unwrap();
+    assert!(ran.status.success() && ran.stdout.is_empty(), "{ran:?}");
+
+    // Installing again without --recall turns it off: the server's flag and the hook go.
+    let out = h.run(&["mcp", "install", "--agent", "claude-code"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("removed the recall hook"), "{}", text(&out.stdout));
+    assert_eq!(claude_entry(&h).1, ["mcp"]);
+    assert!(!h.home().join(".claude/settings.json").exists(), "the file install created goes again");
+
+    // Remove takes everything out, hook included.
+    assert!(h.run(&["mcp", "install", "--agent", "claude-code", "--recall"]).status.success());
+    let out = h.run(&["mcp", "install", "--agent", "claude-code", "--remove"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!h.home().join(".claude/settings.json").exists() && !h.claude().exists());
+}
+
+#[test]
+fn recall_says_what_each_agent_needs_codex_trust_and_no_hook_elsewhere() {
+    let h = Home::new();
+    let out = h.run(&["mcp", "install", "--agent", "codex", "--recall"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let told = text(&out.stdout);
+    assert!(told.contains("open /hooks, and trust memory-bank's recall hook"), "{told}");
+    let hooks = std::fs::read_to_string(h.home().join(".codex/hooks.json")).unwrap();
+    assert!(hooks.contains(&format!("\"command\": \"{BIN} recall --agent codex\"")), "{hooks}");
+    assert!(std::fs::read_to_string(h.codex()).unwrap().contains(r#"args = ["mcp", "--recall"]"#));
+
+    let out = h.run(&["mcp", "install", "--agent", "opencode", "--recall"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let told = text(&out.stdout);
+    assert!(told.contains("opencode has no hook that adds context"), "{told}");
+    let opencode = std::fs::read_to_string(h.home().join(".config/opencode/opencode.json")).unwrap();
+    assert!(opencode.contains("\"--recall\""), "{opencode}");
+
+    // --recall with --remove is a contradiction, refused before anything is read.
+    let out = h.run(&["mcp", "install", "--agent", "codex", "--remove", "--recall"]);
+    assert!(!out.status.success() && text(&out.stderr).contains("--recall"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_server_refuses_a_database_url_instead_of_ignoring_it() {
+    let h = Home::new();
+    let out = h.command(&["--database-url", "mysql://u:secretpw@db:3306/bank", "mcp"]).stdin(Stdio::null()).output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("--database-url") && err.contains("--url"), "{err}");
+    assert!(!err.contains("secretpw"), "the password is never echoed: {err}");
+}

@@ -13,7 +13,7 @@ use memory_bank_contract::wire::{
 };
 use memory_bank_contract::ErrorCode;
 use memory_bank_db_key::{KeyError, KeySource};
-use memory_bank_store::{Bank, ProposalError, StoreError, TokenKind};
+use memory_bank_store::{Bank, ProposalError, RecallQuery, RecallRule, Recalled, StoreError, TokenKind};
 
 use crate::{AccessError, MemoryAccess};
 
@@ -84,6 +84,29 @@ impl LocalAccess {
         let (user_id, org_id) =
             memory_bank_server::local::provision_local_account(&bank).await.map_err(store_error)?;
         Ok(Self { bank, user_id, org_id, path: format!("the local memory bank at {}", path.display()), may_confirm: true })
+    }
+
+    /// The local bank opened only for what the recall hook reads: nothing is created,
+    /// provisioned or started in the background, and the model is never loaded (the
+    /// hook answers on every prompt, within the agent's patience). `None` when there is
+    /// no bank or no local account yet: nothing to recall.
+    pub async fn open_to_recall(data_dir: &Path, key: &KeySource) -> Result<Option<Self>, AccessError> {
+        let path = bank_file(data_dir);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let store = memory_bank_db_key::open_bank(&format!("sqlite://{}", path.display()), key).await.map_err(key_error)?;
+        let bank = Bank::new(Arc::new(store));
+        let users = bank.list_users().await.map_err(store_error)?;
+        let Some(user) = users.into_iter().find(|u| u.email == LOCAL_EMAIL) else { return Ok(None) };
+        let org_id = bank.user_orgs(&user.id).await.map_err(store_error)?.into_iter().next().map(|o| o.id).unwrap_or_default();
+        let path = format!("the local memory bank at {}", path.display());
+        Ok(Some(Self { bank, user_id: user.id, org_id, path, may_confirm: false }))
+    }
+
+    /// The memories that clearly bear on `query` (see `memory_bank_store::recall`).
+    pub async fn recall(&self, query: &RecallQuery<'_>, rule: &RecallRule) -> Result<Vec<Recalled>, AccessError> {
+        self.bank.recall(&self.user_id, query, rule).await.map_err(store_error)
     }
 
     /// `user_id` acting in `org_id` on `bank` with a token of `kind` (the service's MCP

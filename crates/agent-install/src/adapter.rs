@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::env::AgentEnv;
 use crate::format::{Format, JsonDialect, Slot};
-use crate::spec::{Entry, Field, ServerSpec, SERVER_NAME};
+use crate::spec::{Entry, Field, ServerSpec, RECALL_FLAG, SERVER_NAME};
 use crate::{editors, Agent};
 
 /// What differs between agents; everything else (planning, diffing, writing) is shared.
@@ -23,6 +23,14 @@ pub(crate) trait Adapter: Sync {
     fn container(&self) -> &'static str;
     /// Our entry, as this agent spells it.
     fn entry(&self, spec: &ServerSpec) -> Entry;
+
+    /// Whether an entry on disk (as JSON) starts the server with recall on: `--recall` among
+    /// its arguments (`args`, or opencode's one `command` list).
+    fn entry_has_recall(&self, existing: &serde_json::Value) -> bool {
+        ["args", "command"].iter().any(|key| {
+            existing.get(key).and_then(|v| v.as_array()).is_some_and(|items| items.iter().any(|i| i == RECALL_FLAG))
+        })
+    }
 
     /// Where our entry lives.
     fn slot(&self) -> Slot {

@@ -90,6 +90,8 @@ impl Agent {
 pub enum AgentNotice {
     /// Gemini CLI starts MCP servers only in folders the person trusts.
     TrustTheFolder,
+    /// Codex runs a new or changed hook only once the person trusts it (`/hooks`).
+    TrustTheHook,
 }
 
 impl AgentNotice {
@@ -101,6 +103,11 @@ impl AgentNotice {
                  shows memory-bank as Disabled. Gemini CLI asks whether to trust a folder when you first open it \
                  there; the folders you trust are listed in ~/.gemini/trustedFolders.json (a folder as key, \
                  \"TRUST_FOLDER\" as value)."
+            }
+            AgentNotice::TrustTheHook => {
+                "Codex runs a new or changed hook only once you trust it, and skips it without a word until then: \
+                 start Codex, open /hooks, and trust memory-bank's recall hook (again after each change to it, such as \
+                 a new path of the memory-bank binary)."
             }
         }
     }
@@ -114,6 +121,33 @@ impl Agent {
             _ => None,
         }
     }
+
+    /// What the person must also do for this agent to run our recall hook, if anything.
+    pub fn recall_notice(self) -> Option<AgentNotice> {
+        match self {
+            Agent::Codex => Some(AgentNotice::TrustTheHook),
+            _ => None,
+        }
+    }
+}
+
+/// What the recall hook does in `agent` (one with hooks), and what the person must do
+/// for it to run, in English for the CLI.
+pub fn recall_hook_notice(agent: Agent) -> String {
+    let events = match agent {
+        Agent::Gemini => "before each prompt (BeforeAgent) and when a session starts",
+        _ => "on each prompt and when a session starts",
+    };
+    let mut text = format!(
+        "{} runs the recall hook (`memory-bank recall`) {events}: it adds the few memories that clearly bear on it (at \
+         most 5, 2 KB), or nothing. It takes effect in sessions started from now on.",
+        agent.display_name()
+    );
+    if let Some(notice) = agent.recall_notice() {
+        text.push(' ');
+        text.push_str(notice.text());
+    }
+    text
 }
 
 impl fmt::Display for Agent {

@@ -63,6 +63,7 @@ mod editors;
 mod env;
 mod error;
 mod format;
+mod hooks;
 mod plan;
 mod spec;
 mod write;
@@ -71,11 +72,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use agent::{Agent, AgentNotice};
+pub use agent::{recall_hook_notice, Agent, AgentNotice};
 pub use env::{AgentEnv, RELEVANT_VARS};
 pub use error::Error;
-pub use plan::{plan_install, plan_remove, Change, Plan};
-pub use spec::{invoked_path, ServerSpec, SERVER_ARGS, SERVER_NAME};
+pub use hooks::hook_command;
+pub use plan::{plan_install, plan_install_all, plan_remove, plan_remove_all, Change, Part, Plan};
+pub use spec::{invoked_path, ServerSpec, RECALL_FLAG, SERVER_ARGS, SERVER_NAME};
 pub use write::{apply, backup_path, created_path, Applied, BACKUP_SUFFIX, CREATED_SUFFIX};
 
 /// What is known about one agent on this machine.
@@ -101,6 +103,11 @@ pub struct AgentStatus {
     pub problem: Option<String>,
     /// What the person must also do for the agent to start our server ([`Agent::notice`]).
     pub notice: Option<AgentNotice>,
+    /// Our entry starts the server with recall on (`mcp --recall`).
+    pub recall: bool,
+    /// For an agent with hooks ([`Agent::has_recall_hook`]): whether our recall hook is in
+    /// its file as the given spec would write it; `None` for an agent without hooks.
+    pub recall_hook: Option<bool>,
 }
 
 /// The state of `agent` against `spec`. Never fails: an unreadable or malformed file is
@@ -119,13 +126,20 @@ pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
         entry_matches: false,
         problem: None,
         notice: agent.notice(),
+        recall: false,
+        recall_hook: None,
     };
     match plan::current_entry(agent, env) {
         Ok(entry) => {
             status.installed = entry.is_some();
+            status.recall = entry.as_ref().is_some_and(|e| adapter.entry_has_recall(e));
             status.entry_matches = entry.is_some_and(|e| adapter.entry(spec).is_installed_as(&e));
         }
         Err(e) => status.problem = Some(e.to_string()),
+    }
+    match plan::hook_presence(agent, env, spec) {
+        Ok(presence) => status.recall_hook = presence.map(|p| p == hooks::Presence::Exact),
+        Err(e) => status.problem = status.problem.or(Some(e.to_string())),
     }
     status
 }

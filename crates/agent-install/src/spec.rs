@@ -15,11 +15,15 @@ pub const SERVER_NAME: &str = "memory-bank";
 /// The arguments that start the MCP server over stdio.
 pub const SERVER_ARGS: [&str; 1] = ["mcp"];
 
+/// The server's option that turns recall on (`memory-bank mcp --recall`).
+pub const RECALL_FLAG: &str = "--recall";
+
 /// The server to register: the absolute path of the `memory-bank` binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
     command: String,
     options: Vec<String>,
+    recall: bool,
 }
 
 impl ServerSpec {
@@ -32,7 +36,7 @@ impl ServerSpec {
             return Err(Error::BinaryNotAbsolute(binary));
         }
         match binary.to_str() {
-            Some(command) => Ok(ServerSpec { command: command.to_string(), options: Vec::new() }),
+            Some(command) => Ok(ServerSpec { command: command.to_string(), options: Vec::new(), recall: false }),
             None => Err(Error::BinaryNotUtf8(binary)),
         }
     }
@@ -68,9 +72,30 @@ impl ServerSpec {
         self
     }
 
-    /// The arguments that start the server: `mcp` and the options.
+    /// The same server with recall on or off: on, the server tells the agent to look up
+    /// memories by itself when a task touches the person's preferences, projects or
+    /// earlier decisions (`mcp --recall`), and agents with hooks get the recall hook
+    /// (see [`crate::hooks`]); off (the default), it searches only when asked.
+    pub fn with_recall(mut self, on: bool) -> ServerSpec {
+        self.recall = on;
+        self
+    }
+
+    /// Whether recall is on.
+    pub fn recall(&self) -> bool {
+        self.recall
+    }
+
+    /// The arguments that start the server: `mcp`, the options, and `--recall` when on.
     pub fn args(&self) -> Vec<String> {
-        SERVER_ARGS.iter().map(|a| a.to_string()).chain(self.options.iter().cloned()).collect()
+        let recall = self.recall.then(|| RECALL_FLAG.to_owned());
+        SERVER_ARGS.iter().map(|a| a.to_string()).chain(self.options.iter().cloned()).chain(recall).collect()
+    }
+
+    /// The option the hook needs too: where the bank's key is, when a file holds it.
+    pub(crate) fn key_file(&self) -> Option<&str> {
+        let at = self.options.iter().position(|o| o == "--db-key-file")?;
+        self.options.get(at + 1).map(String::as_str)
     }
 
     /// The binary path as written into config files.

@@ -83,7 +83,7 @@ pub fn apply(plan: &Plan) -> Result<Applied, Error> {
     write_atomic(&target, after.as_bytes(), permissions)?;
     if plan.before.is_none() {
         let note = format!(
-            "Memory Bank created {} (it did not exist). Removing the memory-bank server deletes it again \
+            "Memory Bank created {} (it did not exist). Removing what Memory Bank added deletes it again \
              when nothing else is in it.\n",
             plan.path.display()
         );

@@ -18,6 +18,7 @@ mod limiter;
 mod local_bank;
 mod meaning;
 mod paired;
+mod recall_rule;
 mod secure_delete;
 
 use std::sync::Arc;
@@ -109,6 +110,10 @@ struct Args {
     /// With `--meaning` on SQLite: the bank encrypted (SQLCipher, a random key).
     #[arg(long, requires = "meaning")]
     meaning_encrypted: bool,
+    /// Only score the recall hook's rule on LoCoMo (this file: `bench/recall/fetch.sh`
+    /// puts it in the bench cache) over a grid of its thresholds; see `recall_rule.rs`.
+    #[arg(long, value_name = "LOCOMO_JSON")]
+    recall_rule: Option<std::path::PathBuf>,
     /// Measure what `serve --rate-limit` costs a search over HTTP (BENCHMARKS.md), nothing else.
     #[arg(long)]
     limiter_cost: bool,
@@ -365,6 +370,9 @@ fn main() -> anyhow::Result<()> {
 
 async fn run_main() -> anyhow::Result<()> {
     let args = Args::parse();
+    if let Some(path) = &args.recall_rule {
+        return recall_rule::run(path).await;
+    }
     if args.limiter_cost {
         return limiter::run(args.limiter_memories, args.limiter_seconds).await;
     }

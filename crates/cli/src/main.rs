@@ -7,6 +7,7 @@ mod folders;
 mod markdown;
 mod mcp;
 mod memory;
+mod recall;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -93,6 +94,10 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// The MCP server agents start (stdio), and `mcp install` to register it with an agent.
     Mcp(mcp::McpArgs),
+    /// The recall hook agents run when you let them look up relevant memories by themselves
+    /// (`mcp install --recall`): reads the hook's JSON on stdin, prints the memories that
+    /// clearly bear on it, and never fails the agent's turn.
+    Recall(recall::RecallArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -172,6 +177,9 @@ fn run_command(cli: Cli) -> ExitCode {
     if let Command::Sessions(args) = cli.command {
         return sessions::run(args, cli.db_key_file);
     }
+    if let Command::Recall(args) = cli.command {
+        return recall::run(args, cli.db_key_file);
+    }
     if let Command::Mcp(args) = cli.command {
         let globals = mcp::Globals {
             key_file: cli.db_key_file,
@@ -245,7 +253,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             admin::run(&database::open(&url, &key(&url)?).await?, command).await
         }
         Command::Memory(args) => memory::run(args).await,
-        Command::Sessions(_) | Command::Mcp(_) => unreachable!("answered before the runtime starts"),
+        Command::Sessions(_) | Command::Mcp(_) | Command::Recall(_) => unreachable!("answered before the runtime starts"),
     }
 }
 

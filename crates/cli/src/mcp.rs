@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use memory_bank_agent_install::{apply, plan_install, plan_remove, Agent, AgentEnv, Applied, Change, Plan, ServerSpec};
+use memory_bank_agent_install::{apply, plan_install_all, plan_remove_all, Agent, AgentEnv, Applied, Change, Plan, ServerSpec};
 use memory_bank_access::{app_data_dir, LocalAccess, MemoryAccess, RemoteAccess};
 use memory_bank_client::Client;
 use memory_bank_mcp::{MemoryBankMcp, Sessions};
@@ -46,6 +46,11 @@ pub struct McpArgs {
     /// Expose only the meta face: search_capabilities and execute_capability.
     #[arg(long)]
     meta: bool,
+    /// Let the agent look up relevant memories by itself: its instructions say to search
+    /// when a task touches your preferences, projects or earlier decisions (off: only
+    /// when you ask).
+    #[arg(long)]
+    recall: bool,
     /// How long the person has to answer a confirmation form in the agent's client, in
     /// seconds; past it nothing is saved and the proposal waits in Memory Bank's Inbox.
     #[arg(long, default_value_t = DEFAULT_CONFIRM_TIMEOUT, env = "MEMORY_BANK_CONFIRM_TIMEOUT", value_name = "SECONDS",
@@ -75,6 +80,12 @@ struct InstallArgs {
     /// Print the change as a diff without writing anything.
     #[arg(long)]
     dry_run: bool,
+    /// "Let agents look up relevant memories by themselves": the server is registered with
+    /// --recall, and in Claude Code, Codex CLI and Gemini CLI a hook (`memory-bank recall`)
+    /// adds the few memories that clearly bear on each prompt. Installing without it
+    /// turns recall off again (the hook is taken out).
+    #[arg(long, conflicts_with = "remove")]
+    recall: bool,
 }
 
 fn parse_agent(name: &str) -> Result<Agent, String> {
@@ -100,11 +111,19 @@ pub fn run(args: McpArgs, globals: Globals) -> ExitCode {
     let key_file = globals.key_file.clone();
     let outcome = match &args.command {
         Some(McpCommand::Install(install_args)) => {
-            server_options(&args, &globals).and_then(|options| install(options, install_args))
+            let recall = install_args.recall || args.recall;
+            server_options(&args, &globals).and_then(|options| install(options, recall, install_args))
         }
+        None if globals.database_url.as_deref().is_some_and(|u| !u.trim().is_empty()) => Err(
+            "--database-url (or MEMORY_BANK_DATABASE_URL) is for `serve`, `admin` and `db`: the MCP server uses the \
+             local bank, or a memory service through --url. Unset it for `mcp`, or run `serve` on that database and \
+             give its address with --url."
+                .into(),
+        ),
         None => {
             let bank = Bank { url: args.url, token: args.token, org: args.org, key_file };
-            serve(args.library, bank, args.meta, std::time::Duration::from_secs(args.confirm_timeout))
+            let options = ServeOptions { meta: args.meta, recall: args.recall, confirm_timeout: std::time::Duration::from_secs(args.confirm_timeout) };
+            serve(args.library, bank, options)
         }
     };
     match outcome {
@@ -143,8 +162,15 @@ impl Bank {
     }
 }
 
+/// How the server behaves toward the agent.
+struct ServeOptions {
+    meta: bool,
+    recall: bool,
+    confirm_timeout: std::time::Duration,
+}
+
 /// Serves until the agent closes stdin.
-fn serve(options: LibraryOptions, bank: Bank, meta: bool, confirm_timeout: std::time::Duration) -> Result<(), String> {
+fn serve(options: LibraryOptions, bank: Bank, serving: ServeOptions) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -154,8 +180,12 @@ fn serve(options: LibraryOptions, bank: Bank, meta: bool, confirm_timeout: std::
     let sessions = Arc::new(Sessions::new(move || options.open(key_file.as_deref())));
     sessions.warm_up();
     let memory = runtime.block_on(bank.open())?;
-    let server = MemoryBankMcp::new().with_sessions(sessions).with_memory(memory).with_confirm_timeout(confirm_timeout);
-    let server = if meta { server.meta_face() } else { server };
+    let server = MemoryBankMcp::new()
+        .with_sessions(sessions)
+        .with_memory(memory)
+        .with_recall(serving.recall)
+        .with_confirm_timeout(serving.confirm_timeout);
+    let server = if serving.meta { server.meta_face() } else { server };
     let served = runtime.block_on(memory_bank_mcp::serve_stdio(server));
     // Once the agent has gone, a lookup still running (a long first index) must not hold
     // the process up.
@@ -218,37 +248,54 @@ fn server_options(args: &McpArgs, globals: &Globals) -> Result<Vec<String>, Stri
     Ok(options)
 }
 
-/// Plans the edit, prints it, and applies it unless `--dry-run`.
-fn install(options: Vec<String>, args: &InstallArgs) -> Result<(), String> {
+/// Plans every edit (the server entry, and the recall hook where the agent has hooks),
+/// prints them, and applies them in order unless `--dry-run`.
+fn install(options: Vec<String>, recall: bool, args: &InstallArgs) -> Result<(), String> {
     let env = AgentEnv::from_process().map_err(|e| e.to_string())?;
-    let plan = if args.remove {
-        plan_remove(args.agent, &env)
+    let plans = if args.remove {
+        plan_remove_all(args.agent, &env)
     } else {
-        ServerSpec::as_invoked().and_then(|spec| plan_install(args.agent, &env, &spec.with_options(options)))
+        ServerSpec::as_invoked()
+            .and_then(|spec| plan_install_all(args.agent, &env, &spec.with_options(options).with_recall(recall)))
     }
     .map_err(|e| e.to_string())?;
     let name = args.agent.display_name();
-    let path = plan.path.display();
-    if !plan.changed {
-        say(format_args!("{name}: {} ({path})\n", plan.change));
-        return Ok(());
+    let mut told = String::new();
+    for plan in &plans {
+        let path = plan.path.display();
+        if !plan.changed {
+            told.push_str(&format!("{name}: {} ({path})\n", plan.summary()));
+        } else if args.dry_run {
+            told.push_str(&format!("{name}: would {} in {path} (dry run: nothing written)\n{}", plan.summary(), plan.diff));
+        } else {
+            // Applied one after another: a later plan of the same file starts from this one.
+            match apply(plan) {
+                Ok(applied) => told.push_str(&done(plan, &applied)),
+                Err(e) => {
+                    say(format_args!("{told}"));
+                    return Err(format!("{e} ({} was not changed; the changes listed above were made)", plan.part.noun()));
+                }
+            }
+        }
     }
-    if args.dry_run {
-        say(format_args!("{name}: would {} in {path} (dry run: nothing written)\n{}", plan.change, plan.diff));
-        return Ok(());
+    let wrote = !args.dry_run && plans.iter().any(|p| p.changed);
+    if wrote && args.agent == Agent::ClaudeCode {
+        told.push_str("Claude Code rewrites its files while it runs: if it was running, quit it and run this again.\n");
     }
-    let applied = apply(&plan).map_err(|e| e.to_string())?;
-    let mut told = format!("{name}: {} in {path}\n", done(&plan, &applied));
-    if let Some(backup) = &applied.backup {
-        told.push_str(&format!("the file as it was before Memory Bank first changed it: {}\n", backup.display()));
-    }
-    told.push_str(&plan.diff);
-    if args.agent == Agent::ClaudeCode {
-        told.push_str("Claude Code rewrites this file while it runs: if it was running, quit it and run this again.\n");
-    }
-    if let (Some(notice), false) = (args.agent.notice(), args.remove) {
-        told.push_str(notice.text());
-        told.push('\n');
+    if !args.remove {
+        if let Some(notice) = args.agent.notice() {
+            told.push_str(notice.text());
+            told.push('\n');
+        }
+        if recall && args.agent.has_recall_hook() {
+            told.push_str(&format!("{}\n", memory_bank_agent_install::recall_hook_notice(args.agent)));
+        } else if recall {
+            told.push_str(&format!(
+                "{name} has no hook that adds context to a prompt, so recall there is the server's instructions alone: \
+                 the agent is told to search your memories by itself when a task touches your preferences, projects or \
+                 earlier decisions.\n"
+            ));
+        }
     }
     say(format_args!("{told}"));
     Ok(())
@@ -262,15 +309,21 @@ fn say(text: std::fmt::Arguments) {
     let _ = out.write_fmt(text).and_then(|()| out.flush());
 }
 
-/// The change in the past tense.
-fn done(plan: &Plan, applied: &Applied) -> &'static str {
-    match plan.change {
-        Change::Create => "created the file with the memory-bank server",
-        Change::Add => "added the memory-bank server",
-        Change::Update => "updated the memory-bank server",
-        Change::Remove if applied.deleted => "removed the memory-bank server and the file, which install had created",
-        Change::Remove => "removed the memory-bank server",
-        Change::AlreadyInstalled => "already installed; nothing to do",
-        Change::NotInstalled => "not installed; nothing to do",
+/// What an applied plan did, in the past tense, with its diff.
+fn done(plan: &Plan, applied: &Applied) -> String {
+    let what = plan.part.noun();
+    let did = match plan.change {
+        Change::Create => format!("created the file with {what}"),
+        Change::Add => format!("added {what}"),
+        Change::Update => format!("updated {what}"),
+        Change::Remove if applied.deleted => format!("removed {what} and the file, which install had created"),
+        Change::Remove => format!("removed {what}"),
+        Change::AlreadyInstalled | Change::NotInstalled => plan.summary(),
+    };
+    let mut told = format!("{}: {did} in {}\n", plan.agent.display_name(), plan.path.display());
+    if let Some(backup) = &applied.backup {
+        told.push_str(&format!("the file as it was before Memory Bank first changed it: {}\n", backup.display()));
     }
+    told.push_str(&plan.diff);
+    told
 }

@@ -39,6 +39,7 @@ mod confirm;
 pub mod http;
 pub mod http_input;
 pub mod memory;
+mod prompts;
 pub mod meta;
 pub mod server;
 pub mod sessions;

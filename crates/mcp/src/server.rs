@@ -9,9 +9,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
-use rmcp::{tool_handler, ServerHandler, ServiceExt};
+use rmcp::{prompt_handler, tool_handler, ServerHandler, ServiceExt};
 
 use memory_bank_access::MemoryAccess;
 
@@ -30,6 +31,10 @@ pub struct MemoryBankMcp {
     pub(crate) memory: Option<MemoryBackend>,
     /// The tools of every backend given.
     tool_router: ToolRouter<MemoryBankMcp>,
+    /// The prompts (the memory prompts, with a memory backend).
+    prompt_router: PromptRouter<MemoryBankMcp>,
+    /// Whether the agent may search the person's memory by itself ([`Self::with_recall`]).
+    recall: bool,
     /// What the server tells agents at initialize, one part per backend.
     instructions: Vec<&'static str>,
     /// How long the person has to answer a confirmation form before it is given up and
@@ -53,6 +58,8 @@ impl MemoryBankMcp {
             sessions: None,
             memory: None,
             tool_router: ToolRouter::new(),
+            prompt_router: PromptRouter::new(),
+            recall: false,
             instructions: Vec::new(),
             confirm_timeout: DEFAULT_CONFIRM_TIMEOUT,
         }
@@ -90,7 +97,33 @@ impl MemoryBankMcp {
     fn with_memory_backend(mut self, backend: MemoryBackend) -> MemoryBankMcp {
         self.memory = Some(backend);
         self.tool_router += Self::memory_tools();
+        self.prompt_router += Self::memory_prompts();
         self.instructions.push(memory::INSTRUCTIONS);
+        let recall = self.recall;
+        self.with_recall(recall)
+    }
+
+    /// Recall on or off (off by default): on, the instructions and `search_memories`'
+    /// description tell the agent to search the person's memory by itself whenever the
+    /// task touches their preferences, projects or earlier decisions; off, only when the
+    /// person asks. The person turns it on ("Let agents look up relevant memories by
+    /// themselves", `mcp install --recall`). Call it before or after the backends.
+    pub fn with_recall(mut self, on: bool) -> MemoryBankMcp {
+        self.recall = on;
+        let (from, to) = if on {
+            (memory::INSTRUCTIONS, memory::INSTRUCTIONS_RECALL)
+        } else {
+            (memory::INSTRUCTIONS_RECALL, memory::INSTRUCTIONS)
+        };
+        for part in &mut self.instructions {
+            if *part == from {
+                *part = to;
+            }
+        }
+        if let Some(route) = self.tool_router.map.get_mut("search_memories") {
+            let description = if on { memory::SEARCH_DESCRIPTION_RECALL } else { memory::SEARCH_DESCRIPTION };
+            route.attr.description = Some(description.into());
+        }
         self
     }
 
@@ -98,6 +131,7 @@ impl MemoryBankMcp {
     /// `execute_capability`, over the backends added so far.
     pub fn meta_face(mut self) -> MemoryBankMcp {
         self.tool_router = Self::meta_tools();
+        self.prompt_router = PromptRouter::new();
         self.instructions = vec![meta::INSTRUCTIONS];
         self
     }
@@ -106,9 +140,15 @@ impl MemoryBankMcp {
     pub fn tools(&self) -> Vec<Tool> {
         self.tool_router.list_all()
     }
+
+    /// The prompts this server offers (as `prompts/list` answers).
+    pub fn prompts(&self) -> Vec<rmcp::model::Prompt> {
+        self.prompt_router.list_all()
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
+#[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for MemoryBankMcp {
     fn get_info(&self) -> ServerConfig {
         let mut instructions =
@@ -117,7 +157,12 @@ impl ServerHandler for MemoryBankMcp {
             instructions.push_str("\n\n");
             instructions.push_str(part);
         }
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = if self.prompt_router.map.is_empty() {
+            ServerCapabilities::builder().enable_tools().build()
+        } else {
+            ServerCapabilities::builder().enable_tools().enable_prompts().build()
+        };
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("memory-bank", env!("CARGO_PKG_VERSION")).with_title("Memory Bank"))
             .with_instructions(instructions)
     }

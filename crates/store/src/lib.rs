@@ -13,6 +13,7 @@ pub mod meaning;
 mod proposals;
 mod search_terms;
 pub mod rank;
+pub mod recall;
 pub mod similar;
 mod store;
 pub mod stored;
@@ -49,6 +50,7 @@ pub use search_terms::TermsStatus;
 pub use meaning::{Embed, Meaning};
 pub use meaning::status::MeaningStatus;
 pub use proposals::{Accepted, ProposalError};
+pub use recall::{RecallQuery, RecallRule, Recalled};
 pub use store::{
     Candidate, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,

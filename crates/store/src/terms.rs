@@ -221,6 +221,27 @@ pub fn query_terms(query: &str) -> Vec<Term> {
     terms
 }
 
+/// Distinct concepts of a text (unscoped, first-seen order): each word once, by its
+/// stem where it has one (so "deploys" and "deploying" are one concept) and as written
+/// otherwise, CJK bigrams (or the unigram of a lone character), stopwords left out even
+/// when nothing else is left. Recall (`recall.rs`) compares prompts and memories by these.
+pub fn concept_terms(text: &str) -> Vec<Term> {
+    let mut concepts: Vec<Term> = Vec::new();
+    for term in exact_terms(text) {
+        if word_forms::is_stopword(&term.text) {
+            continue;
+        }
+        let concept = match word_forms::stem(&term.text) {
+            Some(stem) => Term::stem(stem),
+            None => term,
+        };
+        if !concepts.contains(&concept) {
+            concepts.push(concept);
+        }
+    }
+    concepts
+}
+
 /// Prefixes each term with the user's code for its form.
 pub fn scope_terms(user_id: &str, terms: &[Term]) -> Vec<String> {
     let code = user_code(user_id);

@@ -50,18 +50,23 @@ pub(crate) struct JsonDoc {
     slot: Slot,
 }
 
+/// `text` (the file at `path`, for messages) as a CST, accepted only if `dialect` reads it.
+pub(crate) fn parse_root(path: &Path, text: &str, dialect: JsonDialect) -> Result<CstRootNode, Error> {
+    let options = dialect.options();
+    let syntax = |e: ParseError| Error::Syntax {
+        path: path.to_path_buf(),
+        line: Some(e.line_display()),
+        column: Some(e.column_display()),
+        message: e.kind().to_string(),
+    };
+    // The CST parser ignores `allow_comments` (jsonc-parser 0.34), so validate first.
+    jsonc_parser::parse_to_value(text, &options).map_err(syntax)?;
+    CstRootNode::parse(text, &options).map_err(syntax)
+}
+
 impl JsonDoc {
     pub fn parse(path: &Path, text: &str, dialect: JsonDialect, slot: Slot) -> Result<JsonDoc, Error> {
-        let options = dialect.options();
-        let syntax = |e: ParseError| Error::Syntax {
-            path: path.to_path_buf(),
-            line: Some(e.line_display()),
-            column: Some(e.column_display()),
-            message: e.kind().to_string(),
-        };
-        // The CST parser ignores `allow_comments` (jsonc-parser 0.34), so validate first.
-        jsonc_parser::parse_to_value(text, &options).map_err(syntax)?;
-        let root = CstRootNode::parse(text, &options).map_err(syntax)?;
+        let root = parse_root(path, text, dialect)?;
         let shape = |key: &str, node: &CstNode| Error::Shape {
             path: PathBuf::from(path),
             key: key.to_string(),

@@ -9,7 +9,7 @@ mod toml;
 
 use std::path::Path;
 
-pub(crate) use json::JsonDialect;
+pub(crate) use json::{parse_root as parse_json_root, JsonDialect};
 
 use crate::spec::Entry;
 use crate::Error;

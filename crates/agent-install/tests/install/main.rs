@@ -3,6 +3,7 @@
 mod fixtures;
 mod general;
 mod per_agent;
+mod recall_hooks;
 
 use std::fs;
 use std::path::{Path, PathBuf};
