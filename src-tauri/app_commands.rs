@@ -39,4 +39,6 @@ pub const APP_COMMANDS: &[&str] = &[
     "agent_statuses",
     "plan_agent_change",
     "apply_agent_change",
+    "plan_recall_change",
+    "apply_recall_change",
 ];

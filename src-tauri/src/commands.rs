@@ -77,4 +77,6 @@ app_commands! {
     agent_statuses => AgentStatuses,
     plan_agent_change => PlanAgentChange,
     apply_agent_change => ApplyAgentChange,
+    plan_recall_change => PlanRecallChange,
+    apply_recall_change => ApplyRecallChange,
 }

@@ -144,6 +144,21 @@ describe('with elicitation, over the local bank', () => {
     }
   });
 
+  test('the recall and remember-this prompts, as a client that shows prompts gets them', async () => {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ['recall', 'remember-this']);
+    const recall = prompts.find((p) => p.name === 'recall');
+    assert.deepEqual(recall.arguments.map((a) => [a.name, a.required]), [['topic', true]]);
+    const got = await client.getPrompt({ name: 'recall', arguments: { topic: 'deploying' } });
+    const text = got.messages.map((m) => m.content.text).join('');
+    assert.equal(got.messages[0].role, 'user');
+    assert.match(text, /- Deploys to production happen on Tuesdays \[mem_/);
+    assert.doesNotMatch(text, /tea/);
+    const remember = await client.getPrompt({ name: 'remember-this', arguments: { what: 'the team deploys on Tuesdays' } });
+    assert.match(remember.messages[0].content.text, /propose_memory/);
+    await assert.rejects(client.getPrompt({ name: 'recall', arguments: { topic: '' } }));
+  });
+
   test('declined or cancelled: nothing is saved', async () => {
     answers.push({ action: 'decline' });
     assert.equal(json(await client.callTool({ name: 'propose_memory', arguments: { content: 'Ada hates marmalade' } })).status, 'declined');

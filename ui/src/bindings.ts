@@ -89,7 +89,7 @@ export type AgentApplied = {
  */
 written: boolean, 
 /**
- * The copy of the previous file, when there was one.
+ * The copy of the previous file, when there was one (the first file written).
  */
 backup: string | null, 
 /**
@@ -100,7 +100,7 @@ overview: AgentsOverview, };
 /**
  * Something a person must know to have an agent use our server, beyond installing it.
  */
-export type AgentNotice = "trust-the-folder";
+export type AgentNotice = "trust-the-folder" | "trust-the-hook";
 
 /**
  * A planned change, as the person reviews it. The file's other contents are not sent
@@ -120,15 +120,20 @@ action: AgentAction,
  */
 configPath: string, 
 /**
- * What the change does (`create`, `add`, `update`, `remove`, `already-installed`, `not-installed`).
+ * What the change does to the server entry (`create`, `add`, `update`, `remove`,
+ * `already-installed`, `not-installed`).
  */
 change: Change, 
+/**
+ * Every part that changes (the server entry, the recall hook), in the order written.
+ */
+parts: Array<PlannedPart>, 
 /**
  * Whether anything would be written.
  */
 changed: boolean, 
 /**
- * The unified diff of the file (empty when nothing changes).
+ * The unified diff of every file written, one after the other (empty when nothing changes).
  */
 diff: string, };
 
@@ -169,7 +174,26 @@ problem: string | null,
 /**
  * What the person must also do for the agent to start our server ([`Agent::notice`]).
  */
-notice: AgentNotice | null, };
+notice: AgentNotice | null, 
+/**
+ * Our entry starts the server with recall on (`mcp --recall`).
+ */
+recall: boolean, 
+/**
+ * For an agent with hooks ([`Agent::has_recall_hook`]): whether our recall hook is in
+ * its file (as we would write it or not); `None` for an agent without hooks.
+ */
+recallHook: boolean | null, 
+/**
+ * What the person must also do for the agent to run our recall hook ([`Agent::recall_notice`]).
+ */
+recallNotice: AgentNotice | null, 
+/**
+ * Everything of ours is as the given spec would have it: the server entry, and the
+ * recall hook present exactly as we write it when the spec has recall on, absent
+ * when off. Install then changes nothing.
+ */
+upToDate: boolean, };
 
 /**
  * The agents and the binary they would run.
@@ -180,7 +204,11 @@ export type AgentsOverview = {
  */
 cli: CliBinary, 
 /**
- * Every agent, in [`Agent::ALL`] order.
+ * "Let agents look up relevant memories by themselves": what Install registers.
+ */
+recall: boolean, 
+/**
+ * Every agent, in [`Agent::ALL`] order, against what Install would register now.
  */
 agents: Array<AgentStatus>, };
 
@@ -237,6 +265,19 @@ action: AgentAction,
  * The plan the person confirmed; a file that changed since is not written.
  */
 diff: string, };
+
+/**
+ * `apply_recall_change`.
+ */
+export type ApplyRecallChangeArgs = { 
+/**
+ * Turn recall on or off.
+ */
+on: boolean, 
+/**
+ * The diff the person reviewed for each installed agent.
+ */
+reviewed: Array<ReviewedDiff>, };
 
 /**
  * What a plan does to the file.
@@ -850,6 +891,11 @@ export type Origin = "active_conversation" | "searched_conversation";
 export type Outcome = "deleted" | "not_found" | "failed" | "waiting";
 
 /**
+ * What of ours a plan changes.
+ */
+export type Part = "server" | "recall-hook";
+
+/**
  * A delete not settled yet, as the UI lists it (to keep its row hidden and show the
  * waiting ones).
  */
@@ -887,6 +933,32 @@ agent: Agent,
  * Install or remove.
  */
 action: AgentAction, };
+
+/**
+ * `plan_recall_change`.
+ */
+export type PlanRecallChangeArgs = { 
+/**
+ * Turn recall on or off.
+ */
+on: boolean, };
+
+/**
+ * One file a planned change writes, and what it does there.
+ */
+export type PlannedPart = { 
+/**
+ * The server entry or the recall hook.
+ */
+part: Part, 
+/**
+ * The file.
+ */
+configPath: string, 
+/**
+ * What changes there.
+ */
+change: Change, };
 
 /**
  * A change to the UI preferences, as the UI sends it (`set_prefs`): an absent field is
@@ -1083,6 +1155,19 @@ before?: number,
 maxCharsPerMessage?: number, };
 
 /**
+ * What turning recall on or off would change: every agent our server is installed in.
+ */
+export type RecallPlan = { 
+/**
+ * On or off.
+ */
+on: boolean, 
+/**
+ * One reviewed change per installed agent (those with nothing to change included).
+ */
+agents: Array<AgentPlan>, };
+
+/**
  * `reject_proposal`.
  */
 export type RejectProposalArgs = { 
@@ -1111,6 +1196,19 @@ id: string,
  * The revision to make current again.
  */
 revisionId: string, };
+
+/**
+ * An agent and the diff the person reviewed for it.
+ */
+export type ReviewedDiff = { 
+/**
+ * The agent.
+ */
+agent: Agent, 
+/**
+ * The diff shown for it.
+ */
+diff: string, };
 
 /**
  * One earlier version of a memory.
@@ -1760,6 +1858,8 @@ export type CommandTypes = {
   agent_statuses: { args: NoArgs; answer: AgentsOverview };
   plan_agent_change: { args: PlanAgentChangeArgs; answer: AgentPlan };
   apply_agent_change: { args: ApplyAgentChangeArgs; answer: AgentApplied };
+  plan_recall_change: { args: PlanRecallChangeArgs; answer: RecallPlan };
+  apply_recall_change: { args: ApplyRecallChangeArgs; answer: AgentApplied };
 };
 
 /** Each event's payload (crates/desktop/src/events.rs). */
@@ -1809,4 +1909,6 @@ export const COMMANDS = [
   "agent_statuses",
   "plan_agent_change",
   "apply_agent_change",
+  "plan_recall_change",
+  "apply_recall_change",
 ] as const;

@@ -54,7 +54,9 @@ export type {
   MessageSearchResult,
   OpenArgs,
   PendingDelete,
+  Part,
   PlanAgentChangeArgs,
+  PlannedPart,
   PrefsPatch,
   Proposal,
   ProposalAction,
@@ -64,7 +66,9 @@ export type {
   ProposalStatus,
   ProposedContext,
   ReadArgs,
+  RecallPlan,
   RejectProposalArgs,
+  ReviewedDiff,
   Revision,
   RevisionListResponse,
   Role,
@@ -274,6 +278,12 @@ export const planAgentChange = (args: ArgsOf<"plan_agent_change">) => call("plan
 
 /** Writes the change only if it is still `diff`, the one the person confirmed. */
 export const applyAgentChange = (args: ArgsOf<"apply_agent_change">) => call("apply_agent_change", args);
+
+/** What turning recall on or off would change in each agent Memory Bank is installed in. */
+export const planRecallChange = (args: ArgsOf<"plan_recall_change">) => call("plan_recall_change", args);
+
+/** Writes each agent's change only if it is still the reviewed diff, then keeps the setting. */
+export const applyRecallChange = (args: ArgsOf<"apply_recall_change">) => call("apply_recall_change", args);
 
 /**
  * Opens `url` in the system browser (or mail client) through tauri-plugin-opener, never in

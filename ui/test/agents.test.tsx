@@ -118,6 +118,81 @@ describe("Settings → Agents", () => {
     expect(install.disabled).toBe(true);
   });
 
+  it("recall is off by default; turning it on shows every installed agent's change first and writes only those", async () => {
+    const { app, backend } = await openSettings({
+      agents: agentsOverview({
+        "claude-code": { detected: true, installed: true, entryMatches: true },
+        codex: { detected: true, installed: true, entryMatches: true },
+      }),
+    });
+    const toggle = within(section()).getByRole("checkbox", { name: "Let agents look up relevant memories by themselves" });
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+    expect(section().textContent).toContain("Off, agents search your memories only when you ask.");
+    // Codex's need to trust the hook is said only once recall is on.
+    expect(section().textContent).not.toContain("run /hooks");
+    await app.user.click(toggle);
+    await settle();
+    const dialog = screen.getByRole("dialog", { name: "Let agents look up memories by themselves?" });
+    expect(backend.callsOf("plan_recall_change")).toEqual([{ on: true }]);
+    const claude = within(dialog).getByRole("region", { name: "The change to Claude Code" });
+    expect(claude.textContent).toContain('"args": ["mcp", "--recall"]');
+    expect(within(dialog).getByRole("region", { name: "The change to Codex CLI" })).not.toBeNull();
+    expect(dialog.textContent).toContain("Quit Claude Code first");
+    expect(backend.callsOf("apply_recall_change")).toEqual([]);
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+
+    // A file rewritten meanwhile: nothing is written, the new changes are shown.
+    backend.agentFileVersion = 2;
+    await app.user.click(within(dialog).getByRole("button", { name: "Turn on" }));
+    await settle();
+    expect(within(dialog).getByRole("alert").textContent).toContain("The file changed since you looked");
+    expect(backend.agents.recall).toBe(false);
+    await app.user.click(within(dialog).getByRole("button", { name: "Turn on" }));
+    await settle();
+    const sent = backend.callsOf("apply_recall_change").at(-1) as { on: boolean; reviewed: { agent: string; diff: string }[] };
+    expect(sent.on).toBe(true);
+    expect(sent.reviewed.map((r) => r.agent)).toEqual(["claude-code", "codex"]);
+    expect(sent.reviewed[0].diff).toContain('"version": 2');
+    await tick(50);
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(within(section()).getByText("Agents may now look up relevant memories by themselves. Restart them to use it.")).not.toBeNull();
+    expect((within(section()).getByRole("checkbox", { name: "Let agents look up relevant memories by themselves" }) as HTMLInputElement).checked).toBe(true);
+    expect(row("Claude Code").textContent).toContain("Installed · Looks up memories by itself");
+    expect(row("Codex CLI").textContent).toContain("run /hooks and trust memory-bank's recall hook");
+  });
+
+  it("turning recall off can be cancelled, and with nothing installed it only keeps the setting", async () => {
+    const { app, backend } = await openSettings();
+    const toggle = () => within(section()).getByRole("checkbox", { name: "Let agents look up relevant memories by themselves" });
+    await app.user.click(toggle());
+    await settle();
+    let dialog = screen.getByRole("dialog");
+    expect(dialog.textContent).toContain("Nothing to change in any agent's settings now.");
+    await app.user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    await tick(50);
+    expect(backend.callsOf("apply_recall_change")).toEqual([]);
+    expect((toggle() as HTMLInputElement).checked).toBe(false);
+    await app.user.click(toggle());
+    await settle();
+    dialog = screen.getByRole("dialog");
+    await app.user.click(within(dialog).getByRole("button", { name: "Turn on" }));
+    await settle();
+    expect(backend.callsOf("apply_recall_change")).toEqual([{ on: true, reviewed: [] }]);
+    await tick(50);
+    expect((toggle() as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("shows recall's texts in Chinese", async () => {
+    installFakeBackend({ state: { prefs: { language: "zh-CN" } } });
+    const app = renderApp();
+    await settle();
+    await app.user.click(screen.getByRole("button", { name: "账户设置" }));
+    await settle();
+    const agents = screen.getByRole("region", { name: "智能体" });
+    expect(within(agents).getByRole("checkbox", { name: "允许智能体自行查找相关记忆" })).not.toBeNull();
+    expect(agents.textContent).toContain("关闭时，智能体只在你要求时才搜索你的记忆。");
+  });
+
   it("the empty memory panel points to Install first, and opens the Agents section", async () => {
     const backend = installFakeBackend({ memories: [] });
     const app = renderApp();

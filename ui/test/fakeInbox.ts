@@ -15,6 +15,8 @@ import type {
   Proposal,
   ProposalEdits,
   ProposalListResponse,
+  RecallPlan,
+  ReviewedDiff,
 } from "../src/ipc";
 import { findSecrets } from "../src/sessions/secrets";
 
@@ -65,8 +67,11 @@ const PATHS: Record<Agent, string> = {
 
 export const CLI_PATH = "/usr/local/bin/memory-bank";
 
+/** The agents with a hook that adds context (Rust's Agent::has_recall_hook). */
+const WITH_HOOKS: Agent[] = ["claude-code", "codex", "gemini"];
+
 export function agentStatus(agent: Agent, extra: Partial<AgentStatus> = {}): AgentStatus {
-  return {
+  const status: AgentStatus = {
     agent,
     displayName: NAMES[agent],
     configPath: PATHS[agent],
@@ -76,8 +81,14 @@ export function agentStatus(agent: Agent, extra: Partial<AgentStatus> = {}): Age
     problem: null,
     // As Rust's Agent::notice: only Gemini CLI needs the folder trusted.
     notice: agent === "gemini" ? "trust-the-folder" : null,
+    recall: false,
+    recallHook: WITH_HOOKS.includes(agent) ? false : null,
+    // As Rust's Agent::recall_notice: only Codex needs its hooks trusted.
+    recallNotice: agent === "codex" ? "trust-the-hook" : null,
+    upToDate: false,
     ...extra,
   };
+  return { ...status, upToDate: extra.upToDate ?? (status.installed && status.entryMatches) };
 }
 
 export function agentsOverview(extra: Partial<Record<Agent, Partial<AgentStatus>>> = {}, cliPath: string | null = CLI_PATH): AgentsOverview {
@@ -86,6 +97,7 @@ export function agentsOverview(extra: Partial<Record<Agent, Partial<AgentStatus>
     cli: cliPath
       ? { path: cliPath, problem: null }
       : { path: null, problem: "The memory-bank command-line program was not found next to Memory Bank or on your PATH." },
+    recall: false,
     agents,
   };
 }
@@ -103,17 +115,36 @@ interface Backend extends InboxData {
 
 const gone = (id: string): IpcError => ({ code: "proposal_not_found", message: `proposal not found (404): ${id}` });
 
-function plan(backend: Backend, agent: Agent, action: AgentAction): AgentPlan {
+/** The args Install writes: with --recall when recall is on. */
+const args = (recall: boolean) => (recall ? `["mcp", "--recall"]` : `["mcp"]`);
+
+function plan(backend: Backend, agent: Agent, action: AgentAction, recall = backend.agents.recall): AgentPlan {
   const status = backend.agents.agents.find((a) => a.agent === agent)!;
-  const entry = [`+    "memory-bank": {`, `+      "command": "${backend.agents.cli.path}",`, `+      "args": ["mcp"]`, `+    }`];
-  const changed = action === "install" ? !status.installed || !status.entryMatches : status.installed;
+  const entry = [`+    "memory-bank": {`, `+      "command": "${backend.agents.cli.path}",`, `+      "args": ${args(recall)}`, `+    }`];
+  const changed = action === "install" ? !status.installed || !status.upToDate || status.recall !== recall : status.installed;
   const version = `  "version": ${backend.agentFileVersion},`;
   const lines = action === "install" ? entry : entry.map((line) => `-${line.slice(1)}`);
   const diff = changed
     ? [`--- ${status.configPath}`, `+++ ${status.configPath}`, "@@ -1,3 +1,7 @@", " {", version, ...lines, " }", ""].join("\n")
     : "";
   const change = action === "install" ? (changed ? (status.installed ? "update" : "add") : "already-installed") : changed ? "remove" : "not-installed";
-  return { agent, action, configPath: status.configPath, change, changed, diff };
+  const parts: AgentPlan["parts"] = [{ part: "server", configPath: status.configPath, change }];
+  const hooked = WITH_HOOKS.includes(agent) && (action === "install" ? recall : status.recallHook === true);
+  if (hooked) parts.push({ part: "recall-hook", configPath: status.configPath.replace(/[^/]+$/, "settings.json"), change });
+  return { agent, action, configPath: status.configPath, change, parts, changed, diff };
+}
+
+/** The agent's status once `action` is applied with recall `recall`. */
+function applied(status: AgentStatus, action: AgentAction, recall: boolean): AgentStatus {
+  const installed = action === "install";
+  return {
+    ...status,
+    installed,
+    entryMatches: installed,
+    upToDate: installed,
+    recall: installed && recall,
+    recallHook: status.recallHook === null ? null : installed && recall,
+  };
 }
 
 export function inboxHandlers(backend: Backend): Record<string, (args: Record<string, unknown>) => unknown> {
@@ -180,11 +211,31 @@ export function inboxHandlers(backend: Backend): Record<string, (args: Record<st
         throw { code: "agent_config_changed", message: `${now.configPath} changed since you reviewed the change` };
       backend.agents = {
         ...backend.agents,
-        agents: backend.agents.agents.map((a) =>
-          a.agent === agent ? { ...a, installed: action === "install", entryMatches: action === "install" } : a,
-        ),
+        agents: backend.agents.agents.map((a) => (a.agent === agent ? applied(a, action, backend.agents.recall) : a)),
       };
       return { written: now.changed, backup: now.changed ? `${now.configPath}.memory-bank.bak` : null, overview: backend.agents };
+    },
+    plan_recall_change: (args) => {
+      const on = args.on as boolean;
+      const agents = backend.agents.agents.filter((a) => a.installed).map((a) => plan(backend, a.agent, "install", on));
+      return { on, agents } satisfies RecallPlan;
+    },
+    apply_recall_change: (args) => {
+      const on = args.on as boolean;
+      const reviewed = args.reviewed as ReviewedDiff[];
+      let written = false;
+      for (const status of backend.agents.agents.filter((a) => a.installed)) {
+        const now = plan(backend, status.agent, "install", on);
+        if (reviewed.find((r) => r.agent === status.agent)?.diff !== now.diff)
+          throw { code: "agent_config_changed", message: `${now.configPath} changed since you reviewed the change` };
+        written ||= now.changed;
+        backend.agents = {
+          ...backend.agents,
+          agents: backend.agents.agents.map((a) => (a.agent === status.agent ? applied(a, "install", on) : a)),
+        };
+      }
+      backend.agents = { ...backend.agents, recall: on };
+      return { written, backup: null, overview: backend.agents };
     },
   };
 }

@@ -106,8 +106,14 @@ pub struct AgentStatus {
     /// Our entry starts the server with recall on (`mcp --recall`).
     pub recall: bool,
     /// For an agent with hooks ([`Agent::has_recall_hook`]): whether our recall hook is in
-    /// its file as the given spec would write it; `None` for an agent without hooks.
+    /// its file (as we would write it or not); `None` for an agent without hooks.
     pub recall_hook: Option<bool>,
+    /// What the person must also do for the agent to run our recall hook ([`Agent::recall_notice`]).
+    pub recall_notice: Option<AgentNotice>,
+    /// Everything of ours is as the given spec would have it: the server entry, and the
+    /// recall hook present exactly as we write it when the spec has recall on, absent
+    /// when off. Install then changes nothing.
+    pub up_to_date: bool,
 }
 
 /// The state of `agent` against `spec`. Never fails: an unreadable or malformed file is
@@ -128,6 +134,8 @@ pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
         notice: agent.notice(),
         recall: false,
         recall_hook: None,
+        recall_notice: agent.recall_notice(),
+        up_to_date: false,
     };
     match plan::current_entry(agent, env) {
         Ok(entry) => {
@@ -137,9 +145,21 @@ pub fn status(agent: Agent, env: &AgentEnv, spec: &ServerSpec) -> AgentStatus {
         }
         Err(e) => status.problem = Some(e.to_string()),
     }
-    match plan::hook_presence(agent, env, spec) {
-        Ok(presence) => status.recall_hook = presence.map(|p| p == hooks::Presence::Exact),
-        Err(e) => status.problem = status.problem.or(Some(e.to_string())),
-    }
+    let hook_as_wanted = match plan::hook_presence(agent, env, spec) {
+        Ok(presence) => {
+            status.recall_hook = presence.map(|p| p != hooks::Presence::Absent);
+            match presence {
+                None => true,
+                Some(hooks::Presence::Exact) => spec.recall(),
+                Some(hooks::Presence::Absent) => !spec.recall(),
+                Some(hooks::Presence::Stale) => false,
+            }
+        }
+        Err(e) => {
+            status.problem = status.problem.or(Some(e.to_string()));
+            false
+        }
+    };
+    status.up_to_date = status.installed && status.entry_matches && hook_as_wanted;
     status
 }

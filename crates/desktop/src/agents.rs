@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use memory_bank_contract::ErrorCode;
 use memory_bank_agent_install::{self as install, Plan, ServerSpec};
-pub use memory_bank_agent_install::{Agent, AgentEnv, AgentStatus, Change};
+pub use memory_bank_agent_install::{Agent, AgentEnv, AgentStatus, Change, Part};
 use serde::{Deserialize, Serialize};
 
 use crate::{Core, DesktopError};
@@ -48,8 +48,23 @@ pub struct CliBinary {
 pub struct AgentsOverview {
     /// The `memory-bank` binary registered on Install.
     pub cli: CliBinary,
-    /// Every agent, in [`Agent::ALL`] order.
+    /// "Let agents look up relevant memories by themselves": what Install registers.
+    pub recall: bool,
+    /// Every agent, in [`Agent::ALL`] order, against what Install would register now.
     pub agents: Vec<AgentStatus>,
+}
+
+/// One file a planned change writes, and what it does there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedPart {
+    /// The server entry or the recall hook.
+    pub part: Part,
+    /// The file.
+    pub config_path: PathBuf,
+    /// What changes there.
+    pub change: Change,
 }
 
 /// A planned change, as the person reviews it. The file's other contents are not sent
@@ -64,11 +79,36 @@ pub struct AgentPlan {
     pub action: AgentAction,
     /// The config file that would be written.
     pub config_path: PathBuf,
-    /// What the change does (`create`, `add`, `update`, `remove`, `already-installed`, `not-installed`).
+    /// What the change does to the server entry (`create`, `add`, `update`, `remove`,
+    /// `already-installed`, `not-installed`).
     pub change: Change,
+    /// Every part that changes (the server entry, the recall hook), in the order written.
+    pub parts: Vec<PlannedPart>,
     /// Whether anything would be written.
     pub changed: bool,
-    /// The unified diff of the file (empty when nothing changes).
+    /// The unified diff of every file written, one after the other (empty when nothing changes).
+    pub diff: String,
+}
+
+/// What turning recall on or off would change: every agent our server is installed in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RecallPlan {
+    /// On or off.
+    pub on: bool,
+    /// One reviewed change per installed agent (those with nothing to change included).
+    pub agents: Vec<AgentPlan>,
+}
+
+/// An agent and the diff the person reviewed for it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewedDiff {
+    /// The agent.
+    pub agent: Agent,
+    /// The diff shown for it.
     pub diff: String,
 }
 
@@ -79,7 +119,7 @@ pub struct AgentPlan {
 pub struct AgentApplied {
     /// Whether the file was written.
     pub written: bool,
-    /// The copy of the previous file, when there was one.
+    /// The copy of the previous file, when there was one (the first file written).
     pub backup: Option<PathBuf>,
     /// The agents as they are now.
     pub overview: AgentsOverview,
@@ -128,25 +168,28 @@ fn is_executable(path: &Path) -> bool {
 struct Setup {
     env: AgentEnv,
     cli: Result<PathBuf, String>,
+    /// Whether Install registers recall (the person's setting).
+    recall: bool,
 }
 
 impl Setup {
     fn spec(&self) -> Result<ServerSpec, DesktopError> {
         let path = self.cli.as_ref().map_err(|problem| DesktopError::new(ErrorCode::CliNotFound, problem.clone()))?;
-        ServerSpec::new(path).map_err(agent_error)
+        ServerSpec::new(path).map(|spec| spec.with_recall(self.recall)).map_err(agent_error)
     }
 
     fn overview(&self) -> AgentsOverview {
         let real = self.spec().ok();
         // Without the binary the agents are still listed, against a placeholder spec that
         // no entry is taken to match.
-        let spec = real.clone().or_else(|| ServerSpec::new(std::env::temp_dir().join(CLI_NAME)).ok());
+        let spec = real.clone().or_else(|| ServerSpec::new(std::env::temp_dir().join(CLI_NAME)).ok().map(|s| s.with_recall(self.recall)));
         let agents = match &spec {
             Some(spec) => Agent::ALL
                 .into_iter()
                 .map(|agent| {
                     let mut status = install::status(agent, &self.env, spec);
                     status.entry_matches &= real.is_some();
+                    status.up_to_date &= real.is_some();
                     status
                 })
                 .collect(),
@@ -156,15 +199,42 @@ impl Setup {
             Ok(path) => CliBinary { path: Some(path.clone()), problem: None },
             Err(problem) => CliBinary { path: None, problem: Some(problem.clone()) },
         };
-        AgentsOverview { cli, agents }
+        AgentsOverview { cli, recall: self.recall, agents }
     }
 
-    fn plan(&self, agent: Agent, action: AgentAction) -> Result<Plan, DesktopError> {
+    /// Every change of `action` on `agent`, in the order to apply them.
+    fn plan(&self, agent: Agent, action: AgentAction) -> Result<Vec<Plan>, DesktopError> {
         match action {
-            AgentAction::Install => install::plan_install(agent, &self.env, &self.spec()?),
-            AgentAction::Remove => install::plan_remove(agent, &self.env),
+            AgentAction::Install => install::plan_install_all(agent, &self.env, &self.spec()?),
+            AgentAction::Remove => install::plan_remove_all(agent, &self.env),
         }
         .map_err(agent_error)
+    }
+
+    /// Plans `action` again and applies it, if it is still exactly the reviewed diff:
+    /// whether anything was written, and the first backup kept.
+    fn apply_reviewed(&self, agent: Agent, action: AgentAction, reviewed_diff: &str) -> Result<(bool, Option<PathBuf>), DesktopError> {
+        let plans = self.plan(agent, action)?;
+        let review = reviewed(&plans, action)?;
+        if review.diff != reviewed_diff {
+            return Err(DesktopError::new(
+                ErrorCode::AgentConfigChanged,
+                format!(
+                    "{} changed since you reviewed the change (is {} running and rewriting it?). Review the new change and confirm again.",
+                    review.config_path.display(),
+                    agent.display_name()
+                ),
+            ));
+        }
+        let mut written = false;
+        let mut backup = None;
+        for plan in &plans {
+            let applied = install::apply(plan).map_err(agent_error)?;
+            written |= applied.written;
+            backup = backup.or(applied.backup);
+        }
+        tracing::info!(agent = agent.name(), ?action, written, "agent config changed");
+        Ok((written, backup))
     }
 }
 
@@ -177,15 +247,21 @@ fn agent_error(err: install::Error) -> DesktopError {
     DesktopError::new(code, err.to_string())
 }
 
-fn reviewed(plan: &Plan, action: AgentAction) -> AgentPlan {
-    AgentPlan {
-        agent: plan.agent,
+/// The plans of one agent as the person reviews them: one diff after the other.
+fn reviewed(plans: &[Plan], action: AgentAction) -> Result<AgentPlan, DesktopError> {
+    let server = plans
+        .iter()
+        .find(|p| p.part == Part::Server)
+        .ok_or_else(|| DesktopError::new(ErrorCode::Internal, "the plan has no server entry"))?;
+    Ok(AgentPlan {
+        agent: server.agent,
         action,
-        config_path: plan.path.clone(),
-        change: plan.change,
-        changed: plan.changed,
-        diff: plan.diff.clone(),
-    }
+        config_path: server.path.clone(),
+        change: server.change,
+        parts: plans.iter().map(|p| PlannedPart { part: p.part, config_path: p.path.clone(), change: p.change }).collect(),
+        changed: plans.iter().any(|p| p.changed),
+        diff: plans.iter().map(|p| p.diff.as_str()).collect(),
+    })
 }
 
 impl Core {
@@ -199,7 +275,7 @@ impl Core {
             Some(path) => Ok(path.clone()),
             None => find_cli_binary(std::env::current_exe().ok().as_deref(), &env),
         };
-        Ok(Setup { env, cli })
+        Ok(Setup { env, cli, recall: self.prefs().agent_recall })
     }
 
     /// The agents on this machine (detected, installed, config file, problems) and
@@ -213,7 +289,7 @@ impl Core {
     /// is written.
     pub async fn plan_agent_change(&self, agent: Agent, action: AgentAction) -> Result<AgentPlan, DesktopError> {
         let setup = self.agent_setup()?;
-        blocking(move || Ok(reviewed(&setup.plan(agent, action)?, action))).await
+        blocking(move || reviewed(&setup.plan(agent, action)?, action)).await
     }
 
     /// Plans the change again and writes it, but only if it is still exactly
@@ -228,22 +304,53 @@ impl Core {
         let setup = self.agent_setup()?;
         let reviewed_diff = reviewed_diff.to_owned();
         blocking(move || {
-            let plan = setup.plan(agent, action)?;
-            if plan.diff != reviewed_diff {
-                return Err(DesktopError::new(
-                    ErrorCode::AgentConfigChanged,
-                    format!(
-                        "{} changed since you reviewed the change (is {} running and rewriting it?). Review the new change and confirm again.",
-                        plan.path.display(),
-                        agent.display_name()
-                    ),
-                ));
-            }
-            let applied = install::apply(&plan).map_err(agent_error)?;
-            tracing::info!(agent = agent.name(), ?action, written = applied.written, "agent config changed");
-            Ok(AgentApplied { written: applied.written, backup: applied.backup, overview: setup.overview() })
+            let (written, backup) = setup.apply_reviewed(agent, action, &reviewed_diff)?;
+            Ok(AgentApplied { written, backup, overview: setup.overview() })
         })
         .await
+    }
+
+    /// What turning "Let agents look up relevant memories by themselves" on or off would
+    /// change in every agent our server is installed in; nothing is written.
+    pub async fn plan_recall_change(&self, on: bool) -> Result<RecallPlan, DesktopError> {
+        let mut setup = self.agent_setup()?;
+        setup.recall = on;
+        blocking(move || {
+            let mut agents = Vec::new();
+            for status in setup.overview().agents.into_iter().filter(|s| s.installed) {
+                agents.push(reviewed(&setup.plan(status.agent, AgentAction::Install)?, AgentAction::Install)?);
+            }
+            Ok(RecallPlan { on, agents })
+        })
+        .await
+    }
+
+    /// Turns recall on or off: writes each installed agent's change, but only if it is
+    /// still the diff the person reviewed (else `agent_config_changed`, and nothing of
+    /// that agent is written), then keeps the setting for later installs. Agents whose
+    /// change went through keep it even when a later one is refused.
+    pub async fn apply_recall_change(&self, on: bool, reviewed: Vec<ReviewedDiff>) -> Result<AgentApplied, DesktopError> {
+        let mut setup = self.agent_setup()?;
+        setup.recall = on;
+        let outcome = blocking(move || {
+            let planned: Vec<Agent> = setup.overview().agents.into_iter().filter(|s| s.installed).map(|s| s.agent).collect();
+            let mut written = false;
+            for agent in planned {
+                let diff = reviewed.iter().find(|r| r.agent == agent).map(|r| r.diff.as_str()).ok_or_else(|| {
+                    DesktopError::new(
+                        ErrorCode::AgentConfigChanged,
+                        format!("{} was installed since you reviewed the change. Review it again.", agent.display_name()),
+                    )
+                })?;
+                written |= setup.apply_reviewed(agent, AgentAction::Install, diff)?.0;
+            }
+            Ok((written, setup))
+        })
+        .await?;
+        let (written, mut setup) = outcome;
+        self.update_prefs(|p| p.agent_recall = on);
+        setup.recall = on;
+        Ok(AgentApplied { written, backup: None, overview: setup.overview() })
     }
 }
 

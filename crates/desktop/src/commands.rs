@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tracing::Instrument as _;
 
-use crate::agents::{Agent, AgentAction, AgentApplied, AgentPlan, AgentsOverview};
+use crate::agents::{Agent, AgentAction, AgentApplied, AgentPlan, AgentsOverview, RecallPlan, ReviewedDiff};
 use crate::deletes::PendingDelete;
 use crate::inbox::ProposalEdits;
 use crate::panic_guard::catch_panics;
@@ -294,6 +294,24 @@ pub struct ApplyAgentChangeArgs {
     pub diff: String,
 }
 
+/// `plan_recall_change`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct PlanRecallChangeArgs {
+    /// Turn recall on or off.
+    pub on: bool,
+}
+
+/// `apply_recall_change`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ApplyRecallChangeArgs {
+    /// Turn recall on or off.
+    pub on: bool,
+    /// The diff the person reviewed for each installed agent.
+    pub reviewed: Vec<ReviewedDiff>,
+}
+
 /// Declares each command: a marker type implementing [`Command`], and [`NAMES`].
 macro_rules! commands {
     ($(
@@ -460,6 +478,14 @@ commands! {
     /// Writes the change only if it is still the one the person confirmed.
     ApplyAgentChange = "apply_agent_change" (desktop, args: ApplyAgentChangeArgs) -> AgentApplied {
         desktop.core().apply_agent_change(args.agent, args.action, &args.diff).await
+    }
+    /// What turning recall on or off would change in each installed agent; nothing is written.
+    PlanRecallChange = "plan_recall_change" (desktop, args: PlanRecallChangeArgs) -> RecallPlan {
+        desktop.core().plan_recall_change(args.on).await
+    }
+    /// Turns recall on or off: the reviewed changes written, the setting kept.
+    ApplyRecallChange = "apply_recall_change" (desktop, args: ApplyRecallChangeArgs) -> AgentApplied {
+        desktop.core().apply_recall_change(args.on, args.reviewed).await
     }
 }
 

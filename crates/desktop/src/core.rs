@@ -224,11 +224,11 @@ impl Core {
         &self.config
     }
 
-    fn prefs(&self) -> Prefs {
+    pub(crate) fn prefs(&self) -> Prefs {
         self.prefs.lock().map(|p| p.clone()).unwrap_or_default()
     }
 
-    fn update_prefs(&self, change: impl FnOnce(&mut Prefs)) {
+    pub(crate) fn update_prefs(&self, change: impl FnOnce(&mut Prefs)) {
         let snapshot = {
             let mut prefs = self.prefs.lock().unwrap_or_else(|poison| poison.into_inner());
             change(&mut prefs);

@@ -36,6 +36,9 @@ pub struct Prefs {
     pub keep_archived_sessions: bool,
     /// Search by words only, never by meaning; the local bank then loads no model.
     pub words_only: bool,
+    /// "Let agents look up relevant memories by themselves" (Settings → Agents): agents
+    /// installed from the app get `mcp --recall` and, where they have hooks, the recall hook.
+    pub agent_recall: bool,
 }
 
 /// A folder of agent sessions added in settings (e.g. a copy from another machine).
@@ -60,6 +63,7 @@ impl Default for Prefs {
             session_roots: Vec::new(),
             keep_archived_sessions: true,
             words_only: false,
+            agent_recall: false,
         }
     }
 }

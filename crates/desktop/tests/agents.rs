@@ -134,3 +134,54 @@ async fn without_the_memory_bank_binary_agents_are_listed_install_explains_and_r
     let remove = core.plan_agent_change(Agent::Opencode, AgentAction::Remove).await.unwrap();
     assert_eq!((remove.change, remove.changed), (Change::NotInstalled, false));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn recall_on_shows_every_installed_agents_change_applies_exactly_them_and_off_takes_them_out() {
+    use memory_bank_desktop::agents::ReviewedDiff;
+    use memory_bank_agent_install::Part;
+    let home = tempfile::tempdir().unwrap();
+    let cli = home.path().join("bin/memory-bank");
+    let core = core(home.path(), Some(cli.clone())).await;
+    assert!(!core.agent_statuses().await.unwrap().recall, "off by default");
+
+    // Nothing installed: turning it on changes no file and keeps the setting.
+    let none = core.plan_recall_change(true).await.unwrap();
+    assert!(none.agents.is_empty());
+    let applied = core.apply_recall_change(true, Vec::new()).await.unwrap();
+    assert!(!applied.written && applied.overview.recall);
+    // Installs from now on carry recall: Claude Code gets the server with --recall and the hook.
+    let claude = core.plan_agent_change(Agent::ClaudeCode, AgentAction::Install).await.unwrap();
+    assert_eq!(claude.parts.iter().map(|p| p.part).collect::<Vec<_>>(), [Part::Server, Part::RecallHook]);
+    assert!(claude.diff.contains("\"--recall\"") && claude.diff.contains("recall --agent claude-code"), "{}", claude.diff);
+    core.apply_agent_change(Agent::ClaudeCode, AgentAction::Install, &claude.diff).await.unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    assert!(std::fs::read_to_string(&settings).unwrap().contains("recall --agent claude-code"));
+    // Opencode has no hook: its server entry alone.
+    let opencode = core.plan_agent_change(Agent::Opencode, AgentAction::Install).await.unwrap();
+    assert_eq!(opencode.parts.len(), 1);
+    core.apply_agent_change(Agent::Opencode, AgentAction::Install, &opencode.diff).await.unwrap();
+    let overview = core.agent_statuses().await.unwrap();
+    assert!(overview.agents.iter().filter(|a| a.installed).all(|a| a.up_to_date && a.recall), "{overview:?}");
+
+    // Off: both installed agents change; the person sees both diffs first.
+    let off = core.plan_recall_change(false).await.unwrap();
+    let agents: Vec<Agent> = off.agents.iter().map(|a| a.agent).collect();
+    assert_eq!(agents, [Agent::ClaudeCode, Agent::Opencode]);
+    assert!(off.agents[0].diff.contains("\"--recall\""), "{}", off.agents[0].diff);
+    assert!(off.agents[0].diff.contains("-            \"command\": \""), "the hook goes: {}", off.agents[0].diff);
+    assert!(settings.exists(), "planning writes nothing");
+    // A diff nobody saw is refused, and the setting stays.
+    let refused = core
+        .apply_recall_change(false, vec![ReviewedDiff { agent: Agent::ClaudeCode, diff: "stale".into() }])
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, ErrorCode::AgentConfigChanged);
+    assert!(core.agent_statuses().await.unwrap().recall);
+    let reviewed = off.agents.iter().map(|a| ReviewedDiff { agent: a.agent, diff: a.diff.clone() }).collect();
+    let applied = core.apply_recall_change(false, reviewed).await.unwrap();
+    assert!(applied.written && !applied.overview.recall);
+    assert!(!settings.exists(), "the hook file install created is gone again");
+    let installed: Vec<_> = applied.overview.agents.iter().filter(|a| a.installed).collect();
+    assert_eq!(installed.len(), 2);
+    assert!(installed.iter().all(|a| a.up_to_date && !a.recall), "{installed:?}");
+}

@@ -8,6 +8,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { agentsKey } from "../inbox/queryKeys";
+import { DiffView } from "./DiffView";
+import { RecallToggle } from "./RecallToggle";
 import {
   agentStatuses,
   applyAgentChange,
@@ -16,14 +18,22 @@ import {
   planAgentChange,
   type AgentAction,
   type AgentNotice,
+  type AgentPlan,
   type AgentStatus,
   type AgentsOverview,
 } from "../ipc";
 
 /** What each notice from Rust says, in the person's language. */
-const NOTICE_KEYS: Record<AgentNotice, string> = {
+export const NOTICE_KEYS: Record<AgentNotice, string> = {
   "trust-the-folder": "settings.agents.noticeTrustTheFolder",
+  "trust-the-hook": "settings.agents.noticeTrustTheHook",
 };
+
+/** The files a plan writes, each once, in the order written. */
+export function changedFiles(plan: AgentPlan): string[] {
+  const written = plan.parts.filter((part) => part.change !== "already-installed" && part.change !== "not-installed");
+  return [...new Set(written.map((part) => part.configPath))];
+}
 
 interface Review {
   status: AgentStatus;
@@ -68,11 +78,13 @@ export function AgentsSection({ autoFocus = false }: { autoFocus?: boolean }) {
         ) : (
           <p className="form-error">{cli.problem}</p>
         )}
+        <RecallToggle overview={agents.data} onDone={setAnnouncement} />
         <ul className="agent-list" aria-label={t("settings.agents.list")}>
           {agents.data.agents.map((status) => (
             <AgentRow
               key={status.agent}
               status={status}
+              recall={agents.data.recall}
               canInstall={cli.path !== null}
               onReview={(action) => {
                 setAnnouncement("");
@@ -102,17 +114,20 @@ export function AgentsSection({ autoFocus = false }: { autoFocus?: boolean }) {
 
 function AgentRow({
   status,
+  recall,
   canInstall,
   onReview,
 }: {
   status: AgentStatus;
+  /** Whether recall is on (what Install registers). */
+  recall: boolean;
   canInstall: boolean;
   onReview: (action: AgentAction) => void;
 }) {
   const { t } = useTranslation();
   const agent = status.displayName;
   const installState = status.installed
-    ? status.entryMatches
+    ? status.upToDate
       ? t("settings.agents.installed")
       : t("settings.agents.outdated")
     : t("settings.agents.notInstalled");
@@ -124,6 +139,7 @@ function AgentRow({
         </p>
         <p className="agent-state">
           <span className={status.installed ? "agent-installed" : undefined}>{installState}</span>
+          {status.installed && status.recall && ` · ${t("settings.agents.recallState")}`}
           {" · "}
           {status.detected ? t("settings.agents.detected") : t("settings.agents.notDetected")}
         </p>
@@ -131,10 +147,11 @@ function AgentRow({
           {t("settings.agents.config")} <code>{status.configPath}</code>
         </p>
         {status.notice && <p className="hint agent-notice">{t(NOTICE_KEYS[status.notice])}</p>}
+        {recall && status.recallNotice && <p className="hint agent-notice">{t(NOTICE_KEYS[status.recallNotice])}</p>}
         {status.problem && <p className="form-error">{status.problem}</p>}
       </div>
       <div className="agent-actions">
-        {(!status.installed || !status.entryMatches) && (
+        {(!status.installed || !status.upToDate) && (
           <button
             type="button"
             className="button button-primary"
@@ -226,7 +243,7 @@ function ReviewBody({ review, onClose, onDone }: { review: Review; onClose: () =
   else
     content = (
       <>
-        <p className="dialog-body">{t("settings.agents.reviewBody", { path: plan.data.configPath })}</p>
+        <p className="dialog-body">{t("settings.agents.reviewBody", { path: changedFiles(plan.data).join(", ") })}</p>
         {status.agent === "claude-code" && <p className="hint">{t("settings.agents.claudeRunning")}</p>}
         {stale && (
           <p className="form-error" role="alert">
@@ -274,36 +291,5 @@ function ReviewBody({ review, onClose, onDone }: { review: Review; onClose: () =
         )}
       </div>
     </>
-  );
-}
-
-/** A unified diff, added and removed lines marked (the +/- stay in the text). */
-function DiffView({ diff, label }: { diff: string; label: string }) {
-  const lines = diff.replace(/\n$/, "").split("\n");
-  return (
-    // Focusable so a long diff can be scrolled with the keyboard.
-    <div className="diff" role="region" aria-label={label} tabIndex={0}>
-      <pre>
-        {lines.map((line, index) => (
-          <span
-            key={index}
-            className={
-              line.startsWith("+++") || line.startsWith("---")
-                ? "diff-file"
-                : line.startsWith("@@")
-                  ? "diff-hunk"
-                  : line.startsWith("+")
-                    ? "diff-add"
-                    : line.startsWith("-")
-                      ? "diff-del"
-                      : undefined
-            }
-          >
-            {line}
-            {"\n"}
-          </span>
-        ))}
-      </pre>
-    </div>
   );
 }

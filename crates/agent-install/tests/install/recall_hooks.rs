@@ -67,7 +67,9 @@ fn recall_on_in_an_empty_home_writes_the_server_with_recall_and_our_hook_on_each
             assert!(text.contains(&group), "{agent} {event}:\n{text}");
         }
         let st = status(agent, &home.env, &on());
-        assert!(st.installed && st.entry_matches && st.recall && st.recall_hook == Some(true), "{agent}: {st:?}");
+        assert!(st.installed && st.entry_matches && st.recall && st.recall_hook == Some(true) && st.up_to_date, "{agent}: {st:?}");
+        // Against recall off, the hook is one thing too many.
+        assert!(!status(agent, &home.env, &spec()).up_to_date, "{agent}");
         // Again: nothing to do.
         let again = plan_install_all(agent, &home.env, &on()).unwrap();
         assert!(again.iter().all(|p| !p.changed), "{agent}: {:?}", changes(&again));
@@ -86,13 +88,14 @@ fn the_server_entry_carries_recall_in_every_agent_and_agents_without_hooks_get_n
         assert_eq!(plans.len(), if agent.has_recall_hook() { 2 } else { 1 }, "{agent}");
         apply_all(&plans);
         let st = status(agent, &home.env, &on());
-        assert!(st.recall && st.entry_matches, "{agent}: {st:?}");
+        assert!(st.recall && st.entry_matches && st.up_to_date, "{agent}: {st:?}");
         assert_eq!(st.recall_hook.is_some(), agent.has_recall_hook(), "{agent}");
+        assert_eq!(st.recall_notice.is_some(), agent == Agent::Codex, "{agent}");
         // Recall off: the same entry without --recall, and no hook.
         let off = plan_install_all(agent, &home.env, &spec()).unwrap();
         apply_all(&off);
         let st = status(agent, &home.env, &spec());
-        assert!(!st.recall && st.entry_matches, "{agent}: {st:?}");
+        assert!(!st.recall && st.entry_matches && st.up_to_date, "{agent}: {st:?}");
         assert!(st.recall_hook != Some(true), "{agent}: {st:?}");
     }
 }
@@ -184,7 +187,7 @@ fn a_stale_hook_of_ours_is_brought_up_to_date_in_place_keeping_the_persons_keys(
     let home = Home::new();
     let path = home.write(".claude/settings.json", stale);
     let st = status(Agent::ClaudeCode, &home.env, &on());
-    assert_eq!(st.recall_hook, Some(false), "{st:?}");
+    assert_eq!((st.recall_hook, st.up_to_date), (Some(true), false), "there, but stale: {st:?}");
     let plans = plan_install_all(Agent::ClaudeCode, &home.env, &on()).unwrap();
     assert_eq!(changes(&plans)[1], (Part::RecallHook, Change::Update));
     apply_all(&plans);
@@ -195,7 +198,7 @@ fn a_stale_hook_of_ours_is_brought_up_to_date_in_place_keeping_the_persons_keys(
     );
     assert!(text.contains(&updated), "{text}");
     assert_eq!(text.matches("recall --agent claude-code").count(), 2, "one per event, no duplicate: {text}");
-    assert_eq!(status(Agent::ClaudeCode, &home.env, &on()).recall_hook, Some(true));
+    assert!(status(Agent::ClaudeCode, &home.env, &on()).up_to_date);
 }
 
 #[test]
