@@ -147,9 +147,26 @@ test("Settings → Agents shows the change to Codex CLI's config and installs it
     await dialog.$(".//button[normalize-space()='Install']").click();
     await app.$("//p[starts-with(normalize-space(),'Installed in Codex CLI.')]").waitForExist({ timeout: 5000 });
     await app.$("//button[@aria-label='Remove from Codex CLI']").waitForExist({ timeout: 5000 });
+    const written = readFileSync(config, "utf8");
+    assert.match(written, /\[mcp_servers\.memory-bank\]/);
+    assert.match(written, /args = \["mcp"\]/);
+    assert.doesNotMatch(written, /mbk_/, "no token is written");
+
+    // Recall on: the change to every installed agent is shown first, then written.
+    const hooks = path.join(h.homeEnv.CODEX_HOME, "hooks.json");
+    await app.$("//label[normalize-space()='Let agents look up relevant memories by themselves']").click();
+    const review = app.$("//*[@role='dialog']");
+    const change = review.$(".//*[@role='region'][@aria-label='The change to Codex CLI']");
+    await change.waitForExist({ timeout: 5000 });
+    assert.match(await change.getText(), /"--recall"/);
+    assert.match(await change.getText(), /recall --agent codex/);
+    assert.equal(existsSync(hooks), false, "nothing is written before confirming");
+    await screenshot(app, path.join(shots, "agents-recall.png"));
+    await review.$(".//button[normalize-space()='Turn on']").click();
+    await app.$("//p[starts-with(normalize-space(),'Agents may now look up relevant memories')]").waitForExist({ timeout: 5000 });
+    await app.$("//p[contains(normalize-space(),'run /hooks and trust')]").waitForExist({ timeout: 5000 });
   });
-  const written = readFileSync(config, "utf8");
-  assert.match(written, /\[mcp_servers\.memory-bank\]/);
-  assert.match(written, /args = \["mcp"\]/);
-  assert.doesNotMatch(written, /mbk_/, "no token is written");
+  assert.match(readFileSync(config, "utf8"), /args = \["mcp", "--recall"\]/);
+  const hook = JSON.parse(readFileSync(path.join(h.homeEnv.CODEX_HOME, "hooks.json"), "utf8"));
+  assert.match(hook.hooks.UserPromptSubmit[0].hooks[0].command, /memory-bank recall --agent codex$/);
 });
