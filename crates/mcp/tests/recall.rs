@@ -3,14 +3,17 @@
 //! recall is on; the memory prompts (`recall`, `remember-this`) are offered either way and
 //! `recall` brings the matching memories, never a guess.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::connect;
 
 use memory_bank_access::{LocalAccess, MemoryAccess};
 use memory_bank_contract::wire::{AcceptProposalRequest, ProposeRequest};
 use memory_bank_db_key::KeySource;
 use memory_bank_mcp::MemoryBankMcp;
 use rmcp::model::GetPromptRequestParams;
-use rmcp::ServiceExt;
 use serde_json::json;
 
 async fn bank(dir: &std::path::Path, saved: &[&str]) -> Arc<LocalAccess> {
@@ -22,14 +25,6 @@ async fn bank(dir: &std::path::Path, saved: &[&str]) -> Arc<LocalAccess> {
     Arc::new(access)
 }
 
-async fn connect(server: MemoryBankMcp) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let running = server.serve(server_side).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    ().serve(client_side).await.unwrap()
-}
 
 async fn seen_by_the_agent(server: MemoryBankMcp) -> (String, String) {
     let client = connect(server).await;

@@ -3,12 +3,15 @@
 //! refresh is listed once the refresh is stale), and that a server without backends has
 //! no tools. The real binary over stdio is tested in the repository's tests/mcp_stdio.rs.
 
+mod common;
+
 use std::sync::Arc;
+
+use common::connect;
 
 use memory_bank_mcp::{MemoryBankMcp, Sessions};
 use memory_bank_sessions::{Env, Library, Roots};
 use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
 fn claude_line(uuid: &str, text: &str) -> String {
@@ -18,14 +21,6 @@ fn claude_line(uuid: &str, text: &str) -> String {
         + "\n"
 }
 
-async fn connect(server: MemoryBankMcp) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let running = server.serve(server_side).await.unwrap();
-        let _ = running.waiting().await;
-    });
-    ().serve(client_side).await.unwrap()
-}
 
 #[tokio::test]
 async fn a_server_with_sessions_serves_the_session_tools() {
