@@ -139,7 +139,7 @@ fn inbox_and_agent_commands_work_over_the_local_service() {
     let overview = call(&window, "agent_statuses", json!({})).unwrap();
     assert_eq!(overview["cli"], json!({"path": cli, "problem": null}));
     let agents: Vec<&str> = overview["agents"].as_array().unwrap().iter().map(|a| a["agent"].as_str().unwrap()).collect();
-    assert_eq!(agents, ["claude-code", "codex", "opencode", "gemini", "claude-desktop", "cursor", "vscode", "windsurf", "zed"]);
+    assert_eq!(agents, ["claude-code", "codex", "opencode", "gemini", "claude-desktop", "cursor", "vscode", "windsurf", "zed", "goose"]);
     assert_eq!(overview["agents"][0]["configPath"], json!(home.join(".claude.json")));
     assert_eq!(overview["agents"][0]["installed"], false);
     let plan = call(&window, "plan_agent_change", json!({"agent": "claude-code", "action": "install"})).unwrap();

@@ -50,6 +50,7 @@ impl Agent {
             Agent::VsCode => &editors::VsCode,
             Agent::Windsurf => &editors::Windsurf,
             Agent::Zed => &editors::Zed,
+            Agent::Goose => &Goose,
         }
     }
 }
@@ -174,3 +175,55 @@ impl Adapter for Gemini {
         Entry::owned(vec![("command", Field::Str(spec.command().into())), ("args", Field::List(spec.args()))])
     }
 }
+
+/// Block's goose: `config.yaml` in its config folder, `$XDG_CONFIG_HOME/goose` (default
+/// `~/.config/goose`, macOS included) or `%APPDATA%\Block\goose\config` on Windows;
+/// `$GOOSE_PATH_ROOT/config` when that is set. Extensions are the `extensions` map, keyed
+/// by name, each a flat map with its `type`.
+struct Goose;
+
+impl Adapter for Goose {
+    fn config_path(&self, env: &AgentEnv) -> PathBuf {
+        self.marker_dir(env).join("config.yaml")
+    }
+    fn marker_dir(&self, env: &AgentEnv) -> PathBuf {
+        if let Some(root) = env.var("GOOSE_PATH_ROOT") {
+            PathBuf::from(root).join("config")
+        } else if cfg!(windows) {
+            env.app_config_dir().join("Block").join("goose").join("config")
+        } else {
+            env.dir_or_home("XDG_CONFIG_HOME", &[".config"]).join("goose")
+        }
+    }
+    fn binary(&self) -> Option<&'static str> {
+        Some("goose")
+    }
+    fn format(&self) -> Format {
+        Format::Yaml
+    }
+    fn container(&self) -> &'static str {
+        "extensions"
+    }
+    fn entry(&self, spec: &ServerSpec) -> Entry {
+        // goose finds an extension by its `name` (then by its key), so ours names itself; it
+        // skips one without `enabled`. The rest of a new entry is what goose writes for one.
+        Entry {
+            owned: vec![
+                ("type", Field::Str("stdio".into())),
+                ("cmd", Field::Str(spec.command().into())),
+                ("args", Field::List(spec.args())),
+                ("name", Field::Str(SERVER_NAME.into())),
+            ],
+            initial: vec![
+                ("enabled", Field::Bool(true)),
+                ("description", Field::Str(GOOSE_DESCRIPTION.into())),
+                ("timeout", Field::Int(300)),
+                ("envs", Field::EmptyMap),
+                ("env_keys", Field::List(Vec::new())),
+            ],
+        }
+    }
+}
+
+/// What goose shows for our extension.
+const GOOSE_DESCRIPTION: &str = "Memory Bank: the person's plaintext memory and their past agent sessions.";

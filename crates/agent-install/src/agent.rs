@@ -1,7 +1,7 @@
 //! The agents we can register with, and their stable names.
 //!
 //! The names (`claude-code`, `codex`, `opencode`, `gemini`, `claude-desktop`, `cursor`,
-//! `vscode`, `windsurf`, `zed`) are a public contract: they are
+//! `vscode`, `windsurf`, `zed`, `goose`) are a public contract: they are
 //! the CLI's `--agent` values, the desktop app's identifiers and the serde form, so they are
 //! spelled once here and every door parses them through [`Agent::from_str`](std::str::FromStr).
 
@@ -36,11 +36,13 @@ pub enum Agent {
     Windsurf,
     /// Zed (`~/.config/zed/settings.json`).
     Zed,
+    /// Block's goose (`~/.config/goose/config.yaml`).
+    Goose,
 }
 
 impl Agent {
     /// Every agent, in the order the doors list them.
-    pub const ALL: [Agent; 9] = [
+    pub const ALL: [Agent; 10] = [
         Agent::ClaudeCode,
         Agent::Codex,
         Agent::Opencode,
@@ -50,6 +52,7 @@ impl Agent {
         Agent::VsCode,
         Agent::Windsurf,
         Agent::Zed,
+        Agent::Goose,
     ];
 
     /// The stable machine name (`claude-code`, `codex`, `vscode`…).
@@ -64,6 +67,7 @@ impl Agent {
             Agent::VsCode => "vscode",
             Agent::Windsurf => "windsurf",
             Agent::Zed => "zed",
+            Agent::Goose => "goose",
         }
     }
 
@@ -79,6 +83,7 @@ impl Agent {
             Agent::VsCode => "VS Code",
             Agent::Windsurf => "Windsurf",
             Agent::Zed => "Zed",
+            Agent::Goose => "goose",
         }
     }
 }

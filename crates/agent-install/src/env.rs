@@ -2,7 +2,7 @@
 //!
 //! Every path decision reads this struct instead of the process environment, so tests (and
 //! the desktop app, which may run with a different environment than the user's shell) can
-//! point all four agents at a temporary home folder.
+//! point every agent at a temporary home folder.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,8 +10,16 @@ use std::path::PathBuf;
 use crate::Error;
 
 /// The variables that move an agent's config file, plus those needed to find its binary.
-pub const RELEVANT_VARS: [&str; 7] =
-    ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME", "GEMINI_CLI_HOME", "APPDATA", "PATH", "PATHEXT"];
+pub const RELEVANT_VARS: [&str; 8] = [
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "XDG_CONFIG_HOME",
+    "GEMINI_CLI_HOME",
+    "GOOSE_PATH_ROOT",
+    "APPDATA",
+    "PATH",
+    "PATHEXT",
+];
 
 /// A home folder and the environment variables that matter for agent config paths.
 #[derive(Debug, Clone, PartialEq, Eq)]

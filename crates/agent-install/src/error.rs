@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The agent name is not one of ours.
-    #[error("unknown agent `{0}`; use one of: claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode, windsurf, zed")]
+    #[error("unknown agent `{0}`; use one of: claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode, windsurf, zed, goose")]
     UnknownAgent(String),
 
     /// No home folder could be determined.

@@ -16,25 +16,35 @@
 //! | VS Code | the user profile's `mcp.json`: `Code/User/mcp.json` in the same app-settings folder | `servers.memory-bank = {type: "stdio", command, args}` |
 //! | Windsurf | `~/.codeium/windsurf/mcp_config.json` | `mcpServers.memory-bank = {command, args}` |
 //! | Zed | `settings.json` in `$XDG_CONFIG_HOME/zed` (default `~/.config/zed`; `%APPDATA%\Zed` on Windows) | `context_servers.memory-bank = {command, args}` |
+//! | goose | `config.yaml` in `$XDG_CONFIG_HOME/goose` (default `~/.config/goose`, macOS too; `%APPDATA%\Block\goose\config` on Windows; `$GOOSE_PATH_ROOT/config` when set) | `extensions.memory-bank = {type: stdio, cmd, args: [mcp], name: memory-bank, enabled: true, description, timeout: 300, envs: {}, env_keys: []}` |
 //!
 //! Rules every edit follows:
 //! - Only our entry is touched. Comments, key order, indentation, other servers and the
-//!   trailing newline survive byte for byte (a CST for JSON/JSONC, `toml_edit` for TOML).
+//!   trailing newline survive byte for byte (a CST for JSON/JSONC, `toml_edit` for TOML,
+//!   `yaml-edit`'s lossless tree for YAML).
 //! - Each agent's file is parsed as leniently as that agent reads it, no more: Claude Code's is
 //!   plain JSON (so are Claude Desktop's and Windsurf's), Gemini's allows comments, opencode's,
-//!   Cursor's, VS Code's and Zed's are JSONC (comments, trailing commas).
+//!   Cursor's, VS Code's and Zed's are JSONC (comments, trailing commas); goose's is YAML read
+//!   strictly (a tab, a key out of line, a duplicate key or a second document is an error).
 //! - Install is idempotent (a second plan is [`Change::AlreadyInstalled`]). Re-installing over
-//!   an existing entry changes only the keys we own (`command`, `args`, `type`) and takes out
-//!   a remote server's `url`/headers, which would clash; every other key the person wrote in
-//!   our entry (Claude's `env`, Gemini's `trust`, opencode's `enabled`, Codex's
-//!   `startup_timeout_sec` or `env` table) is kept. Removing after installing gives back the original
-//!   bytes: the server map is dropped again when it ends up empty and holds no comment (an
-//!   originally empty `"mcpServers": {}` therefore disappears, which means the same to every
-//!   agent). A file install created is deleted again by remove when nothing else is in it
-//!   (a `<file>.memory-bank.created` note beside it says so); no other file is ever deleted.
+//!   an existing entry changes only the keys we own (`command`, `args`, `type`; goose's `cmd`
+//!   and `name`) and takes out a remote server's `url`/`uri`/headers, which would clash; every
+//!   other key the person wrote in our entry (Claude's `env`, Gemini's `trust`, opencode's
+//!   `enabled`, Codex's `startup_timeout_sec` or `env` table, goose's `enabled`, `timeout` or
+//!   `envs`, and the layout of goose's `args` list) is kept. Removing after installing gives
+//!   back the original bytes: the server map is dropped again when it ends up empty and
+//!   holds no comment (an originally empty `"mcpServers": {}` therefore disappears, which
+//!   means the same to every agent). A file install created is deleted again by remove when
+//!   nothing else is in it (a `<file>.memory-bank.created` note beside it says so); no other
+//!   file is ever deleted.
 //! - Known exceptions to byte-exactness: a JSON object written on one line is reflowed to one
 //!   key per line when our (multi-line) entry goes into it; an empty or comment-only JSON file
-//!   is read as `{}`. Line endings (LF/CRLF), a UTF-8 BOM and a missing final newline are kept.
+//!   is read as `{}`. In YAML nothing is reflowed: into an `extensions` map written flow style
+//!   (`extensions: {}`) our entry goes flow style, on that line, and the map stays on remove
+//!   as the person wrote it; an empty or comment-only file is read as an empty map and given
+//!   back as it was; an `extensions` map the person wrote a comment in stays on remove, as
+//!   `{}` under the comment (YAML has no block form of an empty map).
+//!   Line endings (LF/CRLF), a UTF-8 BOM and a missing final newline are kept.
 //! - A file we cannot parse, or whose server map is not a map, is an [`Error`] naming the file
 //!   (and line/column when known); it is left untouched.
 //! - Writes are atomic, and the file as it was before our first change is kept beside it

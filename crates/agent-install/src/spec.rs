@@ -133,14 +133,17 @@ pub(crate) enum Field {
     Str(String),
     List(Vec<String>),
     Bool(bool),
+    Int(i64),
     EmptyMap,
 }
 
 /// Keys of the other transport (a remote server's address and headers): an entry that
 /// holds them beside our `command` would be refused by the agents (Codex rejects the
 /// mix), so installing the stdio server takes them out. Every other key of the person's
-/// stays.
-pub(crate) const OTHER_TRANSPORT: [&str; 6] = ["url", "httpUrl", "headers", "http_headers", "env_http_headers", "bearer_token_env_var"];
+/// stays. goose spells a remote extension's address `uri`, and `socket` routes it
+/// through a Unix socket.
+pub(crate) const OTHER_TRANSPORT: [&str; 8] =
+    ["url", "httpUrl", "uri", "headers", "http_headers", "env_http_headers", "bearer_token_env_var", "socket"];
 
 /// Our entry, as ordered lists of keys (the order we write them in; comparison with what
 /// is on disk ignores order).
@@ -183,6 +186,7 @@ impl Field {
             Field::Str(s) => Value::String(s.clone()),
             Field::List(items) => Value::Array(items.iter().cloned().map(Value::String).collect()),
             Field::Bool(b) => Value::Bool(*b),
+            Field::Int(i) => Value::from(*i),
             Field::EmptyMap => Value::Object(serde_json::Map::new()),
         }
     }

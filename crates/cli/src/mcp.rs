@@ -71,7 +71,7 @@ enum McpCommand {
 #[derive(Debug, Args)]
 struct InstallArgs {
     /// The agent: claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode,
-    /// windsurf or zed.
+    /// windsurf, zed or goose.
     #[arg(long, value_parser = parse_agent)]
     agent: Agent,
     /// Remove the entry instead.

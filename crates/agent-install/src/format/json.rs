@@ -156,6 +156,7 @@ fn field_input(field: &Field) -> CstInputValue {
         Field::Str(s) => CstInputValue::String(s.clone()),
         Field::List(items) => CstInputValue::Array(items.iter().cloned().map(CstInputValue::String).collect()),
         Field::Bool(b) => CstInputValue::Bool(*b),
+        Field::Int(i) => CstInputValue::Number(i.to_string()),
         Field::EmptyMap => CstInputValue::Object(Vec::new()),
     }
 }

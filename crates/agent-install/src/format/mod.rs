@@ -1,11 +1,13 @@
-//! The two file formats behind the four agents, as one editing interface.
+//! The three file formats behind the agents, as one editing interface.
 //!
 //! An adapter says *where* our entry lives (container key, entry name) and *what* it holds;
 //! a format knows how to find, replace and delete it while leaving every other byte alone.
-//! The three JSON agents share one implementation and differ only in their [`JsonDialect`].
+//! The JSON agents share one implementation and differ only in their [`JsonDialect`];
+//! Codex's file is TOML, goose's YAML.
 
 mod json;
 mod toml;
+mod yaml;
 
 use std::path::Path;
 
@@ -21,6 +23,8 @@ pub(crate) enum Format {
     Json(JsonDialect),
     /// TOML (Codex).
     Toml,
+    /// YAML (goose).
+    Yaml,
 }
 
 /// Where our entry lives: `<container>.<name>` from the top level.
@@ -50,6 +54,7 @@ impl Format {
         match self {
             Format::Json(dialect) => Ok(Box::new(json::JsonDoc::parse(path, text, dialect, slot)?)),
             Format::Toml => Ok(Box::new(toml::TomlDoc::parse(path, text, slot)?)),
+            Format::Yaml => Ok(Box::new(yaml::YamlDoc::parse(path, text, slot)?)),
         }
     }
 }

@@ -142,6 +142,7 @@ fn field_value(field: &Field) -> Value {
         Field::Str(s) => Value::from(s.as_str()),
         Field::List(items) => Value::Array(items.iter().map(String::as_str).collect::<Array>()),
         Field::Bool(b) => Value::from(*b),
+        Field::Int(i) => Value::from(*i),
         Field::EmptyMap => Value::InlineTable(InlineTable::new()),
     }
 }

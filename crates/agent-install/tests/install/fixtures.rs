@@ -1,5 +1,5 @@
-//! Realistic config files per agent, and the exact bytes we expect after editing them.
-//! `{BIN}` stands for the binary path (see `bin()`).
+//! Realistic config files per agent, and the exact bytes we expect after editing them
+//! (goose's, in YAML, is in `goose.rs`). `{BIN}` stands for the binary path (see `bin()`).
 
 use memory_bank_agent_install::Agent;
 
@@ -35,6 +35,7 @@ pub fn fixture(agent: Agent) -> Fixture {
         Agent::VsCode => VSCODE,
         Agent::Windsurf => WINDSURF,
         Agent::Zed => ZED,
+        Agent::Goose => crate::goose::FIXTURE,
     }
 }
 

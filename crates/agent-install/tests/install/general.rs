@@ -12,8 +12,9 @@ use crate::{read, spec, Home};
 
 #[test]
 fn agent_names_round_trip_through_from_str_display_and_serde() {
-    let names = ["claude-code", "codex", "opencode", "gemini", "claude-desktop", "cursor", "vscode", "windsurf", "zed"];
-    let display = ["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed"];
+    let names = ["claude-code", "codex", "opencode", "gemini", "claude-desktop", "cursor", "vscode", "windsurf", "zed", "goose"];
+    let display =
+        ["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed", "goose"];
     assert_eq!(Agent::ALL.len(), names.len());
     for ((agent, name), shown) in Agent::ALL.into_iter().zip(names).zip(display) {
         assert_eq!(agent.to_string(), name);
@@ -28,7 +29,7 @@ fn agent_names_round_trip_through_from_str_display_and_serde() {
 fn unknown_agent_name_lists_the_valid_ones() {
     let err = Agent::from_str("claude").unwrap_err();
     assert!(matches!(err, Error::UnknownAgent(ref n) if n == "claude"));
-    assert!(err.to_string().contains("claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode, windsurf, zed"), "{err}");
+    assert!(err.to_string().contains("claude-code, codex, opencode, gemini, claude-desktop, cursor, vscode, windsurf, zed, goose"), "{err}");
 }
 
 #[test]
@@ -64,6 +65,11 @@ fn config_paths_follow_agent_env_vars() {
         assert_eq!(path(Agent::VsCode), home.path("xdg/Code/User/mcp.json"));
         assert_eq!(path(Agent::Zed), home.path("xdg/zed/settings.json"));
     }
+    // goose follows XDG_CONFIG_HOME on macOS too (its folders are XDG's everywhere but Windows).
+    #[cfg(not(windows))]
+    assert_eq!(path(Agent::Goose), home.path("xdg/goose/config.yaml"));
+    let rooted = env.clone().with_var("GOOSE_PATH_ROOT", dir("goose-root"));
+    assert_eq!(status(Agent::Goose, &rooted, &spec()).config_path, home.path("goose-root/config/config.yaml"));
     assert_eq!(path(Agent::Cursor), home.path(".cursor/mcp.json"));
     assert_eq!(path(Agent::Windsurf), home.path(".codeium/windsurf/mcp_config.json"));
 
@@ -110,7 +116,7 @@ fn no_token_or_secret_is_ever_written() {
     // `ServerSpec` has no token, URL or env field, so this holds by construction; check the
     // bytes anyway, and that each entry has exactly the keys the agent documents.
     let home = Home::new();
-    let expected_keys: [(Agent, &[&str]); 9] = [
+    let expected_keys: [(Agent, &[&str]); 10] = [
         (Agent::ClaudeCode, &["args", "command", "env", "type"]),
         (Agent::Codex, &["args", "command"]),
         (Agent::Opencode, &["command", "enabled", "type"]),
@@ -120,6 +126,7 @@ fn no_token_or_secret_is_ever_written() {
         (Agent::VsCode, &["args", "command", "type"]),
         (Agent::Windsurf, &["args", "command"]),
         (Agent::Zed, &["args", "command"]),
+        (Agent::Goose, &["args", "cmd", "description", "enabled", "env_keys", "envs", "name", "timeout", "type"]),
     ];
     for (agent, keys) in expected_keys {
         let plan = plan_install(agent, &home.env, &spec()).unwrap();
@@ -132,6 +139,12 @@ fn no_token_or_secret_is_ever_written() {
             let table = &doc["mcp_servers"]["memory-bank"];
             let keys =
                 table.as_table().unwrap().iter().map(|(k, _)| (k.to_string(), serde_json::Value::Null));
+            serde_json::Value::Object(keys.collect())
+        } else if agent == Agent::Goose {
+            let file: yaml_edit::YamlFile = after.parse().unwrap();
+            let entry = file.document().unwrap().as_mapping().unwrap().get_mapping("extensions").unwrap();
+            let entry = entry.get_mapping("memory-bank").unwrap();
+            let keys = entry.keys().map(|k| (k.as_scalar().unwrap().as_string(), serde_json::Value::Null));
             serde_json::Value::Object(keys.collect())
         } else {
             let doc: serde_json::Value = serde_json::from_str(&after).unwrap();
@@ -196,6 +209,9 @@ fn line_endings_bom_and_missing_final_newline_are_kept() {
         (Agent::Codex, "model = \"o3\""),
         (Agent::Gemini, "\u{feff}{\r\n  \"ui\": {}\r\n}\r\n"),
         (Agent::ClaudeCode, "{\n\t\"numStartups\": 1\n}"),
+        (Agent::Goose, "GOOSE_MODEL: gpt-4o\r\n\r\nextensions:\r\n  developer:\r\n    enabled: true\r\n"),
+        (Agent::Goose, "GOOSE_MODEL: gpt-4o"),
+        (Agent::Goose, "\u{feff}# goose\nGOOSE_MODEL: gpt-4o\n"),
     ];
     for (agent, original) in cases {
         let home = Home::new();

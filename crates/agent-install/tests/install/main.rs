@@ -2,6 +2,7 @@
 
 mod fixtures;
 mod general;
+mod goose;
 mod per_agent;
 mod recall_hooks;
 

@@ -38,6 +38,7 @@ agent_tests! {
     vscode => Agent::VsCode,
     windsurf => Agent::Windsurf,
     zed => Agent::Zed,
+    goose => Agent::Goose,
 }
 
 fn absent_file(agent: &Agent) {
