@@ -41,4 +41,7 @@ pub const APP_COMMANDS: &[&str] = &[
     "apply_agent_change",
     "plan_recall_change",
     "apply_recall_change",
+    "session_sources",
+    "set_source_enabled",
+    "import_chats",
 ];

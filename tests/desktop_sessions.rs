@@ -213,6 +213,23 @@ fn session_commands_match_the_cli_and_remember_saves_a_citation() {
         json!([{"source": "claude-code", "path": root}])
     );
 
+    // Every source is listed with its folders, found or not; one turned off is not read
+    // (its sessions hidden, not archived) until it is turned on again.
+    let sources = call(&window, "session_sources", json!({})).unwrap();
+    let claude = sources.as_array().unwrap().iter().find(|s| s["source"] == "claude-code").unwrap().clone();
+    assert_eq!((claude["found"].as_bool(), claude["enabled"].as_bool()), (Some(true), Some(true)), "{claude}");
+    assert!(claude["folders"].as_array().unwrap().iter().any(|f| f["path"] == root.as_str() && f["added"] == true), "{claude}");
+    assert_eq!(sources.as_array().unwrap().len(), memory_bank_sessions::Source::ALL.len());
+    let off = call(&window, "set_source_enabled", json!({"source": "claude-code", "enabled": false})).unwrap();
+    assert_eq!(off.as_array().unwrap().iter().find(|s| s["source"] == "claude-code").unwrap()["enabled"], false);
+    wait_for("claude-code's sessions to be hidden", || {
+        call(&window, "open_session", json!({"sessionId": "from-another-machine"})).is_err_and(|e| e["code"] == "session_not_found")
+    });
+    call(&window, "set_source_enabled", json!({"source": "claude-code", "enabled": true})).unwrap();
+    wait_for("claude-code's sessions back", || call(&window, "open_session", json!({"sessionId": "from-another-machine"})).is_ok());
+    let back = call(&window, "open_session", json!({"sessionId": "from-another-machine"})).unwrap();
+    assert!(back["archivedAt"].is_null(), "not archived while off: {back}");
+
     // "Remember…": the memory is saved with its citation, in the org given.
     let state = call(&window, "get_state", json!({})).unwrap();
     let org = state["activeOrgId"].as_str().unwrap().to_owned();

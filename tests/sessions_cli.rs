@@ -321,3 +321,44 @@ fn the_archive_an_earlier_release_kept_in_the_clis_folder_is_taken_into_the_apps
     assert!(left.is_empty(), "the earlier folder's session files are gone: {left:?}");
     assert!(h.home.join(".local/share/dev.memorybank.app/sessions-archive.sqlite").exists());
 }
+
+#[test]
+fn a_chat_export_is_imported_listed_and_a_source_turned_off_is_not_read() {
+    let h = Home::new();
+    let export = h._dir.path().join("conversations.json");
+    let conversations = serde_json::json!([{
+        "uuid": "0c3f4a2e-2222-4333-8444-955566677788", "name": "Invoices", "summary": "",
+        "created_at": "2026-02-02T09:00:00.000000Z", "updated_at": "2026-02-02T09:01:00.000000Z",
+        "chat_messages": [
+            {"uuid": "q1", "sender": "human", "text": "Who owns invoices?", "content": [{"type": "text", "text": "Who owns invoices?"}],
+             "created_at": "2026-02-02T09:00:00.000000Z"},
+            {"uuid": "a1", "sender": "assistant", "text": "The billing service.", "content": [{"type": "text", "text": "The billing service."}],
+             "created_at": "2026-02-02T09:01:00.000000Z"}
+        ]
+    }]);
+    std::fs::write(&export, conversations.to_string()).unwrap();
+    let imported = h.json(&["import", export.to_str().unwrap()]);
+    assert_eq!((imported["source"].as_str(), imported["added"].as_u64()), (Some("claude-ai"), Some(1)), "{imported}");
+    let again = h.json(&["import", export.to_str().unwrap()]);
+    assert_eq!((again["added"].as_u64(), again["unchanged"].as_u64()), (Some(0), Some(1)), "{again}");
+    let listed = h.json(&["list", "--source", "claude-ai"]);
+    assert_eq!(listed["sessions"][0]["title"], "Invoices", "{listed}");
+    let read = h.json(&["read", "0c3f4a2e-2222-4333-8444-955566677788"]);
+    assert_eq!(read["messages"][1]["messageId"], "a1");
+
+    // Not an export: refused, saying what to choose.
+    let out = h.run(&["import", "/etc/hostname"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Choose the .zip"), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // Turned off (for every door): not read, not archived; on again: back.
+    let sources = h.json(&["sources", "--off", "claude-ai"]);
+    let claude_ai = sources.as_array().unwrap().iter().find(|s| s["source"] == "claude-ai").unwrap();
+    assert_eq!(claude_ai["enabled"], false);
+    assert_eq!(h.json(&["list", "--source", "claude-ai"])["total"], 0);
+    assert_eq!(h.json(&["list", "--status", "archived"])["total"], 0);
+    h.json(&["sources", "--on", "claude-ai"]);
+    assert_eq!(h.json(&["list", "--source", "claude-ai"])["total"], 1);
+    let text = String::from_utf8(h.run(&["sources"]).stdout).unwrap();
+    assert!(text.contains("claude-ai  (found)") && text.contains("codex  (found)"), "{text}");
+}

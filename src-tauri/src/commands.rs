@@ -79,4 +79,7 @@ app_commands! {
     apply_agent_change => ApplyAgentChange,
     plan_recall_change => PlanRecallChange,
     apply_recall_change => ApplyRecallChange,
+    session_sources => SessionSources,
+    set_source_enabled => SetSourceEnabled,
+    import_chats => ImportChats,
 }

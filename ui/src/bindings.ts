@@ -73,7 +73,7 @@ tools: Array<string>, };
 /**
  * An agent whose own config file can hold our MCP server entry.
  */
-export type Agent = "claude-code" | "codex" | "opencode" | "gemini" | "claude-desktop" | "cursor" | "vscode" | "windsurf" | "zed";
+export type Agent = "claude-code" | "codex" | "opencode" | "gemini" | "claude-desktop" | "cursor" | "vscode" | "windsurf" | "zed" | "goose";
 
 /**
  * Install or remove.
@@ -495,6 +495,19 @@ orgId: string,
 onConflict?: "skip" | "overwrite" | undefined, };
 
 /**
+ * `import_chats`: the file read and what the import did.
+ */
+export type ImportChatsOutcome = { 
+/**
+ * The file read; null when the person cancelled the dialog.
+ */
+path: string | null, 
+/**
+ * What was kept (null when cancelled).
+ */
+imported: ImportedChats | null, };
+
+/**
  * A line that could not be imported, by its number (1-based).
  */
 export type ImportLineError = { 
@@ -571,6 +584,35 @@ newIds: Array<ImportNewId>,
  * How many lines were imported under a new memory id in all.
  */
 newIdCount: number, };
+
+/**
+ * What an import did.
+ */
+export type ImportedChats = { 
+/**
+ * Whose export it was (the first conversation's kind decides).
+ */
+source: Source | null, 
+/**
+ * Conversations in the export.
+ */
+conversations: number, 
+/**
+ * New ones, kept now.
+ */
+added: number, 
+/**
+ * Ones kept before that the export has a later version of.
+ */
+updated: number, 
+/**
+ * Ones kept before, unchanged (or kept from a later export).
+ */
+unchanged: number, 
+/**
+ * Entries that are not a conversation of either export (read past).
+ */
+skipped: number, };
 
 /**
  * What an import file claimed about a memory or one of its versions (its
@@ -1594,6 +1636,19 @@ export type SetSessionRootsArgs = {
 roots: Array<SessionRoot>, };
 
 /**
+ * `set_source_enabled`.
+ */
+export type SetSourceEnabledArgs = { 
+/**
+ * The tool.
+ */
+source: Source, 
+/**
+ * Read its sessions (true) or not.
+ */
+enabled: boolean, };
+
+/**
  * Reported after every attempt (and when a restored delete waits for its account).
  */
 export type Settled = { 
@@ -1654,7 +1709,7 @@ similar: Array<SimilarMemory>, };
 /**
  * The agent tool a session was recorded by.
  */
-export type Source = "claude-code" | "codex" | "opencode" | "gemini";
+export type Source = "claude-code" | "codex" | "opencode" | "gemini" | "qwen-code" | "aider" | "cline" | "roo-code" | "chatgpt" | "claude-ai";
 
 /**
  * A facet entry.
@@ -1668,6 +1723,45 @@ source: Source,
  * Its listed sessions.
  */
 count: number, };
+
+/**
+ * One folder a source is read from.
+ */
+export type SourceFolder = { 
+/**
+ * The folder.
+ */
+path: string, 
+/**
+ * Whether it exists.
+ */
+exists: boolean, 
+/**
+ * Added in settings (else one of the tool's default folders).
+ */
+added: boolean, };
+
+/**
+ * One source on this machine.
+ */
+export type SourceFolders = { 
+/**
+ * The tool.
+ */
+source: Source, 
+/**
+ * Whether its sessions are read (Settings → Session history).
+ */
+enabled: boolean, 
+/**
+ * Whether any of its folders exists here.
+ */
+found: boolean, 
+/**
+ * Where its sessions are looked for: its default folders on this system, then the
+ * folders added in settings.
+ */
+folders: Array<SourceFolder>, };
 
 /**
  * The answer of `read_transcript`.
@@ -1849,9 +1943,12 @@ export type CommandTypes = {
   memories_citing: { args: CitingArgs; answer: CitingResponse };
   export_memories: { args: ExportArgs; answer: ExportOutcome };
   import_memories: { args: ImportArgs; answer: ImportOutcome };
+  import_chats: { args: NoArgs; answer: ImportChatsOutcome };
   memory_revisions: { args: MemoryRevisionsArgs; answer: RevisionListResponse };
   restore_revision: { args: RestoreRevisionArgs; answer: Memory };
   set_session_roots: { args: SetSessionRootsArgs; answer: AppState };
+  session_sources: { args: NoArgs; answer: Array<SourceFolders> };
+  set_source_enabled: { args: SetSourceEnabledArgs; answer: Array<SourceFolders> };
   list_proposals: { args: ListProposalsArgs; answer: ProposalListResponse };
   accept_proposal: { args: AcceptProposalArgs; answer: ProposalResponse };
   reject_proposal: { args: RejectProposalArgs; answer: ProposalResponse };
@@ -1911,4 +2008,7 @@ export const COMMANDS = [
   "apply_agent_change",
   "plan_recall_change",
   "apply_recall_change",
+  "session_sources",
+  "set_source_enabled",
+  "import_chats",
 ] as const;

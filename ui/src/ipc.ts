@@ -83,10 +83,15 @@ export type {
   SessionList,
   SessionRoot,
   SessionStatus,
+  SetSourceEnabledArgs,
+  SourceFolder,
+  SourceFolders,
   ForgetArgs,
   SimilarMemory,
   Source,
   ExportOutcome,
+  ImportChatsOutcome,
+  ImportedChats,
   ImportOutcome,
   ImportReport,
   TransferProgress,
@@ -268,6 +273,17 @@ export const INBOX_CHANGED_EVENT = "inbox-changed" satisfies keyof EventTypes;
 export function onInboxChanged(handler: (event: EventTypes[typeof INBOX_CHANGED_EVENT]) => void): Promise<UnlistenFn> {
   return on(INBOX_CHANGED_EVENT, handler);
 }
+
+// Session sources: every tool's sessions, found here or not, the folders read, on or off.
+
+/** Settings → Data → Import chats: Rust opens the dialog, keeps the export's conversations. */
+export const importChats = () => call("import_chats");
+
+/** Every source, in display order, with its folders and whether it is read. */
+export const sessionSources = () => call("session_sources");
+
+/** Turns a source on or off, for the app and for `memory-bank sessions` and `mcp`. */
+export const setSourceEnabled = (args: ArgsOf<"set_source_enabled">) => call("set_source_enabled", args);
 
 // Settings → Agents: the Memory Bank MCP server in each agent's own config file.
 

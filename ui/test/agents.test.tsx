@@ -32,7 +32,7 @@ describe("Settings → Agents", () => {
       }),
     });
     const names = within(section()).getAllByRole("listitem").map((li) => li.querySelector(".agent-name")?.textContent);
-    expect(names).toEqual(["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed"]);
+    expect(names).toEqual(["Claude Code", "Codex CLI", "opencode", "Gemini CLI", "Claude Desktop", "Cursor", "VS Code", "Windsurf", "Zed", "goose"]);
     expect(row("VS Code").textContent).toContain("/home/me/.config/Code/User/mcp.json");
     expect(section().textContent).toContain(`Agents will run: ${CLI_PATH} mcp`);
     expect(row("Claude Code").textContent).toContain("Installed · Found on this computer");

@@ -20,7 +20,7 @@ import type {
   SessionRoot,
 } from "../src/ipc";
 import { agentsOverview, inboxHandlers } from "./fakeInbox";
-import { sessionHandlers, type SessionData } from "./fakeSessions";
+import { sessionHandlers, sourceFolders, type SessionData } from "./fakeSessions";
 
 export const COMMIT_MS = 6000;
 
@@ -107,6 +107,7 @@ export function installFakeBackend(options: Options = {}) {
     sessionData: options.sessions ?? ({ sessions: [], transcripts: {} } as SessionData),
     /** When set, list_sessions rejects with it / waits for it. */
     sessionsError: null as IpcError | null,
+    sources: sourceFolders(),
     sessionsGate: null as Promise<void> | null,
     /** Earlier versions of edited memories, newest first. */
     revisions: [] as Revision[],

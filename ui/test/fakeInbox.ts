@@ -51,6 +51,7 @@ const NAMES: Record<Agent, string> = {
   vscode: "VS Code",
   windsurf: "Windsurf",
   zed: "Zed",
+  goose: "goose",
 };
 
 const PATHS: Record<Agent, string> = {
@@ -63,6 +64,7 @@ const PATHS: Record<Agent, string> = {
   vscode: "/home/me/.config/Code/User/mcp.json",
   windsurf: "/home/me/.codeium/windsurf/mcp_config.json",
   zed: "/home/me/.config/zed/settings.json",
+  goose: "/home/me/.config/goose/config.yaml",
 };
 
 export const CLI_PATH = "/usr/local/bin/memory-bank";

@@ -8,6 +8,7 @@ import type {
   SessionList,
   SessionActivity,
   Source,
+  SourceFolders,
   ToolActivity,
   Transcript,
   TranscriptMessage,
@@ -24,6 +25,23 @@ export interface SessionData {
 }
 
 const SOURCES: Source[] = ["claude-code", "codex", "opencode", "gemini"];
+
+/** session_sources' answer: every source, the first four found in their default folders. */
+export function sourceFolders(): SourceFolders[] {
+  const defaults: Partial<Record<Source, string>> = {
+    "claude-code": "/home/me/.claude",
+    codex: "/home/me/.codex",
+    opencode: "/home/me/.local/share/opencode",
+    gemini: "/home/me/.gemini/tmp",
+    "qwen-code": "/home/me/.qwen",
+  };
+  const all: Source[] = ["claude-code", "codex", "opencode", "gemini", "qwen-code", "aider", "cline", "roo-code", "chatgpt", "claude-ai"];
+  return all.map((source) => {
+    const path = defaults[source];
+    const found = SOURCES.includes(source);
+    return { source, enabled: true, found, folders: path ? [{ path, exists: found, added: false }] : [] };
+  });
+}
 
 export function session(n: number, extra: Partial<SessionInfo> = {}): SessionInfo {
   const updated = new Date(Date.UTC(2026, 0, 1) - n * 3_600_000).toISOString();
@@ -59,6 +77,7 @@ interface Backend {
   memories: Memory[];
   sessionsError: IpcError | null;
   sessionsGate: Promise<void> | null;
+  sources: SourceFolders[];
   saveError: IpcError | null;
 }
 
@@ -82,6 +101,11 @@ export function sessionHandlers(backend: Backend): Record<string, (args: Record<
         total: backend.sessionData.total ?? matching.length,
         sessions: matching.slice(0, limit),
       } satisfies SessionList;
+    },
+    session_sources: () => backend.sources,
+    set_source_enabled: (args) => {
+      backend.sources = backend.sources.map((s) => (s.source === args.source ? { ...s, enabled: Boolean(args.enabled) } : s));
+      return backend.sources;
     },
     forget_session: (args) => {
       const found = backend.sessionData.sessions.find((s) => s.sessionId === args.sessionId);

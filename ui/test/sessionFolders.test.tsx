@@ -1,5 +1,7 @@
-// Settings → Session folders: the extra folders kept in prefs.sessionRoots, changed with
-// set_session_roots (the whole list each time), over the fake backend at the IPC boundary.
+// Settings → Session sources and Session folders: every source with the folders it is read
+// from and a switch (session_sources, set_source_enabled), and the extra folders kept in
+// prefs.sessionRoots, changed with set_session_roots (the whole list each time), over the
+// fake backend at the IPC boundary.
 import { screen, within } from "@testing-library/react";
 import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -54,17 +56,24 @@ async function fillPath(app: ReturnType<typeof renderApp>, text: string) {
 }
 
 describe("session folders", () => {
-  it("explains the default folders and the variables they follow", async () => {
-    await openSettings();
-    const text = section().textContent ?? "";
-    for (const part of [
-      "Claude Code: ~/.claude (follows CLAUDE_CONFIG_DIR when it is set)",
-      "Codex: ~/.codex (follows CODEX_HOME when it is set)",
-      "opencode: ~/.local/share/opencode (follows XDG_DATA_HOME when it is set)",
-      "Gemini CLI: ~/.gemini (follows GEMINI_CLI_HOME when it is set)",
-    ])
-      expect(text).toContain(part);
-    expect(within(section()).getByText("CODEX_HOME").tagName).toBe("CODE");
+  it("lists every source with the folders it is read from, found or not, and a switch to turn it off", async () => {
+    const { app, backend } = await openSettings();
+    const sources = screen.getByRole("region", { name: "Session sources" });
+    const rows = within(sources).getAllByRole("listitem").filter((li) => li.classList.contains("source-row"));
+    expect(rows.map((row) => row.querySelector(".source-name")?.textContent?.trim())).toEqual([
+      "Claude Code", "Codex", "opencode", "Gemini CLI", "Qwen Code", "Aider", "Cline", "Roo Code", "ChatGPT", "Claude.ai",
+    ]);
+    expect(rows[1].textContent).toContain("Found on this computer");
+    expect(within(rows[1]).getByText("/home/me/.codex").tagName).toBe("CODE");
+    expect(rows[4].textContent).toContain("Not found on this computer");
+    expect(rows[5].textContent).toContain("Aider keeps its history in each project");
+    const codex = within(rows[1]).getByRole("checkbox", { name: "Read Codex sessions" }) as HTMLInputElement;
+    expect(codex.checked).toBe(true);
+    await app.user.click(codex);
+    await settle();
+    expect(backend.callsOf("set_source_enabled")).toEqual([{ source: "codex", enabled: false }]);
+    expect((within(screen.getByRole("region", { name: "Session sources" })).getByRole("checkbox", { name: "Read Codex sessions" }) as HTMLInputElement).checked).toBe(false);
+    expect(screen.getByRole("region", { name: "Session sources" }).textContent).toContain("Turned off");
     expect(within(section()).getByText("No folders added.")).not.toBeNull();
   });
 
@@ -200,7 +209,7 @@ describe("session folders", () => {
     const { app, backend } = await openSettings([OLD_CODEX]);
     (document.activeElement as HTMLElement | null)?.blur();
     // Tab from the top of the page to the Tool select.
-    for (let i = 0; i < 30 && document.activeElement !== toolSelect(); i++) await app.user.tab();
+    for (let i = 0; i < 80 && document.activeElement !== toolSelect(); i++) await app.user.tab();
     expect(document.activeElement).toBe(toolSelect());
     await app.user.tab();
     expect(document.activeElement).toBe(pathField());
@@ -242,7 +251,8 @@ describe("session folders", () => {
     await app.user.click(screen.getByRole("button", { name: "账户设置" }));
     await settle();
     const zh = screen.getByRole("region", { name: "会话文件夹" });
-    expect(zh.textContent).toContain("Codex：~/.codex（设置了 CODEX_HOME 时以它为准）");
+    expect(screen.getByRole("region", { name: "会话来源" }).textContent).toContain("已在这台电脑上找到");
+    expect(within(screen.getByRole("region", { name: "会话来源" })).getByRole("checkbox", { name: "读取 Codex 的会话" })).not.toBeNull();
     expect(within(zh).getByRole("button", { name: "移除 /mnt/old-laptop/.codex（Codex）" })).not.toBeNull();
     expect(within(zh).getByRole("textbox", { name: "文件夹路径" })).not.toBeNull();
     await app.user.click(within(zh).getByRole("textbox", { name: "文件夹路径" }));

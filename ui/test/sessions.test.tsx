@@ -118,8 +118,10 @@ describe("list", () => {
   it("empty: says which tools are read and where", async () => {
     await openSessions({ sessions: [], transcripts: {} });
     expect(screen.getByRole("heading", { name: "No sessions found" })).not.toBeNull();
-    for (const path of ["~/.claude/projects", "~/.codex/sessions", "~/.local/share/opencode", "~/.gemini/tmp"])
+    // The folders the backend reads on this computer, found or not.
+    for (const path of ["/home/me/.claude", "/home/me/.codex", "/home/me/.local/share/opencode", "/home/me/.gemini/tmp"])
       expect(screen.getByText(path)).not.toBeNull();
+    expect(screen.getByText("/home/me/.qwen").closest("li")?.textContent).toContain("(not found on this computer)");
   });
 
   it("loading: skeleton rows until list_sessions answers", async () => {

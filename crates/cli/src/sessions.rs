@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use memory_bank_db_key::KeySource;
 use memory_bank_sessions::{
-    archive_path, ActionError, Env, ErrorCode, ForgetArgs, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, SessionInfo,
-    Source,
+    archive_path, source_folders, ActionError, Env, ErrorCode, ForgetArgs, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, Roots,
+    SearchArgs, SessionInfo, Source, SourceSettings,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -50,7 +50,7 @@ impl LibraryOptions {
     /// given, else with its own OS keyring entry (plaintext where no keyring answers): the
     /// default `memory-bank mcp` and the app use for the bank.
     pub(crate) fn open(&self, key_file: Option<&Path>) -> Result<Library, ActionError> {
-        let roots = Roots::new(&Env::from_process(), &self.roots);
+        let roots = Roots::enabled(&Env::from_process(), &self.roots, &source_settings()?);
         let index = self.index.clone().or_else(crate::folders::session_index);
         let key = match &index {
             Some(index) => {
@@ -94,7 +94,7 @@ enum SessionsCommand {
         /// Only this workspace (a path, or its last folder name).
         #[arg(long)]
         workspace: Option<String>,
-        /// Only this tool: claude-code, codex, opencode or gemini.
+        /// Only this tool (`sessions sources` lists them: claude-code, codex, opencode, gemini…).
         #[arg(long)]
         source: Option<String>,
         /// Only sessions whose title, workspace or id contains this text.
@@ -146,6 +146,24 @@ enum SessionsCommand {
         #[arg(long)]
         source: Option<String>,
     },
+    /// The tools whose sessions are read, where from (their default folders and any
+    /// --root), whether each was found here, and which are turned off; --off/--on turn one
+    /// off or on for every door (the app, `sessions`, `mcp`).
+    Sources {
+        /// Stop reading this source's sessions (they are hidden, not deleted).
+        #[arg(long, value_name = "SOURCE", conflicts_with = "on")]
+        off: Option<String>,
+        /// Read this source's sessions again.
+        #[arg(long, value_name = "SOURCE")]
+        on: Option<String>,
+    },
+    /// Import a chat export (ChatGPT's or Claude.ai's .zip, or the conversations.json in
+    /// it): its conversations are kept in the data folder and read like any session from
+    /// then on. Importing again, or a newer export, updates what changed; ids stay the same.
+    Import {
+        /// The export file.
+        file: PathBuf,
+    },
     /// Find messages containing text (case-insensitive), newest first.
     Search {
         /// The text.
@@ -153,7 +171,7 @@ enum SessionsCommand {
         /// At most this many hits (1–200).
         #[arg(long, default_value_t = 20)]
         limit: u64,
-        /// Only sessions of this tool: claude-code, codex, opencode or gemini.
+        /// Only sessions of this tool (`sessions sources` lists them).
         #[arg(long)]
         source: Option<String>,
         /// Only sessions in this workspace (a path, or its last folder name).
@@ -170,7 +188,7 @@ pub(crate) fn parse_root(text: &str) -> Result<(Source, PathBuf), String> {
         .split_once('=')
         .ok_or_else(|| format!("expected SOURCE=PATH, e.g. codex=/mnt/old/.codex; got {text:?}"))?;
     let source = Source::parse(source)
-        .ok_or_else(|| format!("unknown source {source:?}; use claude-code, codex, opencode or gemini"))?;
+        .ok_or_else(|| format!("unknown source {source:?}; use one of {}", Source::names()))?;
     Ok((source, PathBuf::from(path)))
 }
 
@@ -234,7 +252,86 @@ pub fn run(args: SessionsArgs, key_file: Option<PathBuf>) -> std::process::ExitC
     }
 }
 
+/// The person's choice of sources, kept in the app's data folder for every door (none
+/// turned off when there is no data folder).
+fn source_settings() -> Result<SourceSettings, ActionError> {
+    match memory_bank_access::app_data_dir() {
+        Some(dir) => SourceSettings::load(&dir).map_err(|message| ActionError { code: ErrorCode::Index, message }),
+        None => Ok(SourceSettings::default()),
+    }
+}
+
+/// `sessions sources`: turns a source off or on first, when asked, then lists them all.
+fn sources(args: &SessionsArgs, off: Option<&str>, on: Option<&str>) -> Result<(), ActionError> {
+    let mut settings = source_settings()?;
+    if let Some((name, enabled)) = off.map(|n| (n, false)).or(on.map(|n| (n, true))) {
+        let source = Source::parse(name).ok_or_else(|| ActionError {
+            code: ErrorCode::InvalidRequest,
+            message: format!("unknown source {name:?}; use one of {}", Source::names()),
+        })?;
+        let dir = memory_bank_access::app_data_dir().ok_or_else(|| ActionError {
+            code: ErrorCode::Index,
+            message: "cannot find the data folder to keep the setting in; set MEMORY_BANK_DATA_DIR".into(),
+        })?;
+        settings = settings.with(source, enabled);
+        settings.save(&dir).map_err(|message| ActionError { code: ErrorCode::Index, message })?;
+    }
+    let listed = source_folders(&Env::from_process(), &args.library.roots, &settings);
+    print(args.json, &listed, |out| {
+        for source in &listed {
+            let state = match (source.enabled, source.found) {
+                (false, _) => "off",
+                (true, true) => "found",
+                (true, false) => "not found here",
+            };
+            writeln!(out, "{}  ({state})", source.source)?;
+            if source.folders.is_empty() {
+                writeln!(out, "  no default folder: add one with --root {}=PATH", source.source)?;
+            }
+            for folder in &source.folders {
+                let mark = if folder.exists { "+" } else { "-" };
+                let added = if folder.added { "  (added)" } else { "" };
+                writeln!(out, "  {mark} {}{added}", folder.path.display())?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `sessions import`: the export's conversations kept in the data folder.
+fn import(args: &SessionsArgs, file: &Path) -> Result<(), ActionError> {
+    let dir = memory_bank_access::app_data_dir().ok_or_else(|| ActionError {
+        code: ErrorCode::Index,
+        message: "cannot find the data folder to keep the conversations in; set MEMORY_BANK_DATA_DIR".into(),
+    })?;
+    let imported = memory_bank_sessions::import_chats(file, &dir).map_err(|e| {
+        let code = match e {
+            memory_bank_sessions::ImportError::NotAnExport { .. } => ErrorCode::InvalidRequest,
+            _ => ErrorCode::Index,
+        };
+        ActionError { code, message: e.to_string() }
+    })?;
+    print(args.json, &imported, |out| {
+        let source = imported.source.map(|s| s.as_str()).unwrap_or("chat");
+        writeln!(
+            out,
+            "{} {source} conversations: {} new, {} updated, {} unchanged",
+            imported.conversations, imported.added, imported.updated, imported.unchanged
+        )?;
+        if imported.skipped > 0 {
+            writeln!(out, "{} entries were not conversations and were read past", imported.skipped)?;
+        }
+        writeln!(out, "They are listed with `memory-bank sessions list --source {source}`.")
+    })
+}
+
 fn answer(args: &SessionsArgs, key_file: Option<&Path>) -> Result<(), ActionError> {
+    if let SessionsCommand::Sources { off, on } = &args.command {
+        return sources(args, off.as_deref(), on.as_deref());
+    }
+    if let SessionsCommand::Import { file } = &args.command {
+        return import(args, file);
+    }
     let library = args.library.open(key_file)?;
     let report = library.refresh()?;
     for problem in &report.problems {
@@ -312,6 +409,7 @@ fn answer(args: &SessionsArgs, key_file: Option<&Path>) -> Result<(), ActionErro
                 writeln!(out, "{}{}", m.text, if m.truncated { "…" } else { "" })
             })
         }
+        SessionsCommand::Sources { .. } | SessionsCommand::Import { .. } => unreachable!("answered before the library is opened"),
         SessionsCommand::Search { query, limit, source, workspace, cursor } => {
             // The search index is built beside the refresh; a one-shot run waits for it
             // rather than scanning every message.

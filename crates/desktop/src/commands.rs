@@ -209,6 +209,16 @@ pub struct SetSessionRootsArgs {
     pub roots: Vec<SessionRoot>,
 }
 
+/// `set_source_enabled`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SetSourceEnabledArgs {
+    /// The tool.
+    pub source: sessions::Source,
+    /// Read its sessions (true) or not.
+    pub enabled: bool,
+}
+
 /// `list_proposals`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -445,6 +455,10 @@ commands! {
     ImportMemories = "import_memories" (desktop, args: ImportArgs) -> ImportOutcome {
         desktop.import_memories(args).await
     }
+    /// Settings → Data → Import chats: a ChatGPT or Claude.ai export into the session history.
+    ImportChats = "import_chats" (desktop, _args: NoArgs) -> crate::transfer::ImportChatsOutcome {
+        desktop.import_chats().await
+    }
     /// A memory's earlier versions, most recently replaced first.
     MemoryRevisions = "memory_revisions" (desktop, args: MemoryRevisionsArgs) -> RevisionListResponse {
         desktop.core().memory_revisions(&args.org_id, &args.id).await
@@ -456,6 +470,14 @@ commands! {
     /// Replaces the extra session folders, and reads them from now on.
     SetSessionRoots = "set_session_roots" (desktop, args: SetSessionRootsArgs) -> AppState {
         desktop.set_session_roots(args.roots).await
+    }
+    /// Every session source: found here or not, the folders it is read from, on or off.
+    SessionSources = "session_sources" (desktop, _args: NoArgs) -> Vec<sessions::SourceFolders> {
+        desktop.session_sources()
+    }
+    /// Turns a session source on or off, for the app and for `memory-bank sessions`/`mcp`.
+    SetSourceEnabled = "set_source_enabled" (desktop, args: SetSourceEnabledArgs) -> Vec<sessions::SourceFolders> {
+        desktop.set_source_enabled(args.source, args.enabled)
     }
     /// The pending proposals of the signed-in user.
     ListProposals = "list_proposals" (desktop, args: ListProposalsArgs) -> ProposalListResponse {

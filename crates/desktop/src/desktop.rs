@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use memory_bank_contract::ErrorCode;
+
 use crate::deletes::Settled;
 use crate::transfer::{ExportOutcome, FilePicker, ImportOutcome, TransferProgress};
 use crate::history::History;
@@ -31,6 +33,9 @@ impl FilePicker for NoFileDialog {
         None
     }
     fn import_path(&self) -> Option<PathBuf> {
+        None
+    }
+    fn chat_export_path(&self) -> Option<PathBuf> {
         None
     }
 }
@@ -93,6 +98,34 @@ impl Desktop {
         Ok(ImportOutcome { path: Some(path.display().to_string()), report })
     }
 
+    /// Settings → Data → Import chats: a ChatGPT or Claude.ai export, picked in the system's
+    /// dialog, kept in the data folder and read into the session history from now on (see
+    /// `memory_bank_sessions::import_chats`).
+    pub async fn import_chats(&self) -> Result<crate::transfer::ImportChatsOutcome, DesktopError> {
+        let picker = self.files.clone();
+        let chosen = tokio::task::spawn_blocking(move || picker.chat_export_path()).await;
+        let Some(path) = chosen.map_err(|e| DesktopError::internal(e.to_string()))? else {
+            return Ok(crate::transfer::ImportChatsOutcome { path: None, imported: None });
+        };
+        let data_dir = self.data_dir();
+        let file = path.clone();
+        let imported = tokio::task::spawn_blocking(move || memory_bank_sessions::import_chats(&file, &data_dir))
+            .await
+            .map_err(|e| DesktopError::internal(e.to_string()))?
+            .map_err(|e| {
+                let code = match e {
+                    memory_bank_sessions::ImportError::NotAnExport { .. } => ErrorCode::InvalidRequest,
+                    _ => ErrorCode::File,
+                };
+                DesktopError::new(code, e.to_string())
+            })?;
+        // Read again now: the imports' folder may be new, and so not watched yet.
+        if let Ok(history) = &self.history {
+            history.set_extra_roots(&self.core.session_roots())?;
+        }
+        Ok(crate::transfer::ImportChatsOutcome { path: Some(path.display().to_string()), imported: Some(imported) })
+    }
+
     /// Memories, accounts, preferences, deletes, the Inbox and Settings → Agents.
     pub fn core(&self) -> &Arc<Core> {
         &self.core
@@ -115,6 +148,22 @@ impl Desktop {
             history.set_extra_roots(&self.core.session_roots())?;
         }
         Ok(state)
+    }
+
+    /// Every session source: found here or not, its folders, and whether it is read.
+    pub fn session_sources(&self) -> Result<Vec<memory_bank_sessions::SourceFolders>, DesktopError> {
+        self.history()?.sources(&self.core.session_roots())
+    }
+
+    /// Turns a session source on or off (for the app, `memory-bank sessions` and `mcp`).
+    pub fn set_source_enabled(
+        &self,
+        source: memory_bank_sessions::Source,
+        enabled: bool,
+    ) -> Result<Vec<memory_bank_sessions::SourceFolders>, DesktopError> {
+        let history = self.history()?;
+        history.set_source_enabled(source, enabled, &self.core.session_roots())?;
+        history.sources(&self.core.session_roots())
     }
 
     /// Changes UI preferences; "keep archived sessions" also tells the session history.

@@ -10,8 +10,8 @@ use std::time::Duration;
 use memory_bank_contract::ErrorCode;
 use memory_bank_db_key::KeySource;
 use memory_bank_sessions::{
-    archive_path, Activity, ActivityArgs, ActionError, DbKey, Env, Facets, ForgetArgs, LatestArgs, LatestMessage, Library, ListArgs, OpenArgs,
-    ReadArgs, Roots, SearchArgs, SearchResult, SessionInfo, SessionList, Source, Transcript,
+    archive_path, source_folders, Activity, ActivityArgs, ActionError, DbKey, Env, Facets, ForgetArgs, LatestArgs, LatestMessage, Library,
+    ListArgs, OpenArgs, ReadArgs, Roots, SearchArgs, SearchResult, SessionInfo, SessionList, Source, SourceFolders, SourceSettings, Transcript,
 };
 use notify::{RecursiveMode, Watcher};
 
@@ -94,6 +94,29 @@ impl History {
         self.blocking(move |l| l.forget_session(args)).await
     }
 
+    /// Every source with its folders (the defaults and `extra_roots`), found or not, and
+    /// whether the person turned it off (see `memory_bank_sessions::source_folders`).
+    pub fn sources(&self, extra_roots: &[(Source, PathBuf)]) -> Result<Vec<SourceFolders>, DesktopError> {
+        Ok(source_folders(&Env::from_process(), extra_roots, &self.source_settings()?))
+    }
+
+    /// Turns `source` on or off for every door (the choice is kept in the data folder, where
+    /// `memory-bank sessions` and `memory-bank mcp` read it too), and reads accordingly from
+    /// now on: a source turned off is not read, its sessions hidden, not archived.
+    pub fn set_source_enabled(&self, source: Source, enabled: bool, extra_roots: &[(Source, PathBuf)]) -> Result<(), DesktopError> {
+        let settings = self.source_settings()?.with(source, enabled);
+        settings.save(self.data_dir()).map_err(|message| DesktopError::new(ErrorCode::Index, message))?;
+        self.set_extra_roots(extra_roots)
+    }
+
+    fn data_dir(&self) -> &Path {
+        self.index_path.parent().unwrap_or(Path::new("."))
+    }
+
+    fn source_settings(&self) -> Result<SourceSettings, DesktopError> {
+        SourceSettings::load(self.data_dir()).map_err(|message| DesktopError::new(ErrorCode::Index, message))
+    }
+
     /// Reads `extra_roots` (besides the default folders) from now on.
     pub fn set_extra_roots(&self, extra_roots: &[(Source, PathBuf)]) -> Result<(), DesktopError> {
         let keep = self.keep_archived.load(Ordering::Relaxed);
@@ -168,7 +191,14 @@ fn start_watched(
     on_change: OnChange,
     keep_archived: bool,
 ) -> Result<Watched, DesktopError> {
-    let roots = Roots::new(&Env::from_process(), extra_roots);
+    // The person's choice of sources, kept beside the index for every door.
+    let data_dir = index.parent().unwrap_or(Path::new("."));
+    let settings = SourceSettings::load(data_dir).map_err(|message| DesktopError::new(ErrorCode::Index, message))?;
+    // The chat exports imported into this data folder, wherever the environment says the
+    // app's data folder is (the app's own may differ from it in tests and portable setups).
+    let mut roots_wanted = extra_roots.to_vec();
+    roots_wanted.extend(memory_bank_sessions::import_folders(data_dir));
+    let roots = Roots::enabled(&Env::from_process(), &roots_wanted, &settings);
     let library = Arc::new(Library::open(Some(index), roots, archive_key)?);
     library.set_keep_archived(keep_archived);
     // A first index of a big history commits every 64 MB: the list fills as it goes
@@ -229,7 +259,9 @@ fn watch(library: &Library, stop: &AtomicBool, on_change: impl Fn()) {
     while !stop.load(Ordering::Relaxed) {
         if let Some(w) = watcher.as_mut() {
             for (_, root) in &library.roots().0 {
-                if !watched.contains(root) && root.is_dir() && w.watch(root, RecursiveMode::Recursive).is_ok() {
+                // A root may be a file (Aider's history in the home folder), watched alone.
+                let mode = if root.is_dir() { RecursiveMode::Recursive } else { RecursiveMode::NonRecursive };
+                if !watched.contains(root) && root.exists() && w.watch(root, mode).is_ok() {
                     watched.push(root.clone());
                 }
             }
@@ -243,7 +275,7 @@ fn watch(library: &Library, stop: &AtomicBool, on_change: impl Fn()) {
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 // A root that just appeared, or no watcher at all: look again.
-                watcher.is_none() || library.roots().0.iter().any(|(_, r)| !watched.contains(r) && r.is_dir())
+                watcher.is_none() || library.roots().0.iter().any(|(_, r)| !watched.contains(r) && r.exists())
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
         };

@@ -31,6 +31,20 @@ pub trait FilePicker: Send + Sync + 'static {
     fn export_path(&self, suggested_name: &str) -> Option<PathBuf>;
     /// Which export file to import; `None` when cancelled.
     fn import_path(&self) -> Option<PathBuf>;
+    /// Which chat export (ChatGPT's or Claude.ai's zip, or its conversations.json) to import
+    /// into the session history; `None` when cancelled.
+    fn chat_export_path(&self) -> Option<PathBuf>;
+}
+
+/// `import_chats`: the file read and what the import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ImportChatsOutcome {
+    /// The file read; null when the person cancelled the dialog.
+    pub path: Option<String>,
+    /// What was kept (null when cancelled).
+    pub imported: Option<memory_bank_sessions::ImportedChats>,
 }
 
 /// Export or import.

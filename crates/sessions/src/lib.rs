@@ -14,12 +14,14 @@ mod actions;
 mod archive;
 mod error;
 mod events;
+mod imports;
 mod index;
 mod jsonl;
 mod keyed;
 mod library;
 mod model;
 mod moved;
+mod overview;
 // Reading a unit without an index: what the tests check the index against.
 #[cfg(any(test, feature = "testing"))]
 mod replay;
@@ -40,6 +42,8 @@ pub use actions::{
     ActionError, ActivityArgs, ErrorCode, ForgetArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs,
     MAX_MESSAGE_CHARS, MAX_QUERY_CHARS, MIN_MESSAGE_CHARS,
 };
+pub use imports::{import_chats, import_folders, ImportError, ImportedChats};
 pub use library::{Library, Roots};
+pub use overview::{source_folders, SourceFolder, SourceFolders, SourceSettings, SOURCE_SETTINGS_FILE};
 pub use model::*;
 pub use source::{Env, Problem};

@@ -17,6 +17,7 @@ use crate::index::{
     Facets, Index, IndexError, ListCursor, ListFilter, RefreshReport, SearchCursor, SearchFilter, SessionStatus,
 };
 use crate::model::{Activity, LatestMessage, SearchResult, SessionInfo, SessionList, Source, Transcript};
+use crate::overview::SourceSettings;
 use crate::source::Env;
 use crate::search_worker::SearchWorker;
 use crate::sources;
@@ -40,6 +41,13 @@ impl Roots {
             }
         }
         Roots(roots)
+    }
+
+    /// [`Roots::new`] without the sources `settings` turned off: their folders are not
+    /// read, so their sessions are neither shown nor taken as deleted.
+    pub fn enabled(env: &Env, extra: &[(Source, PathBuf)], settings: &SourceSettings) -> Roots {
+        let Roots(all) = Roots::new(env, extra);
+        Roots(all.into_iter().filter(|(source, _)| settings.enabled(*source)).collect())
     }
 
     fn keys(&self) -> Vec<String> {
@@ -380,7 +388,7 @@ fn parse_source(source: Option<&str>) -> Result<Option<Source>, ActionError> {
         None => Ok(None),
         Some(name) => Source::parse(name).map(Some).ok_or_else(|| {
             ActionError::invalid(format!(
-                "Unknown source {name:?}. Use one of: claude-code, codex, opencode, gemini."
+                "Unknown source {name:?}. Use one of: {}.", Source::names()
             ))
         }),
     }

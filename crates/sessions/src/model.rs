@@ -16,11 +16,34 @@ pub enum Source {
     Opencode,
     /// Gemini CLI (`~/.gemini/tmp`).
     Gemini,
+    /// Qwen Code (`~/.qwen`).
+    QwenCode,
+    /// Aider (`.aider.chat.history.md` in each repository).
+    Aider,
+    /// Cline, the VS Code extension (its global storage's `tasks`).
+    Cline,
+    /// Roo Code, the VS Code extension (its global storage's `tasks`).
+    RooCode,
+    /// ChatGPT conversations imported from its data export.
+    Chatgpt,
+    /// Claude.ai conversations imported from its data export.
+    ClaudeAi,
 }
 
 impl Source {
     /// Every source, in display order.
-    pub const ALL: [Source; 4] = [Source::ClaudeCode, Source::Codex, Source::Opencode, Source::Gemini];
+    pub const ALL: [Source; 10] = [
+        Source::ClaudeCode,
+        Source::Codex,
+        Source::Opencode,
+        Source::Gemini,
+        Source::QwenCode,
+        Source::Aider,
+        Source::Cline,
+        Source::RooCode,
+        Source::Chatgpt,
+        Source::ClaudeAi,
+    ];
 
     /// The stable name used on the wire, in the CLI and in the index.
     pub fn as_str(self) -> &'static str {
@@ -29,7 +52,18 @@ impl Source {
             Source::Codex => "codex",
             Source::Opencode => "opencode",
             Source::Gemini => "gemini",
+            Source::QwenCode => "qwen-code",
+            Source::Aider => "aider",
+            Source::Cline => "cline",
+            Source::RooCode => "roo-code",
+            Source::Chatgpt => "chatgpt",
+            Source::ClaudeAi => "claude-ai",
         }
+    }
+
+    /// Every wire name, comma-separated, for messages that say what to type.
+    pub fn names() -> String {
+        Source::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
     }
 
     /// Parses a wire name; also accepts the short forms people type (`claude`).
@@ -39,6 +73,12 @@ impl Source {
             "codex" => Some(Source::Codex),
             "opencode" | "openwork" => Some(Source::Opencode),
             "gemini" | "gemini-cli" => Some(Source::Gemini),
+            "qwen-code" | "qwen" | "qwen_code" | "qwencode" => Some(Source::QwenCode),
+            "aider" => Some(Source::Aider),
+            "cline" => Some(Source::Cline),
+            "roo-code" | "roo" | "roo_code" | "roocode" | "roo-cline" => Some(Source::RooCode),
+            "chatgpt" | "chat-gpt" => Some(Source::Chatgpt),
+            "claude-ai" | "claude.ai" | "claudeai" | "claude_ai" => Some(Source::ClaudeAi),
             _ => None,
         }
     }

@@ -88,6 +88,9 @@ pub struct WholeRead {
     pub mark: Option<i64>,
 }
 
+/// The desktop app's identifier, its data folder's name (as `memory_bank_access::APP_IDENTIFIER`).
+pub const APP_IDENTIFIER: &str = "dev.memorybank.app";
+
 /// The environment a reader resolves its default locations from. Built from the process
 /// environment, so `HOME=/some/home memory-bank sessions list` reads that home.
 #[derive(Debug, Clone, Default)]
@@ -113,6 +116,24 @@ impl Env {
     /// A non-empty variable.
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str).filter(|v| !v.trim().is_empty())
+    }
+
+    /// The Memory Bank app's data folder in this environment, as the app and `memory-bank`
+    /// find it (`memory_bank_access::app_data_dir` for the process): `$MEMORY_BANK_DATA_DIR`,
+    /// else the system's data folder's [`APP_IDENTIFIER`] (`~/Library/Application Support`
+    /// on macOS, `%APPDATA%` on Windows, `$XDG_DATA_HOME` or `~/.local/share` elsewhere).
+    pub fn app_data_dir(&self) -> Option<PathBuf> {
+        if let Some(dir) = self.var("MEMORY_BANK_DATA_DIR") {
+            return Some(PathBuf::from(dir));
+        }
+        let base = if cfg!(target_os = "macos") {
+            self.home.as_ref()?.join("Library").join("Application Support")
+        } else if cfg!(windows) {
+            self.path_or_home("APPDATA", &["AppData", "Roaming"])?
+        } else {
+            self.path_or_home("XDG_DATA_HOME", &[".local", "share"])?
+        };
+        Some(base.join(APP_IDENTIFIER))
     }
 
     /// `$name` as a path when set, else `home/rest`.

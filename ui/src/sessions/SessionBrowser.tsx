@@ -5,15 +5,8 @@ import { Loading } from "../memory/states/Loading";
 import type { OpenSessionFn, SessionsNav } from "./navigation";
 import { SearchHits, SessionRows } from "./SessionRows";
 import { SessionsToolbar } from "./SessionsToolbar";
-import { useFacets, useMessageSearch, useSessionList } from "./useSessions";
-
-/** Where each tool keeps its history (what the Rust side reads). */
-const SOURCE_PATHS = [
-  ["claude-code", "~/.claude/projects"],
-  ["codex", "~/.codex/sessions"],
-  ["opencode", "~/.local/share/opencode"],
-  ["gemini", "~/.gemini/tmp"],
-] as const;
+import { SourceIcon } from "./SourceIcon";
+import { useFacets, useMessageSearch, useSessionList, useSessionSources } from "./useSessions";
 
 interface Props {
   nav: SessionsNav;
@@ -53,13 +46,7 @@ export function SessionBrowser({ nav, setNav, onOpen, focusSessionId }: Props) {
       <section className="state" aria-labelledby="sessions-empty">
         <h2 id="sessions-empty">{t("sessions.emptyTitle")}</h2>
         <p>{t("sessions.emptyBody")}</p>
-        <ul className="source-paths">
-          {SOURCE_PATHS.map(([source, path]) => (
-            <li key={source}>
-              {t(`sources.${source}`)} <code>{path}</code>
-            </li>
-          ))}
-        </ul>
+        <SourcesRead />
         <p>{t("sessions.emptyLater")}</p>
       </section>
     );
@@ -78,5 +65,26 @@ export function SessionBrowser({ nav, setNav, onOpen, focusSessionId }: Props) {
       <SessionsToolbar nav={nav} setNav={setNav} facets={facets.data} />
       {content}
     </div>
+  );
+}
+
+/** The sources read, and their folders, as the backend resolves them on this computer. */
+function SourcesRead() {
+  const { t } = useTranslation();
+  const sources = useSessionSources();
+  if (!sources.data) return null;
+  const read = sources.data.filter((source) => source.enabled && source.folders.length > 0);
+  return (
+    <ul className="source-paths">
+      {read.map((source) => (
+        <li key={source.source}>
+          <SourceIcon source={source.source} decorative /> {t(`sources.${source.source}`)}{" "}
+          {source.folders.map((folder) => (
+            <code key={folder.path}>{folder.path}</code>
+          ))}{" "}
+          {source.found ? t("sessions.sourceFound") : t("sessions.sourceNotFound")}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -28,11 +28,55 @@ const SHAPES: Record<Source, React.ReactNode> = {
   opencode: <path d="m8 6-6 6 6 6M16 6l6 6-6 6M14 4l-4 16" />,
   // A four-pointed star for Gemini.
   gemini: <path d="M12 2c0 5.5 4.5 10 10 10-5.5 0-10 4.5-10 10 0-5.5-4.5-10-10-10 5.5 0 10-4.5 10-10z" />,
+  // A hexagon with a tail, a "Q", for Qwen Code.
+  "qwen-code": (
+    <>
+      <path d="M12 3 19.8 7.5v9L12 21l-7.8-4.5v-9z" />
+      <path d="m14 14 4 4" />
+    </>
+  ),
+  // A chat bubble with a pen stroke for Aider, which pairs on code in the terminal.
+  aider: (
+    <>
+      <path d="M4 5h16v11H9l-5 4z" />
+      <path d="m9 12 6-6" />
+    </>
+  ),
+  // A robot head for Cline.
+  cline: (
+    <>
+      <rect x="5" y="8" width="14" height="11" rx="3" />
+      <path d="M12 4v4M9.5 13h.01M14.5 13h.01" />
+    </>
+  ),
+  // Two speech bubbles for imported ChatGPT chats.
+  chatgpt: (
+    <>
+      <path d="M3 4h12v8H8l-4 3z" />
+      <path d="M9 15h7l4 3v-9h-3" />
+    </>
+  ),
+  // A spark in a bubble for imported Claude.ai chats.
+  "claude-ai": (
+    <>
+      <path d="M4 4h16v12H10l-5 4v-4H4z" />
+      <path d="M12 7v6M9 10h6" />
+    </>
+  ),
+  // A kangaroo's hop, an arc and a landing, for Roo Code.
+  "roo-code": <path d="M3 19c3-9 9-13 18-13M17 3l4 3-4 3M3 19h6" />,
 };
 
-export function SourceIcon({ source }: { source: Source }) {
+/** `decorative`: beside the tool's name already, so hidden from assistive technology. */
+export function SourceIcon({ source, decorative = false }: { source: Source; decorative?: boolean }) {
   const { t } = useTranslation();
   const label = t(`sources.${source}`);
+  if (decorative)
+    return (
+      <svg {...base} aria-hidden="true" className={`source-icon source-${source}`}>
+        {SHAPES[source] ?? <circle cx="12" cy="12" r="8" />}
+      </svg>
+    );
   return (
     <svg {...base} role="img" aria-label={label} className={`source-icon source-${source}`}>
       <title>{label}</title>

@@ -26,3 +26,6 @@ export const activityKey = (sessionId: string, fromIndex: number, toIndex: numbe
   [...transcriptKey(sessionId), "activity", fromIndex, toIndex] as const;
 
 export const activityRoot = (sessionId: string) => [...transcriptKey(sessionId), "activity"] as const;
+
+/** session_sources: under ["sessions"], so a change of the session folders refetches it. */
+export const sourcesKey = ["sessions", "sources"] as const;

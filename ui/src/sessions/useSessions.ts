@@ -2,8 +2,8 @@
 // the `sessions-changed` listener that refetches them.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { listSessions, onSessionsChanged, searchMessages, sessionFacets, type SessionStatus, type Source } from "../ipc";
-import { facetsKey, messageSearchKey, sessionListKey, sessionsRoot } from "./queryKeys";
+import { listSessions, onSessionsChanged, searchMessages, sessionFacets, sessionSources, type SessionStatus, type Source } from "../ipc";
+import { facetsKey, messageSearchKey, sessionListKey, sessionsRoot, sourcesKey } from "./queryKeys";
 
 /** The most list_sessions returns (the API allows 1–200). */
 export const LIST_LIMIT = 200;
@@ -27,6 +27,11 @@ export function useSessionList(source: Source | "", workspace: string, status: S
 
 export function useFacets() {
   return useQuery({ queryKey: facetsKey, queryFn: sessionFacets, staleTime: STALE_MS });
+}
+
+/** Every source, with its folders on this computer and whether it is read. */
+export function useSessionSources() {
+  return useQuery({ queryKey: sourcesKey, queryFn: sessionSources, staleTime: STALE_MS });
 }
 
 export function useMessageSearch(query: string) {

@@ -1,21 +1,14 @@
-// Session folders: where the agent tools keep their sessions by default, and extra
-// folders (e.g. a copy from another machine) kept in prefs.sessionRoots. Adding or
+// Session folders: extra folders of a tool's sessions (e.g. a copy from another machine, or
+// the folders holding the repositories where Aider keeps its histories), kept in
+// prefs.sessionRoots; each tool's default folders are listed in Session sources above. Adding or
 // removing one sends the whole new list (`set_session_roots`); the AppState it returns
 // replaces the cached one, and the backend restarts its watcher over the new list.
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { useAppStateCommand } from "../app/useAppState";
 import { errorMessage, setSessionRoots, type AppState, type SessionRoot, type Source } from "../ipc";
-import { DEFAULT_FOLDERS, EXAMPLE_PATHS, isAbsolutePath, sameRoot, SOURCES } from "./sessionFolders";
+import { EXAMPLE_PATHS, isAbsolutePath, sameRoot, SOURCES } from "./sessionFolders";
 import "./settings.css";
-
-// Folder and variable names are set in <code> wherever a translation puts them: they go
-// into the string between markers, and the markers are split on afterwards.
-const MARK = "\u0000";
-const mark = (text: string) => `${MARK}${text}${MARK}`;
-function withCode(text: string) {
-  return text.split(MARK).map((part, index) => (index % 2 ? <code key={index}>{part}</code> : part));
-}
 
 export function SessionFoldersSection({ state }: { state: AppState }) {
   const { t } = useTranslation();
@@ -96,20 +89,6 @@ export function SessionFoldersSection({ state }: { state: AppState }) {
   return (
     <section className="settings-section" aria-labelledby={ids.heading}>
       <h2 id={ids.heading}>{t("settings.folders.title")}</h2>
-      <p>{t("settings.folders.intro")}</p>
-      <ul className="default-folders">
-        {DEFAULT_FOLDERS.map((folder) => (
-          <li key={folder.source}>
-            {withCode(
-              t("settings.folders.defaultFolder", {
-                tool: t(`sources.${folder.source}`),
-                path: mark(folder.path),
-                env: mark(folder.env),
-              }),
-            )}
-          </li>
-        ))}
-      </ul>
       <p>{t("settings.folders.extraIntro")}</p>
 
       <h3 id={ids.list}>{t("settings.folders.added")}</h3>

@@ -1,25 +1,25 @@
-// What the Session folders section knows without asking the backend: the tools, where
-// each keeps its sessions by default (and the variable that moves it), and which paths
-// the backend will take.
+// What the Session folders section knows without asking the backend: the tools, an example
+// folder for each, and which paths the backend will take. Where each tool's sessions are
+// read from on this computer is the backend's answer (`session_sources`).
 import type { SessionRoot, Source } from "../ipc";
 
-export const SOURCES: Source[] = ["claude-code", "codex", "opencode", "gemini"];
-
-/** Each tool's default folder, as crates/sessions looks for it, and the variable it honours. */
-export const DEFAULT_FOLDERS: { source: Source; path: string; env: string }[] = [
-  { source: "claude-code", path: "~/.claude", env: "CLAUDE_CONFIG_DIR" },
-  { source: "codex", path: "~/.codex", env: "CODEX_HOME" },
-  { source: "opencode", path: "~/.local/share/opencode", env: "XDG_DATA_HOME" },
-  { source: "gemini", path: "~/.gemini", env: "GEMINI_CLI_HOME" },
-];
-
-/** An example folder per tool, shown as the path field's placeholder. */
+/** An example folder per tool, shown as the path field's placeholder; its keys are every
+ *  source (the type says so), in the order the backend lists them. */
 export const EXAMPLE_PATHS: Record<Source, string> = {
   "claude-code": "/mnt/old-laptop/.claude",
   codex: "/mnt/old-laptop/.codex",
   opencode: "/mnt/old-laptop/.local/share/opencode",
   gemini: "/mnt/old-laptop/.gemini",
+  "qwen-code": "/mnt/old-laptop/.qwen",
+  aider: "/home/me/src",
+  cline: "/mnt/old-laptop/.config/Code/User/globalStorage/saoudrizwan.claude-dev",
+  "roo-code": "/mnt/old-laptop/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline",
+  chatgpt: "/home/me/Downloads/chatgpt-export",
+  "claude-ai": "/home/me/Downloads/claude-export",
 };
+
+/** Every source, for the add-a-folder form. */
+export const SOURCES = Object.keys(EXAMPLE_PATHS) as Source[];
 
 /**
  * The backend takes absolute paths only: `/…`, a Windows drive (`C:\…`, `C:/…`) or a UNC

@@ -26,7 +26,7 @@ pub fn archive_staging_path(archive: &Path) -> PathBuf {
 }
 
 /// The variables that move the tools' folders; cleared so that only `HOME` decides.
-pub const TOOL_VARS: [&str; 4] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "GEMINI_CLI_HOME"];
+pub const TOOL_VARS: [&str; 6] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR"];
 
 /// The checked-in fixtures (`crates/sessions/tests/fixtures`).
 pub fn fixtures() -> PathBuf {

@@ -3,11 +3,14 @@
 
 mod activity;
 mod adopt;
+mod aider;
 mod archive;
 mod archive_encryption;
 mod claude;
+mod cline;
 mod codex;
 mod concurrent_open;
+mod exports;
 mod confinement;
 mod files;
 mod gemini;
@@ -15,8 +18,10 @@ mod index;
 mod index_encryption;
 mod opencode;
 mod paging;
+mod qwen;
 mod search_index;
 mod search_props;
+mod sources;
 mod tail_props;
 mod wipe;
 mod suite;

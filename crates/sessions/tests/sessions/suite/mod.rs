@@ -115,6 +115,12 @@ reader_suite!(codex, crate::suite::writers::CodexWriter);
 reader_suite!(gemini, crate::suite::writers::GeminiWriter);
 reader_suite!(opencode_db, crate::suite::writers::OpencodeDbWriter);
 reader_suite!(opencode_tree, crate::suite::writers::OpencodeTreeWriter);
+reader_suite!(qwen_code, crate::suite::writers::QwenWriter);
+reader_suite!(aider, crate::suite::writers::AiderWriter);
+reader_suite!(cline, crate::suite::writers::ClineWriter);
+reader_suite!(roo_code, crate::suite::writers::RooCodeWriter);
+reader_suite!(chatgpt, crate::suite::writers::ChatgptWriter);
+reader_suite!(claude_ai, crate::suite::writers::ClaudeAiWriter);
 
 /// A home with one tool's sessions, the library over it (its index in a file), and what
 /// each session should read as.
