@@ -1,11 +1,12 @@
 // The session sources beyond the first four, in a real window: one session each of Qwen
-// Code, Aider, Cline and Roo Code written where those tools keep them in a temp home, and a
+// Code, Cursor, GitHub Copilot CLI, Amp, goose, Crush, Zed, Aider, Cline and Roo Code written
+// where those tools keep them in a temp home, and a
 // ChatGPT and a Claude.ai export imported through Settings and the system's file dialog.
 // Each is listed with its tool's name, filtered by source, and opened to its messages;
 // Settings lists every source with its folders and turns one off and on again.
 // Run under Xvfb: `xvfb-run -a npm test` (scripts/test.sh does).
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -13,6 +14,8 @@ import { promisify } from "node:util";
 import { Harness, root, screenshot, waitFor, xpathString } from "./harness.mjs";
 
 const run = promisify(execFile);
+// MEMORY_BANK_UPDATE_SCREENSHOTS=1 writes the README's copy in docs/screenshots.
+const shots = process.env.MEMORY_BANK_UPDATE_SCREENSHOTS === "1" ? path.join(root, "docs/screenshots") : path.join(root, "target/e2e");
 const answerDialog = (title, file) => run(path.join(import.meta.dirname, "answer-file-dialog.py"), [title, file]);
 
 const now = Date.now();
@@ -22,6 +25,12 @@ const iso = (m) => new Date(minutesAgo(m)).toISOString();
 /** One session per new source: its title (the first prompt, or the chat's name) and a reply. */
 const SESSIONS = {
   "qwen-code": { name: "Qwen Code", title: "Why does the qwen build fail on arm64?", reply: "The qwen build pins an x86 toolchain; switch to the multi-arch image." },
+  cursor: { name: "Cursor", title: "Cursor: split the checkout form", reply: "Split CheckoutForm into AddressStep and PaymentStep with a shared context." },
+  "copilot-cli": { name: "GitHub Copilot CLI", title: "Why is the copilot cache cold after deploys?", reply: "The deploy job wipes ~/.cache; mount it as a volume instead." },
+  amp: { name: "Amp", title: "Amp: trim the docker image", reply: "Use a distroless base and copy only the release binary." },
+  goose: { name: "goose", title: "goose: rotate the staging certificates", reply: "Renewed both certificates and reloaded nginx on staging." },
+  crush: { name: "Crush", title: "Crush: why is the lighthouse score low?", reply: "The hero image is 4 MB; serve it as AVIF at 1600 px." },
+  zed: { name: "Zed", title: "Zed: explain the borrow checker error", reply: "The closure borrows config mutably while the loop still holds it." },
   aider: { name: "Aider", title: "Rename the aider config loader", reply: "Renamed load_cfg to load_config in config.py and updated the two callers." },
   cline: { name: "Cline", title: "Add a cline healthcheck endpoint", reply: "Added GET /healthz returning 200 with the build version." },
   "roo-code": { name: "Roo Code", title: "Explain the roo retry policy", reply: "Retries back off exponentially from 200 ms, five times at most." },
@@ -43,6 +52,53 @@ function writeQwen(home) {
     { ...base("q-2", "q-1", "assistant", 49), model: "qwen3-coder-plus", message: { role: "model", parts: [{ text: reply }] } },
   ];
   writeFile(path.join(home, ".qwen/projects/-home-ada-firmware/chats", `${id}.jsonl`), records.map((r) => JSON.stringify(r)).join("\n") + "\n");
+}
+
+/** Copilot CLI's current layout: `session-state/<id>/events.jsonl`, its title in `workspace.yaml`. */
+function writeCopilot(home) {
+  const id = "4e3d2c1b-0a9f-4e8d-8c7b-6a5f4e3d2c1b";
+  const { title, reply } = SESSIONS["copilot-cli"];
+  const dir = path.join(home, ".copilot/session-state", id);
+  const event = (type, n, data, m) => JSON.stringify({ type, data, id: `e-${n}`, timestamp: iso(m), parentId: n > 1 ? `e-${n - 1}` : null });
+  writeFile(
+    path.join(dir, "events.jsonl"),
+    [
+      event("session.start", 1, { sessionId: id, version: 1, producer: "copilot-agent", copilotVersion: "1.0.102", startTime: iso(60), context: { cwd: "/home/ada/infra" } }, 60),
+      event("user.message", 2, { content: title, messageId: "u-1" }, 60),
+      event("assistant.message", 3, { content: reply, messageId: "a-1", toolRequests: [] }, 59),
+    ].join("\n") + "\n",
+  );
+  writeFile(path.join(dir, "workspace.yaml"), `id: ${id}\ncwd: /home/ada/infra\nname: ${title}\nuser_named: false\n`);
+}
+
+/** An Amp thread kept on disk: `~/.local/share/amp/threads/T-<id>.json`. */
+function writeAmp(home) {
+  const id = "T-01a247ea-9d0a-77d7-8757-b232006c0999";
+  const { title, reply } = SESSIONS.amp;
+  const thread = {
+    v: 31,
+    id,
+    created: minutesAgo(55),
+    title,
+    env: { initial: { trees: [{ displayName: "images", uri: "file:///home/ada/images" }] } },
+    messages: [
+      { role: "user", messageId: 0, content: [{ type: "text", text: "Make the image smaller" }], meta: { sentAt: minutesAgo(55) } },
+      { role: "assistant", messageId: 1, content: [{ type: "text", text: reply }], state: { type: "complete", stopReason: "end_turn" }, usage: { timestamp: iso(54) } },
+    ],
+  };
+  writeFile(path.join(home, ".local/share/amp/threads", `${id}.json`), JSON.stringify(thread, null, 2));
+}
+
+/** Cursor, goose, Crush and Zed keep SQLite stores: Python's sqlite3 writes them. */
+function writeSqliteStores(home) {
+  const spec = {};
+  for (const [source, minutes] of [["cursor", 65], ["goose", 70], ["crush", 75], ["zed", 80]]) {
+    const { title, reply } = SESSIONS[source];
+    const workspace = source === "crush" ? path.join(home, "src/lighthouse") : `/home/ada/${source}-work`;
+    spec[source] = { title, prompt: `${title} (asked)`, reply, workspace, ms: minutesAgo(minutes) };
+  }
+  mkdirSync(path.join(home, "src/lighthouse"), { recursive: true });
+  execFileSync("python3", [path.join(import.meta.dirname, "write-sqlite-sessions.py"), home, JSON.stringify(spec)]);
 }
 
 /** Aider run in the home folder: `~/.aider.chat.history.md`, read by default. */
@@ -108,6 +164,9 @@ before(async () => {
   await h.start({
     beforeApp: (harness) => {
       writeQwen(harness.home);
+      writeCopilot(harness.home);
+      writeAmp(harness.home);
+      writeSqliteStores(harness.home);
       writeAider(harness.home);
       writeTask(harness.home, "saoudrizwan.claude-dev", String(minutesAgo(35)), "task", SESSIONS.cline, 35);
       writeTask(harness.home, "rooveterinaryinc.roo-cline", "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", "text", SESSIONS["roo-code"], 45);
@@ -171,7 +230,7 @@ test("each new source's session is listed under its tool's name, filtered by sou
       const icon = await app.$(`${rowOf(title)}//*[@role='img']`).getAttribute("aria-label");
       assert.equal(icon, name, `the row of "${title}" shows its tool`);
     }
-    await screenshot(app, path.join(root, "target/e2e", "sessions-sources.png"));
+    await screenshot(app, path.join(shots, "sessions-sources.png"));
 
     for (const [source, { title, name }] of Object.entries(SESSIONS)) {
       await app.$(sourceFilter).selectByAttribute("value", source);
@@ -193,7 +252,7 @@ test("Settings lists every source with its folders here, and a source turned off
     const rows = `${sourcesSection}//li[contains(@class,'source-row')]`;
     await app.$(rows).waitForDisplayed({ timeout: 10000 });
     const listed = await app.$$(rows).map((e) => e.getText());
-    assert.equal(listed.length, 10, `ten sources: ${JSON.stringify(listed)}`);
+    assert.equal(listed.length, 18, `every source the library reads: ${JSON.stringify(listed)}`);
     const aider = listed.find((text) => text.startsWith("Aider"));
     assert.match(aider, /Found on this computer/);
     assert.ok(aider.includes(path.join(h.home, ".aider.chat.history.md")), `Aider's file is shown: ${aider}`);

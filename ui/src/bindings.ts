@@ -1709,7 +1709,7 @@ similar: Array<SimilarMemory>, };
 /**
  * The agent tool a session was recorded by.
  */
-export type Source = "claude-code" | "codex" | "opencode" | "gemini" | "qwen-code" | "aider" | "cline" | "roo-code" | "chatgpt" | "claude-ai";
+export type Source = "claude-code" | "codex" | "opencode" | "gemini" | "qwen-code" | "cursor" | "copilot-cli" | "amp" | "goose" | "crush" | "zed" | "aider" | "cline" | "roo-code" | "windsurf" | "antigravity" | "chatgpt" | "claude-ai";
 
 /**
  * A facet entry.
@@ -1761,7 +1761,12 @@ found: boolean,
  * Where its sessions are looked for: its default folders on this system, then the
  * folders added in settings.
  */
-folders: Array<SourceFolder>, };
+folders: Array<SourceFolder>, 
+/**
+ * Why its sessions cannot be read, when they cannot (English; the app translates it
+ * by source).
+ */
+unreadable?: string, };
 
 /**
  * The answer of `read_transcript`.

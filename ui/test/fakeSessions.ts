@@ -34,12 +34,20 @@ export function sourceFolders(): SourceFolders[] {
     opencode: "/home/me/.local/share/opencode",
     gemini: "/home/me/.gemini/tmp",
     "qwen-code": "/home/me/.qwen",
+    windsurf: "/home/me/.codeium/windsurf/cascade",
   };
-  const all: Source[] = ["claude-code", "codex", "opencode", "gemini", "qwen-code", "aider", "cline", "roo-code", "chatgpt", "claude-ai"];
+  // Every source in the backend's order (Source::ALL); Windsurf is here but kept encrypted.
+  const all: Source[] = [
+    "claude-code", "codex", "opencode", "gemini", "qwen-code", "cursor", "copilot-cli", "amp", "goose", "crush", "zed",
+    "aider", "cline", "roo-code", "windsurf", "antigravity", "chatgpt", "claude-ai",
+  ];
   return all.map((source) => {
     const path = defaults[source];
-    const found = SOURCES.includes(source);
-    return { source, enabled: true, found, folders: path ? [{ path, exists: found, added: false }] : [] };
+    const found = SOURCES.includes(source) || source === "windsurf";
+    const folders = path ? [{ path, exists: found, added: false }] : [];
+    if (source === "windsurf")
+      return { source, enabled: true, found, folders, unreadable: "Windsurf keeps its Cascade conversations encrypted" };
+    return { source, enabled: true, found, folders };
   });
 }
 

@@ -61,12 +61,16 @@ describe("session folders", () => {
     const sources = screen.getByRole("region", { name: "Session sources" });
     const rows = within(sources).getAllByRole("listitem").filter((li) => li.classList.contains("source-row"));
     expect(rows.map((row) => row.querySelector(".source-name")?.textContent?.trim())).toEqual([
-      "Claude Code", "Codex", "opencode", "Gemini CLI", "Qwen Code", "Aider", "Cline", "Roo Code", "ChatGPT", "Claude.ai",
+      "Claude Code", "Codex", "opencode", "Gemini CLI", "Qwen Code", "Cursor", "GitHub Copilot CLI", "Amp", "goose", "Crush", "Zed",
+      "Aider", "Cline", "Roo Code", "Windsurf", "Antigravity", "ChatGPT", "Claude.ai",
     ]);
     expect(rows[1].textContent).toContain("Found on this computer");
     expect(within(rows[1]).getByText("/home/me/.codex").tagName).toBe("CODE");
     expect(rows[4].textContent).toContain("Not found on this computer");
-    expect(rows[5].textContent).toContain("Aider keeps its history in each project");
+    expect(rows[11].textContent).toContain("Aider keeps its history in each project");
+    // A tool found here whose sessions are kept encrypted says so, in the person's language.
+    expect(rows[14].textContent).toContain("Found on this computer, but cannot be read");
+    expect(rows[14].textContent).toContain("Windsurf keeps its Cascade conversations encrypted with a key only Windsurf holds");
     const codex = within(rows[1]).getByRole("checkbox", { name: "Read Codex sessions" }) as HTMLInputElement;
     expect(codex.checked).toBe(true);
     await app.user.click(codex);

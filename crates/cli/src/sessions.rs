@@ -285,6 +285,9 @@ fn sources(args: &SessionsArgs, off: Option<&str>, on: Option<&str>) -> Result<(
                 (true, false) => "not found here",
             };
             writeln!(out, "{}  ({state})", source.source)?;
+            if let Some(why) = &source.unreadable {
+                writeln!(out, "  cannot be read: {why}")?;
+            }
             if source.folders.is_empty() {
                 writeln!(out, "  no default folder: add one with --root {}=PATH", source.source)?;
             }

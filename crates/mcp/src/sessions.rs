@@ -19,7 +19,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use memory_bank_sessions::{ActionError, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, SearchArgs, TranscriptMessage};
+use memory_bank_sessions::{ActionError, LatestArgs, Library, ListArgs, OpenArgs, ReadArgs, SearchArgs, Source, TranscriptMessage};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router, ErrorData as McpError};
@@ -122,16 +122,27 @@ enum StatusName {
     Archived,
 }
 
-/// An agent tool (short names such as `claude` work too).
-#[derive(JsonSchema)]
-#[schemars(inline)]
-#[serde(rename_all = "kebab-case")]
-#[allow(dead_code)] // only its schema is used
-enum SourceName {
-    ClaudeCode,
-    Codex,
-    Opencode,
-    Gemini,
+/// An agent tool (short names such as `claude` work too). Its schema lists
+/// [`Source::ALL`], so a tool the library reads is one an agent can ask for.
+struct SourceName;
+
+impl JsonSchema for SourceName {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SourceName".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Source::ALL.iter().map(|s| s.as_str()).collect();
+        schemars::json_schema!({
+            "type": "string",
+            "description": "An agent tool (short names such as `claude` work too).",
+            "enum": names,
+        })
+    }
 }
 
 // Every argument is read as any JSON value and checked in `crate::args`; the schemas say

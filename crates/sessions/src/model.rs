@@ -18,12 +18,28 @@ pub enum Source {
     Gemini,
     /// Qwen Code (`~/.qwen`).
     QwenCode,
+    /// Cursor's agent and chat history (its `state.vscdb` stores).
+    Cursor,
+    /// GitHub Copilot CLI (`~/.copilot`).
+    CopilotCli,
+    /// Amp, Sourcegraph's agent (its threads).
+    Amp,
+    /// goose, Block's agent (its sessions).
+    Goose,
+    /// Crush, Charm's agent (`.crush` in each project).
+    Crush,
+    /// Zed's agent threads.
+    Zed,
     /// Aider (`.aider.chat.history.md` in each repository).
     Aider,
     /// Cline, the VS Code extension (its global storage's `tasks`).
     Cline,
     /// Roo Code, the VS Code extension (its global storage's `tasks`).
     RooCode,
+    /// Windsurf's Cascade conversations.
+    Windsurf,
+    /// Google Antigravity's agent conversations.
+    Antigravity,
     /// ChatGPT conversations imported from its data export.
     Chatgpt,
     /// Claude.ai conversations imported from its data export.
@@ -32,15 +48,23 @@ pub enum Source {
 
 impl Source {
     /// Every source, in display order.
-    pub const ALL: [Source; 10] = [
+    pub const ALL: [Source; 18] = [
         Source::ClaudeCode,
         Source::Codex,
         Source::Opencode,
         Source::Gemini,
         Source::QwenCode,
+        Source::Cursor,
+        Source::CopilotCli,
+        Source::Amp,
+        Source::Goose,
+        Source::Crush,
+        Source::Zed,
         Source::Aider,
         Source::Cline,
         Source::RooCode,
+        Source::Windsurf,
+        Source::Antigravity,
         Source::Chatgpt,
         Source::ClaudeAi,
     ];
@@ -53,6 +77,14 @@ impl Source {
             Source::Opencode => "opencode",
             Source::Gemini => "gemini",
             Source::QwenCode => "qwen-code",
+            Source::Cursor => "cursor",
+            Source::CopilotCli => "copilot-cli",
+            Source::Amp => "amp",
+            Source::Goose => "goose",
+            Source::Crush => "crush",
+            Source::Zed => "zed",
+            Source::Windsurf => "windsurf",
+            Source::Antigravity => "antigravity",
             Source::Aider => "aider",
             Source::Cline => "cline",
             Source::RooCode => "roo-code",
@@ -74,6 +106,14 @@ impl Source {
             "opencode" | "openwork" => Some(Source::Opencode),
             "gemini" | "gemini-cli" => Some(Source::Gemini),
             "qwen-code" | "qwen" | "qwen_code" | "qwencode" => Some(Source::QwenCode),
+            "cursor" => Some(Source::Cursor),
+            "copilot-cli" | "copilot" | "github-copilot" | "copilot_cli" => Some(Source::CopilotCli),
+            "amp" | "ampcode" => Some(Source::Amp),
+            "goose" => Some(Source::Goose),
+            "crush" => Some(Source::Crush),
+            "zed" => Some(Source::Zed),
+            "windsurf" | "cascade" => Some(Source::Windsurf),
+            "antigravity" => Some(Source::Antigravity),
             "aider" => Some(Source::Aider),
             "cline" => Some(Source::Cline),
             "roo-code" | "roo" | "roo_code" | "roocode" | "roo-cline" => Some(Source::RooCode),

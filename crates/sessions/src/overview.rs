@@ -109,6 +109,11 @@ pub struct SourceFolders {
     /// Where its sessions are looked for: its default folders on this system, then the
     /// folders added in settings.
     pub folders: Vec<SourceFolder>,
+    /// Why its sessions cannot be read, when they cannot (English; the app translates it
+    /// by source).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub unreadable: Option<String>,
 }
 
 /// One folder a source is read from.
@@ -130,7 +135,8 @@ pub fn source_folders(env: &Env, added: &[(Source, PathBuf)], settings: &SourceS
     Source::ALL
         .iter()
         .map(|&source| {
-            let defaults = sources::reader(source).default_roots(env).into_iter().map(|path| (path, false));
+            let reader = sources::reader(source);
+            let defaults = reader.default_roots(env).into_iter().map(|path| (path, false));
             let extra = added.iter().filter(|(s, _)| *s == source).map(|(_, path)| (path.clone(), true));
             let mut folders: Vec<SourceFolder> = Vec::new();
             for (path, added) in defaults.chain(extra) {
@@ -138,7 +144,13 @@ pub fn source_folders(env: &Env, added: &[(Source, PathBuf)], settings: &SourceS
                     folders.push(SourceFolder { exists: path.exists(), path, added });
                 }
             }
-            SourceFolders { source, enabled: settings.enabled(source), found: folders.iter().any(|f| f.exists), folders }
+            SourceFolders {
+                source,
+                enabled: settings.enabled(source),
+                found: folders.iter().any(|f| f.exists),
+                folders,
+                unreadable: reader.unreadable().map(str::to_owned),
+            }
         })
         .collect()
 }

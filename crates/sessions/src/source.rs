@@ -64,6 +64,14 @@ pub trait LineParser {
     fn line(&mut self, line: &[u8], pos: LinePos, out: &mut Vec<Event>);
 }
 
+/// The line parser of a reader whose units are all [`UnitKind::Whole`]: never asked for,
+/// and harmless if it were.
+pub struct NoLines;
+
+impl LineParser for NoLines {
+    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<crate::events::Event>) {}
+}
+
 /// The events of one session read from a [`UnitKind::Whole`] unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WholeSession {
@@ -167,6 +175,14 @@ pub trait SourceReader: Send + Sync {
     /// The tool's default data folder(s) in `env`, honouring the tool's own variables.
     /// They need not exist.
     fn default_roots(&self, env: &Env) -> Vec<PathBuf>;
+
+    /// Why this tool's sessions cannot be read, when they cannot (kept encrypted with a key
+    /// the tool does not share): said in Settings, `sessions sources` and the README rather
+    /// than showing nothing. Its folders are still looked for, so the person learns they are
+    /// there.
+    fn unreadable(&self) -> Option<&'static str> {
+        None
+    }
 
     /// Finds the units under `root` (a folder as returned by `default_roots`, or one the
     /// person added). Unreadable folders go to `problems`.

@@ -63,6 +63,28 @@ const SHAPES: Record<Source, React.ReactNode> = {
       <path d="M12 7v6M9 10h6" />
     </>
   ),
+  // A pointer arrow for Cursor.
+  cursor: <path d="M5 3l14 7-6 2-2 6z" />,
+  // Goggles for GitHub Copilot CLI.
+  "copilot-cli": (
+    <>
+      <circle cx="8" cy="12" r="4" />
+      <circle cx="16" cy="12" r="4" />
+      <path d="M12 12h0M3 18h18" />
+    </>
+  ),
+  // A lightning bolt, current, for Amp.
+  amp: <path d="M13 2 4 14h7l-1 8 9-12h-7z" />,
+  // A bird's wing for goose.
+  goose: <path d="M4 16c4 0 7-2 9-6s5-6 8-6c0 6-4 12-11 12l-6 4z" />,
+  // A heart-shaped sweet for Crush, Charm's agent.
+  crush: <path d="M12 20s-7-4.5-7-10a4 4 0 0 1 7-2.6A4 4 0 0 1 19 10c0 5.5-7 10-7 10z" />,
+  // A Z for Zed.
+  zed: <path d="M5 5h14L5 19h14" />,
+  // A sail for Windsurf.
+  windsurf: <path d="M12 3v16M12 3c5 4 6 9 5 13h-5M4 20h16" />,
+  // An arrow rising against gravity for Antigravity.
+  antigravity: <path d="M12 20V4M6 10l6-6 6 6M5 20h14" />,
   // A kangaroo's hop, an arc and a landing, for Roo Code.
   "roo-code": <path d="M3 19c3-9 9-13 18-13M17 3l4 3-4 3M3 19h6" />,
 };

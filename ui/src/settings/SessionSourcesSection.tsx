@@ -73,7 +73,9 @@ function SourceRow({ source, busy, onToggle }: { source: SourceFolders; busy: bo
   const state = !source.enabled
     ? t("settings.sources.off")
     : source.found
-      ? t("settings.sources.found")
+      ? source.unreadable
+        ? t("settings.sources.foundUnreadable")
+        : t("settings.sources.found")
       : t("settings.sources.notFound");
   return (
     <li className="source-row">
@@ -82,6 +84,11 @@ function SourceRow({ source, busy, onToggle }: { source: SourceFolders; busy: bo
           <SourceIcon source={source.source} decorative /> {name}
         </p>
         <p className="hint">{state}</p>
+        {source.unreadable && (
+          <p className="hint">
+            {t(`settings.sources.unreadable.${source.source}`, { defaultValue: source.unreadable })}
+          </p>
+        )}
         {source.folders.length === 0 ? (
           <p className="hint">{t("settings.sources.noDefault", { name })}</p>
         ) : (

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::events::Event;
 use crate::jsonl;
 use crate::model::Source;
-use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
+use crate::source::{Env, LineParser, NoLines, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
 
 /// The folder of the app's data folder where imports are kept.
 pub const IMPORTS_DIR: &str = "imports";
@@ -100,12 +100,6 @@ impl SourceReader for ExportReader {
         let present = doc.is_array().then(|| sessions.iter().map(|s| s.key.clone()).collect());
         Ok(WholeRead { sessions, present, mark: None })
     }
-}
-
-struct NoLines;
-
-impl LineParser for NoLines {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
 }
 
 /// A non-empty string field.

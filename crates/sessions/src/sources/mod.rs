@@ -3,16 +3,25 @@
 //! symbolic link out of the folder it was given.
 
 pub mod aider;
+pub mod amp;
+pub mod antigravity;
 pub mod chatgpt;
 pub mod claude;
 pub mod claude_ai;
 pub mod cline;
 pub mod codex;
+pub mod copilot;
+pub mod crush;
+pub mod cursor;
 pub mod exports;
 pub mod gemini;
+pub mod goose;
 mod lenient;
 pub mod opencode;
 pub mod qwen;
+pub(crate) mod sqlite;
+pub mod windsurf;
+pub mod zed;
 
 use crate::model::Source;
 use crate::source::SourceReader;
@@ -25,6 +34,14 @@ pub fn reader(source: Source) -> &'static dyn SourceReader {
         Source::Opencode => &opencode::Opencode,
         Source::Gemini => &gemini::Gemini,
         Source::QwenCode => &qwen::QwenCode,
+        Source::Cursor => &cursor::Cursor,
+        Source::CopilotCli => &copilot::CopilotCli,
+        Source::Amp => &amp::Amp,
+        Source::Goose => &goose::Goose,
+        Source::Crush => &crush::Crush,
+        Source::Zed => &zed::Zed,
+        Source::Windsurf => &windsurf::Windsurf,
+        Source::Antigravity => &antigravity::Antigravity,
         Source::Aider => &aider::Aider,
         Source::Cline => &cline::CLINE,
         Source::RooCode => &cline::ROO_CODE,
@@ -34,6 +51,6 @@ pub fn reader(source: Source) -> &'static dyn SourceReader {
 }
 
 /// Every reader.
-pub fn all() -> [&'static dyn SourceReader; 10] {
+pub fn all() -> [&'static dyn SourceReader; 18] {
     Source::ALL.map(reader)
 }

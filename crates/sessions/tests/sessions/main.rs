@@ -3,6 +3,7 @@
 
 mod activity;
 mod adopt;
+mod amp;
 mod aider;
 mod archive;
 mod archive_encryption;
@@ -10,10 +11,14 @@ mod claude;
 mod cline;
 mod codex;
 mod concurrent_open;
+mod copilot;
+mod cursor;
+mod crush;
 mod exports;
 mod confinement;
 mod files;
 mod gemini;
+mod goose;
 mod index;
 mod index_encryption;
 mod opencode;
@@ -24,4 +29,5 @@ mod search_props;
 mod sources;
 mod tail_props;
 mod wipe;
+mod zed;
 mod suite;

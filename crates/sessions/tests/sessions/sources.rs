@@ -84,3 +84,22 @@ fn every_source_is_listed_with_its_folders_found_or_not_and_those_added() {
     assert_eq!(of(Source::Chatgpt).folders[0].path, imports.join("chatgpt"));
     assert_eq!(of(Source::ClaudeAi).folders[0].path, imports.join("claude-ai"));
 }
+
+#[test]
+fn a_source_kept_encrypted_is_found_and_says_why_it_cannot_be_read() {
+    let (dir, home) = kit::full_home();
+    std::fs::create_dir_all(home.join(".codeium/windsurf/cascade")).unwrap();
+    // Encrypted bytes, as Windsurf leaves them: nothing to list, nothing to fail on.
+    std::fs::write(home.join(".codeium/windsurf/cascade/6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9.pb"), [0x9c_u8, 0x41, 0xe7, 0x02, 0xff]).unwrap();
+    let sources = source_folders(&kit::env_with_home(&home), &[], &SourceSettings::default());
+    let of = |source: Source| sources.iter().find(|s| s.source == source).unwrap();
+    let windsurf = of(Source::Windsurf);
+    assert!(windsurf.found, "{windsurf:?}");
+    assert!(windsurf.unreadable.as_deref().is_some_and(|why| why.contains("encrypted")), "{windsurf:?}");
+    assert!(of(Source::Antigravity).unreadable.is_some());
+    // Every other source can be read: none says otherwise.
+    let readable: Vec<Source> = sources.iter().filter(|s| s.unreadable.is_none()).map(|s| s.source).collect();
+    assert_eq!(readable.len(), Source::ALL.len() - 2, "{readable:?}");
+    let index = dir.path().join("index.sqlite");
+    assert!(!listed_sources(&library(&home, &index, &SourceSettings::default())).contains(&Source::Windsurf));
+}

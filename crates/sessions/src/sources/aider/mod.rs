@@ -63,9 +63,8 @@ mod parse;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use crate::events::Event;
 use crate::model::Source;
-use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
+use crate::source::{Env, LineParser, NoLines, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
 
 /// Reads Aider sessions.
 pub struct Aider;
@@ -131,13 +130,6 @@ impl SourceReader for Aider {
     fn parse_whole_since(&self, unit: &Unit, since: Option<i64>) -> std::io::Result<WholeRead> {
         parse::read(unit, since)
     }
-}
-
-/// Histories are [`UnitKind::Whole`] units: no lines to parse.
-struct NoLines;
-
-impl LineParser for NoLines {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
 }
 
 /// Lists `root` breadth first (shallow projects are found before a deep tree uses up the

@@ -75,7 +75,7 @@ use serde::Deserialize;
 
 use crate::events::{Event, MetaEvent};
 use crate::model::Source;
-use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
+use crate::source::{Env, LineParser, NoLines, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession};
 
 use super::lenient::{Obj, Scalar};
 
@@ -272,13 +272,6 @@ impl HistoryEntry {
             .map(|w| w.trim().to_owned())
             .find(|w| !w.is_empty())
     }
-}
-
-/// Task transcripts are whole documents: no lines to parse.
-struct NoLines;
-
-impl LineParser for NoLines {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
 }
 
 #[cfg(test)]

@@ -30,11 +30,10 @@
 //! the `time_created` column; ties break on `seq`, then id.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, Row};
 use serde::Deserialize;
 
 use crate::jsonl::parse_line_as;
@@ -42,91 +41,12 @@ use crate::model::Role;
 use crate::source::{WholeRead, WholeSession};
 use crate::text::{join_text, time_value};
 
+use crate::sources::sqlite::{bytes_at, io_err, open, text_at, Columns};
+
 use super::{
-    mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary,
+    session_events, v1_message, MessageData, Msg, PartData, PartsSummary,
     SessionFacts,
 };
-
-/// The `-wal` companion of a database.
-fn wal_path(db: &Path) -> PathBuf {
-    let mut name = db.as_os_str().to_owned();
-    name.push("-wal");
-    PathBuf::from(name)
-}
-
-/// Follows the `-wal` file (size and mtime): writes land there, not in the main file.
-pub(super) fn fingerprint(db: &Path) -> u64 {
-    let mut fp = Fingerprint::new();
-    match std::fs::metadata(wal_path(db)) {
-        Ok(meta) => {
-            fp.mix(1);
-            fp.mix(meta.len());
-            fp.mix(mtime_ns(&meta));
-        }
-        Err(_) => fp.mix(0),
-    }
-    fp.0
-}
-
-fn io_err(e: rusqlite::Error) -> std::io::Error {
-    std::io::Error::other(e)
-}
-
-/// Opens strictly read-only: no write, no schema change, no checkpoint, no new files.
-///
-/// While opencode runs, its `-wal` and `-shm` exist and `mode=ro` reads through them (the
-/// latest rows may live only in the `-wal`). When it has exited cleanly they are gone, and
-/// a read-only connection would create both; `immutable=1` reads the main file alone
-/// instead, without creating or locking anything. Should opencode start writing during that
-/// read, the `-wal` it creates changes the fingerprint and the unit is read again.
-fn open(path: &Path) -> rusqlite::Result<Connection> {
-    let query = if wal_path(path).exists() {
-        "mode=ro"
-    } else {
-        "mode=ro&immutable=1"
-    };
-    let conn = Connection::open_with_flags(
-        uri(path, query),
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    conn.busy_timeout(Duration::from_secs(5))?;
-    conn.pragma_update(None, "query_only", true)?;
-    Ok(conn)
-}
-
-/// A SQLite `file:` URI for `path`, percent-encoding everything but unreserved characters,
-/// `/` and `:` (Windows: backslashes become `/`, a drive letter gets a leading `/`).
-fn uri(path: &Path, query: &str) -> String {
-    #[cfg(unix)]
-    let bytes: Vec<u8> = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
-    #[cfg(not(unix))]
-    let bytes: Vec<u8> = {
-        let s = path.to_string_lossy().replace('\\', "/");
-        let drive = s.as_bytes().get(1) == Some(&b':');
-        let s = if drive {
-            format!("/{s}")
-        } else if s.starts_with("//") {
-            format!("//{s}")
-        } else {
-            s
-        };
-        s.into_bytes()
-    };
-    let mut out = String::with_capacity(bytes.len() + 16);
-    out.push_str("file:");
-    for b in bytes {
-        if b.is_ascii_alphanumeric() || b"-._~/:".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out.push('?');
-    out.push_str(query);
-    out
-}
 
 /// Reads every session of one database.
 pub(super) fn read(path: &Path) -> std::io::Result<Vec<WholeSession>> {
@@ -270,40 +190,6 @@ fn read_db(path: &Path, since: Option<i64>) -> rusqlite::Result<WholeRead> {
     Ok(WholeRead { sessions, present, mark })
 }
 
-/// Column positions by name.
-struct Columns(HashMap<String, usize>);
-
-impl Columns {
-    fn of(stmt: &rusqlite::Statement<'_>) -> Columns {
-        Columns(
-            stmt.column_names()
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.to_ascii_lowercase(), i))
-                .collect(),
-        )
-    }
-
-    fn find(&self, names: &[&str]) -> Option<usize> {
-        names.iter().find_map(|n| self.0.get(*n).copied())
-    }
-}
-
-fn bytes_at<'r>(row: &'r Row<'_>, i: Option<usize>) -> Option<&'r [u8]> {
-    match row.get_ref(i?).ok()? {
-        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
-        _ => None,
-    }
-}
-
-fn text_at(row: &Row<'_>, i: Option<usize>) -> Option<String> {
-    match row.get_ref(i?).ok()? {
-        ValueRef::Text(b) | ValueRef::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
-        ValueRef::Integer(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
 fn int_at(row: &Row<'_>, i: Option<usize>) -> Option<i64> {
     match row.get_ref(i?).ok()? {
         ValueRef::Integer(n) => Some(n),
@@ -324,13 +210,13 @@ fn json_at<T: serde::de::DeserializeOwned>(row: &Row<'_>, i: Option<usize>) -> O
 fn read_sessions(conn: &Connection, table: &str) -> rusqlite::Result<Vec<SessionFacts>> {
     let mut stmt = conn.prepare(&format!("SELECT * FROM \"{table}\""))?;
     let cols = Columns::of(&stmt);
-    let id = cols.find(&["id"]);
-    let title = cols.find(&["title"]);
-    let directory = cols.find(&["directory"]);
-    let parent = cols.find(&["parent_id", "parentid"]);
-    let created = cols.find(&["time_created"]);
-    let updated = cols.find(&["time_updated"]);
-    let data = cols.find(&["data"]);
+    let id = cols.find("id");
+    let title = cols.find("title");
+    let directory = cols.find("directory");
+    let parent = cols.find_any(&["parent_id", "parentid"]);
+    let created = cols.find("time_created");
+    let updated = cols.find("time_updated");
+    let data = cols.find("data");
     let mut rows = stmt.query([])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
@@ -459,12 +345,12 @@ fn read_v2_messages(
     let mut stmt = conn.prepare("SELECT * FROM session_message")?;
     let cols = Columns::of(&stmt);
     let (id, session, kind, seq, created, data) = (
-        cols.find(&["id"]),
-        cols.find(&["session_id", "sessionid"]),
-        cols.find(&["type"]),
-        cols.find(&["seq"]),
-        cols.find(&["time_created"]),
-        cols.find(&["data"]),
+        cols.find("id"),
+        cols.find_any(&["session_id", "sessionid"]),
+        cols.find("type"),
+        cols.find("seq"),
+        cols.find("time_created"),
+        cols.find("data"),
     );
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
@@ -512,24 +398,4 @@ fn read_v2_messages(
         });
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn uri_escapes_what_sqlite_would_misread() {
-        assert_eq!(
-            uri(Path::new("/home/a b/x?y#z%/opencode.db"), "mode=ro"),
-            "file:/home/a%20b/x%3Fy%23z%25/opencode.db?mode=ro"
-        );
-        use std::os::unix::ffi::OsStrExt;
-        let odd = std::ffi::OsStr::from_bytes(b"/h/caf\xe9/opencode.db");
-        assert_eq!(
-            uri(Path::new(odd), "mode=ro"),
-            "file:/h/caf%E9/opencode.db?mode=ro"
-        );
-    }
 }

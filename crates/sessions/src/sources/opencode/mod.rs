@@ -20,26 +20,18 @@ mod db;
 mod tree;
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use serde::Deserialize;
 
 use crate::events::{Event, Merge, MetaEvent, TitleRank};
 use crate::model::{Role, Source};
 use crate::source::{
-    Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
+    Env, LineParser, NoLines, Problem, Root, SourceReader, Unit, UnitKind, WholeRead, WholeSession,
 };
 use crate::text::{join_text, time_value};
 
 /// Reads opencode sessions.
 pub struct Opencode;
-
-/// opencode has no JSON Lines files; every unit is read whole.
-struct NoLines;
-
-impl LineParser for NoLines {
-    fn line(&mut self, _line: &[u8], _pos: LinePos, _out: &mut Vec<Event>) {}
-}
 
 impl SourceReader for Opencode {
     fn source(&self) -> Source {
@@ -70,7 +62,7 @@ impl SourceReader for Opencode {
         dbs.sort();
         for path in dbs {
             let mut unit = Unit::new(Source::Opencode, path.clone(), UnitKind::Whole);
-            unit.fingerprint = db::fingerprint(&path);
+            unit.fingerprint = crate::sources::sqlite::wal_fingerprint(&path);
             units.push(unit);
         }
     }
@@ -327,32 +319,6 @@ fn session_events(facts: SessionFacts, mut messages: Vec<Msg>) -> WholeSession {
         key: facts.id,
         events,
     }
-}
-
-/// Mixes numbers into a stable 64-bit fingerprint (FNV-1a over their bytes), so an index
-/// written by one build agrees with the next.
-#[derive(Debug, Clone, Copy)]
-struct Fingerprint(u64);
-
-impl Fingerprint {
-    fn new() -> Fingerprint {
-        Fingerprint(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn mix(&mut self, n: u64) {
-        for b in n.to_le_bytes() {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-}
-
-/// Nanoseconds since the epoch of a file's mtime (0 when unknown).
-fn mtime_ns(meta: &std::fs::Metadata) -> u64 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 #[cfg(test)]

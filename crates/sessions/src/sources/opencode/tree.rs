@@ -11,10 +11,11 @@ use std::path::Path;
 use crate::jsonl::parse_line_as;
 use crate::model::Source;
 use crate::source::{Entry, Problem, Root, Unit, UnitKind, WholeSession};
+use crate::sources::sqlite::{mtime_ns, Fingerprint};
 use crate::text::time_value;
 
 use super::{
-    mtime_ns, session_events, v1_message, Fingerprint, MessageData, Msg, PartData, PartsSummary,
+    session_events, v1_message, MessageData, Msg, PartData, PartsSummary,
     SessionFacts,
 };
 

@@ -121,6 +121,13 @@ reader_suite!(cline, crate::suite::writers::ClineWriter);
 reader_suite!(roo_code, crate::suite::writers::RooCodeWriter);
 reader_suite!(chatgpt, crate::suite::writers::ChatgptWriter);
 reader_suite!(claude_ai, crate::suite::writers::ClaudeAiWriter);
+reader_suite!(cursor, crate::suite::writers::CursorWriter);
+reader_suite!(goose_db, crate::suite::writers::GooseWriter);
+reader_suite!(goose_jsonl, crate::suite::writers::GooseJsonlWriter);
+reader_suite!(crush, crate::suite::writers::CrushWriter);
+reader_suite!(zed, crate::suite::writers::ZedWriter);
+reader_suite!(copilot_cli, crate::suite::writers::CopilotCliWriter);
+reader_suite!(amp, crate::suite::writers::AmpWriter);
 
 /// A home with one tool's sessions, the library over it (its index in a file), and what
 /// each session should read as.
