@@ -2,7 +2,8 @@
 # Runs every test of the project: the UI (Vitest + axe), the Rust workspace (stores on
 # SQLite and a throwaway MariaDB, the HTTP API and CLI on loopback, the desktop core and
 # command layer), the MCP server under the official TypeScript SDK, the agents' own CLIs
-# (npm) connecting to it, and the desktop app
+# (npm) connecting to it, the coding tools' own CLIs writing the sessions `memory-bank
+# sessions` reads back, and the desktop app
 # end to end in a real window under Xvfb.
 # On a fresh Debian 12 machine (as root) it first installs whatever is missing.
 set -euo pipefail
@@ -49,6 +50,16 @@ echo "==> agents: Claude Code, opencode, Gemini CLI and Codex (npm, pinned) acce
 # `npm install --no-save` installs exactly the locked versions and leaves the lock untouched.
 npm install --prefix tests/agents --no-save --no-audit --no-fund
 npm --prefix tests/agents test
+
+echo "==> session tools: Qwen Code, Copilot CLI, Cline, Amp (npm) and Aider (PyPI), pinned, write sessions against loopback model stubs; sessions list/read/search read them" >&2
+# Aider runs from a venv of its own, made once and cached (tests/session-tools/aider-venv.sh);
+# the tools run in a network namespace of their own (unshare, ip), where only loopback exists.
+apt_install python3 python3-venv iproute2
+# Not `npm ci`, as for the agents: Amp's @napi-rs/keyring and Qwen Code's @teddyzhu/clipboard
+# name binary packages per platform, of which the registry here serves only the Linux x64 ones.
+npm install --prefix tests/session-tools --no-save --no-audit --no-fund
+aider_bin=$(bash tests/session-tools/aider-venv.sh)
+AIDER_BIN="$aider_bin" unshare --net --map-root-user sh -c 'ip link set lo up && exec npm --prefix tests/session-tools test'
 
 echo "==> end to end: the app in a real window (Xvfb + tauri-driver)" >&2
 npm ci --prefix tests/e2e --no-audit --no-fund

@@ -2,12 +2,13 @@
 // stub answers a turn with a fixed reply and records every request, so a test can read
 // exactly what the agent sent its model (and so whether our recall hook's context is in it).
 // Only what each CLI calls in a `-p`/`exec` turn is answered; anything else is a 404.
+// tests/session-tools builds its stubs on startStub, sse and notFound.
 import http from "node:http";
 
 export const REPLY = "Stub model: use the deploy script.";
 
 /** A loopback HTTP server answering with `handle(req, body, res)`; every request recorded. */
-async function startStub(handle) {
+export async function startStub(handle) {
   const requests = [];
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -34,7 +35,7 @@ async function startStub(handle) {
   return { url, requests, close };
 }
 
-function sse(res, events, { named = true } = {}) {
+export function sse(res, events, { named = true } = {}) {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   for (const [event, data] of events) {
     if (named) res.write(`event: ${event}\n`);
@@ -43,7 +44,7 @@ function sse(res, events, { named = true } = {}) {
   res.end();
 }
 
-function notFound(res, req) {
+export function notFound(res, req) {
   res.writeHead(404, { "content-type": "application/json" });
   res.end(JSON.stringify({ error: { message: `stub: no ${req.method} ${req.url}` } }));
 }
