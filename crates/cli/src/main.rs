@@ -77,6 +77,17 @@ enum Command {
         /// any other address every IP address and localhost.
         #[arg(long = "allowed-host", value_name = "NAME", env = "MEMORY_BANK_ALLOWED_HOSTS", value_delimiter = ',')]
         allowed_hosts: Vec<memory_bank_server::AllowedHost>,
+        /// Serve GET /metrics in Prometheus's text format: requests by route and status,
+        /// latency, saves, searches, proposals, refusals; never content, ids or emails. On
+        /// a loopback address local scrapers need no token; on any other address
+        /// --metrics-token-file is required.
+        #[arg(long, env = "MEMORY_BANK_METRICS", value_parser = clap::builder::BoolishValueParser::new())]
+        metrics: bool,
+        /// A file holding the token scrapers of /metrics must send as `Authorization:
+        /// Bearer <token>` (at least 16 characters, e.g. from `openssl rand -hex 32`,
+        /// readable by its owner only). Required with --metrics on a non-loopback address.
+        #[arg(long, env = "MEMORY_BANK_METRICS_TOKEN_FILE", value_name = "PATH")]
+        metrics_token_file: Option<std::path::PathBuf>,
     },
     /// Database maintenance.
     Db {
@@ -210,14 +221,26 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let key_file = cli.db_key_file.clone();
     let key = |url: &str| database::key_source(url, key_file.clone(), cli.db_key_keyring);
     match cli.command {
-        Command::Serve { listen, max_memories_per_user, rate_limit, rate_burst, confirm_timeout, allowed_hosts } => {
+        Command::Serve {
+            listen, max_memories_per_user, rate_limit, rate_burst, confirm_timeout, allowed_hosts, metrics, metrics_token_file,
+        } => {
+            // Before the database is opened: a configuration that must not serve stops here.
+            let metrics = memory_bank_server::metrics_access(metrics, listen, metrics_token_file.as_deref())?;
             let quota = (max_memories_per_user > 0).then_some(max_memories_per_user);
             let rate = std::num::NonZeroU32::new(rate_limit).map(|per_second| memory_bank_server::RateLimit {
                 per_second,
                 burst: std::num::NonZeroU32::new(rate_burst).unwrap_or(per_second),
             });
             let url = url()?;
-            serve(&url, &key(&url)?, listen, quota, rate, std::time::Duration::from_secs(confirm_timeout), allowed_hosts).await
+            let options = ServeConfig {
+                listen,
+                quota,
+                rate_limit: rate,
+                confirm_timeout: std::time::Duration::from_secs(confirm_timeout),
+                allowed_hosts,
+                metrics,
+            };
+            serve(&url, &key(&url)?, options).await
         }
         Command::Db { command: DbCommand::Optimize } => {
             let url = url()?;
@@ -274,16 +297,26 @@ async fn optimize(url: &str, key: &memory_bank_db_key::KeySource) -> anyhow::Res
     Ok(())
 }
 
-async fn serve(
-    url: &str,
-    key: &memory_bank_db_key::KeySource,
+/// How `serve` was asked to run.
+struct ServeConfig {
     listen: SocketAddr,
     quota: Option<u64>,
     rate_limit: Option<memory_bank_server::RateLimit>,
     confirm_timeout: std::time::Duration,
     allowed_hosts: Vec<memory_bank_server::AllowedHost>,
-) -> anyhow::Result<()> {
+    /// Who may read /metrics; `None`: metrics off.
+    metrics: Option<memory_bank_server::MetricsAccess>,
+}
+
+async fn serve(url: &str, key: &memory_bank_db_key::KeySource, config: ServeConfig) -> anyhow::Result<()> {
+    let ServeConfig { listen, quota, rate_limit, confirm_timeout, allowed_hosts, metrics } = config;
+    let metrics = metrics.map(memory_bank_server::Metrics::new);
     let bank = database::open(url, key).await?.with_memory_quota(quota);
+    // Before any clone is made: the API and the MCP routes count with the same bank.
+    let bank = match &metrics {
+        Some(metrics) => metrics.observe(bank),
+        None => bank,
+    };
     // Refuse to serve a search that would silently find nothing.
     bank.assert_search_index().await?;
     // An older bank's terms are brought to today's scheme while it serves, and every
@@ -305,6 +338,10 @@ async fn serve(
     // the address must never see half of it.
     let serving = format!("memory-bank: serving http://{address} ({} database); stop with Ctrl-C", bank.store().backend());
     eprintln!("{serving}");
+    if let Some(metrics) = &metrics {
+        // Never the token: only whether one is asked for.
+        tracing::info!(%address, access = ?metrics, "metrics served at /metrics");
+    }
     // MCP for remote agents beside the API: the memory tools at /mcp, the meta face at
     // /mcp/agent, with the same tokens.
     let options = memory_bank_server::ServeOptions {
@@ -312,6 +349,7 @@ async fn serve(
         host_check: memory_bank_server::HostCheck::for_listener(address, allowed_hosts),
         extra_routes: Some(memory_bank_mcp::http::routes(bank.clone(), confirm_timeout)),
         rate_limit: rate_limit.map(memory_bank_server::RateLimiter::new),
+        metrics,
         ..Default::default()
     };
     memory_bank_server::serve(listener, bank, options, shutdown).await?;

@@ -3,6 +3,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
+use memory_bank_private_files::ReadPrivateError;
 use memory_bank_store_sqlite::DbKey;
 
 use crate::KeyError;
@@ -10,22 +11,17 @@ use crate::KeyError;
 /// Reads the key in `path`, refusing a file that other users can read (on Unix: any
 /// group or other permission bit).
 pub fn read_key_file(path: &Path) -> Result<DbKey, KeyError> {
+    let text = read_secret(path)?;
+    DbKey::from_hex(&text).map_err(|_| KeyError::FileFormat { path: path.display().to_string() })
+}
+
+/// The text of a key file, through the one check every secret file passes.
+fn read_secret(path: &Path) -> Result<String, KeyError> {
     let shown = path.display().to_string();
-    let unreadable = |e: std::io::Error| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() };
-    let metadata = std::fs::metadata(path).map_err(unreadable)?;
-    if !metadata.is_file() {
-        return Err(KeyError::FileUnreadable { path: shown, detail: "it is not a file".into() });
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = metadata.permissions().mode() & 0o7777;
-        if mode & 0o077 != 0 {
-            return Err(KeyError::FileNotPrivate { path: shown, mode });
-        }
-    }
-    let text = std::fs::read_to_string(path).map_err(unreadable)?;
-    DbKey::from_hex(&text).map_err(|_| KeyError::FileFormat { path: shown })
+    memory_bank_private_files::read_private(path).map_err(|e| match e {
+        ReadPrivateError::Unreadable(detail) => KeyError::FileUnreadable { path: shown, detail },
+        ReadPrivateError::NotPrivate { mode } => KeyError::FileNotPrivate { path: shown, mode },
+    })
 }
 
 /// Writes `key` to `path` (mode 0600), replacing it in one step: a new file beside it,
@@ -42,15 +38,7 @@ pub(crate) fn read_retired(path: &Path) -> Result<Vec<DbKey>, KeyError> {
     }
     // The same checks as a key file, on the whole text first (mode, readable).
     let shown = path.display().to_string();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(path).map_err(|e| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() })?.permissions().mode() & 0o7777;
-        if mode & 0o077 != 0 {
-            return Err(KeyError::FileNotPrivate { path: shown, mode });
-        }
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| KeyError::FileUnreadable { path: shown.clone(), detail: e.to_string() })?;
+    let text = read_secret(path)?;
     text.lines().filter(|l| !l.trim().is_empty()).map(|l| DbKey::from_hex(l).map_err(|_| KeyError::FileFormat { path: shown.clone() })).collect()
 }
 

@@ -5,14 +5,21 @@
 //! Each group of tools lives in a module of its own, as an `impl MemoryBankMcp` block with
 //! `#[tool_router(router = <group>_tools, vis = "pub(crate)")]`, plus a `with_<group>`
 //! builder here that stores its backend and adds its router (`ToolRouter` implements `+=`).
+//!
+//! Over `serve --metrics`, each tool call is counted by the tool's name as this router
+//! knows it (`count_tool_call`): a name a client made up counts as
+//! `unknown`, so no label holds what a client wrote.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::handler::server::router::prompt::PromptRouter;
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig, Tool};
-use rmcp::{prompt_handler, tool_handler, ServerHandler, ServiceExt};
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{prompt_handler, tool_handler, ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use memory_bank_access::MemoryAccess;
 
@@ -150,6 +157,17 @@ impl MemoryBankMcp {
 #[tool_handler(router = self.tool_router)]
 #[prompt_handler(router = self.prompt_router)]
 impl ServerHandler for MemoryBankMcp {
+    // Written out instead of left to `tool_handler` only to count the call first; the
+    // call itself is what the macro would do.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.count_tool_call(&request.name, &context);
+        self.tool_router.call(ToolCallContext::new(self, request, context)).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         let mut instructions =
             String::from("Memory Bank: a plaintext memory for AI agents that people can read, search, cite and delete.");
@@ -165,6 +183,24 @@ impl ServerHandler for MemoryBankMcp {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("memory-bank", env!("CARGO_PKG_VERSION")).with_title("Memory Bank"))
             .with_instructions(instructions)
+    }
+}
+
+impl MemoryBankMcp {
+    /// Counts a tool call in `serve`'s metrics, when the HTTP request that carried it
+    /// was counted by them (`serve --metrics`; never on stdio). Under this server's own
+    /// name for the tool, from its router: a name a client made up is `unknown`, so
+    /// the label holds nothing a client wrote.
+    fn count_tool_call(&self, name: &str, context: &RequestContext<RoleServer>) {
+        let Some(metrics) = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| memory_bank_server::Metrics::of(&parts.extensions))
+        else {
+            return;
+        };
+        let tool = self.tool_router.map.get_key_value(name).map_or(Cow::Borrowed("unknown"), |(known, _)| known.clone());
+        metrics.tool_call(tool);
     }
 }
 

@@ -5,7 +5,9 @@
 //! where the file is readable), whatever the process's umask. The app and the CLI also
 //! set umask `077` ([`restrict_new_files`]) for what others create on their behalf (the
 //! web view's storage), and tighten their data folder when a release before this made it
-//! readable ([`secure_data_dir`]).
+//! readable ([`secure_data_dir`]). The other way round, a file that holds a secret (the
+//! bank's key, `serve`'s metrics token) is read only while it is private
+//! ([`read_private`]).
 //!
 //! SQLite makes a database's companions (`-wal`, `-shm`, `-journal`) with the database
 //! file's own mode, so a database created empty here first ([`create_sqlite_file`]) has
@@ -66,6 +68,39 @@ pub fn open_options() -> OpenOptions {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
     options
+}
+
+/// Why [`read_private`] refused a file.
+#[derive(Debug)]
+pub enum ReadPrivateError {
+    /// It cannot be read, or is not a file; the reason in words.
+    Unreadable(String),
+    /// Other users may read it (on Unix: a group or other permission bit is set).
+    NotPrivate {
+        /// Its permission bits.
+        mode: u32,
+    },
+}
+
+/// The text of a file that holds a secret (the bank's key, `serve`'s metrics token),
+/// refused when other users can read it: a secret others could already read is no
+/// secret, and saying so beats serving with it. Every secret file is read through this
+/// one check.
+pub fn read_private(path: &Path) -> Result<String, ReadPrivateError> {
+    let unreadable = |e: io::Error| ReadPrivateError::Unreadable(e.to_string());
+    let metadata = std::fs::metadata(path).map_err(unreadable)?;
+    if !metadata.is_file() {
+        return Err(ReadPrivateError::Unreadable("it is not a file".into()));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = metadata.permissions().mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            return Err(ReadPrivateError::NotPrivate { mode });
+        }
+    }
+    std::fs::read_to_string(path).map_err(unreadable)
 }
 
 /// Creates (or truncates) `path` for writing, private if it is new.

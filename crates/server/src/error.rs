@@ -55,6 +55,9 @@ pub enum ApiError {
     HostNotAllowed,
     /// 403: an `Origin` of another site than this service's.
     OriginNotAllowed,
+    /// 401: `/metrics` without a token was asked through a proxy (`serve --metrics` on
+    /// loopback serves local scrapers only).
+    MetricsNeedToken,
     /// 500: a fault in the service itself (a handler panicked).
     Internal,
     /// 429: this token sent more requests than the limit; retry after this many seconds.
@@ -202,6 +205,16 @@ impl IntoResponse for ApiError {
                     "Origin",
                     "web pages of another site may not call this service; call it from a program (no Origin header), \
                      or start `memory-bank serve` with --allowed-host NAME to accept pages served from NAME",
+                )],
+            ),
+            ApiError::MetricsNeedToken => (
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::Unauthorized,
+                vec![FieldError::new(
+                    "Authorization",
+                    "this request came through a proxy, and these metrics are served without a token to this machine only; \
+                     start `memory-bank serve` with --metrics-token-file FILE and send that token as Authorization: Bearer, \
+                     or scrape 127.0.0.1 from this machine",
                 )],
             ),
             ApiError::Internal => (

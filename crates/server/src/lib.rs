@@ -5,7 +5,8 @@
 //! and JSON in one place ([`ApiError`]), and [`guards`] makes sure that holds for errors
 //! made outside the handlers too; authentication and org membership are extractors
 //! ([`auth`]). Logs carry ids, counts and lengths only, never content, snippets or
-//! query text.
+//! query text; [`metrics`] (`serve --metrics`) counts requests and what the bank did,
+//! with labels from fixed sets only.
 
 pub mod auth;
 mod edit_routes;
@@ -13,6 +14,7 @@ mod error;
 pub mod guards;
 mod host_check;
 pub mod local;
+pub mod metrics;
 mod proposal_routes;
 mod rate_limit;
 mod routes;
@@ -34,6 +36,7 @@ use utoipa::OpenApi;
 
 pub use error::ApiError;
 pub use guards::{AllowedHost, HostCheck};
+pub use metrics::{metrics_access, Metrics, MetricsAccess, MetricsConfigError};
 pub use rate_limit::{RateLimit, RateLimiter, Tracked};
 pub use transport::ConnectionLimits;
 
@@ -50,6 +53,9 @@ pub struct ServeOptions {
     /// Request rate limit (per token, and per address without one); `None` turns it off
     /// (the desktop app's own service).
     pub rate_limit: Option<RateLimiter>,
+    /// `GET /metrics` and the counting behind it; `None`: no such route (a 404). What the
+    /// bank does is counted when the bank was given to [`Metrics::observe`] first.
+    pub metrics: Option<Metrics>,
 }
 
 /// Shared state of every handler.
@@ -94,6 +100,7 @@ pub fn router(bank: Bank) -> Router {
 /// Builds the API router with `options`' [`HostCheck`] and body-read timeout.
 pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
     let resolver = bank.clone();
+    let scraped = bank.clone();
     let router = Router::new()
         .route("/v1/memory", get(routes::list_memory).post(routes::save_memory))
         .route("/v1/memory/search", get(routes::search_memory))
@@ -129,10 +136,14 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         Some(limiter) => router.layer(middleware::from_fn_with_state(limiter.clone(), rate_limit::limit)),
         None => router,
     };
-    router
-        // The token, looked up once for the limit and the handlers (after the Host
-        // check: a refused request costs no query).
-        .layer(middleware::from_fn_with_state(resolver, auth::resolve))
+    // The token, looked up once for the limit and the handlers (after the Host check: a
+    // refused request costs no query).
+    let router = router.layer(middleware::from_fn_with_state(resolver, auth::resolve));
+    let router = match &options.metrics {
+        Some(metrics) => router.merge(metrics_route(metrics, scraped, options)),
+        None => router,
+    };
+    let router = router
         .layer(middleware::from_fn_with_state(
             options.host_check.clone(),
             host_check::check_host,
@@ -141,7 +152,27 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .layer(middleware::from_fn(guards::json_errors))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             guards::panic_response,
-        ))
+        ));
+    // Outermost, so every answer is counted: the guards' refusals and a panic's 500 too.
+    match &options.metrics {
+        Some(metrics) => router.layer(middleware::from_fn_with_state(metrics.clone(), metrics::track)),
+        None => router,
+    }
+}
+
+/// `GET /metrics`, merged after the token lookup: a scrape's `Authorization` holds the
+/// metrics token, never looked up as an API token, and the rate limit counts it by the
+/// client's address like any request without a token. The `Host` check and the request
+/// bounds apply as everywhere.
+fn metrics_route(metrics: &Metrics, bank: Bank, options: &ServeOptions) -> Router {
+    let route = Router::new()
+        .route("/metrics", get(metrics::scrape))
+        .with_state(metrics::Scrape { metrics: metrics.clone(), bank })
+        .layer(middleware::from_fn_with_state(options.limits.body_read_timeout, guards::bound_request));
+    match &options.rate_limit {
+        Some(limiter) => route.layer(middleware::from_fn_with_state(limiter.clone(), rate_limit::limit)),
+        None => route,
+    }
 }
 
 /// Logs method, route template, status and latency: never the query string.

@@ -13,6 +13,10 @@
 //!
 //! Behind a proxy every client has the proxy's address, so unauthenticated requests
 //! share one budget there; authenticated ones are counted per token all the same.
+//!
+//! `/metrics` (`serve --metrics`) is limited too, always by address: its token is the
+//! metrics token, never looked up as an API token. Each 429 is counted in the metrics'
+//! `refusals_total{reason="rate_limited"}`.
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
@@ -190,6 +194,9 @@ pub(crate) async fn limit(State(limiter): State<RateLimiter>, request: Request, 
     match limiter.check(&request) {
         Ok(()) => next.run(request).await,
         Err(not_until) => {
+            if let Some(metrics) = crate::metrics::Metrics::of(request.extensions()) {
+                metrics.refused(crate::metrics::Refusal::RateLimited, 1);
+            }
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             ApiError::RateLimited { retry_after_secs: retry_after_secs.max(1) }.into_response()

@@ -16,6 +16,17 @@ fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
 }
 
+/// Pending, unexpired proposals of every user: a range of the `proposals_pending` index
+/// (`status`, `expires_at`), never the table's rows.
+pub(crate) async fn count_pending(pool: &MySqlPool, now: Timestamp) -> Result<u64, StoreError> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE status = 'pending' AND expires_at > ?")
+        .bind(at(now))
+        .fetch_one(pool)
+        .await
+        .map_err(db_err)?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
 /// Inserts `p` unless the user has `max_pending` pending, unexpired proposals. The
 /// user's row is locked first (`FOR UPDATE`), so two proposals of one person count and
 /// insert one after the other; false when the cap held it back.

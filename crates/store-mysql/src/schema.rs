@@ -160,6 +160,7 @@ impl MaintenanceLock {
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
     add_columns(pool).await?;
+    add_indexes(pool).await?;
     layout::cluster_by_user(pool).await.map_err(|e| step_failed(e, "cannot cluster the memory table by user: "))?;
     fulltext::ensure(pool).await
 }
@@ -212,6 +213,34 @@ async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
                 .execute(pool)
                 .await
                 .map_err(|e| step_failed(db_err(e), &format!("cannot add {table}.{column}: ")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Indexes added after the first release on columns every database has, each with the
+/// DDL that adds it: run only when the index is missing, for the same reasons as
+/// [`ADDED_COLUMNS`] (MySQL 8 has no `CREATE INDEX IF NOT EXISTS`).
+const ADDED_INDEXES: [(&str, &str, &str); 1] = [
+    // Pending proposals over every user (the metrics' proposals_pending): one range.
+    ("proposals", "proposals_pending", "ALTER TABLE proposals ADD KEY proposals_pending (status, expires_at)"),
+];
+
+async fn add_indexes(pool: &MySqlPool) -> Result<(), StoreError> {
+    for (table, index, ddl) in ADDED_INDEXES {
+        let present: Option<i32> = sqlx::query_scalar(
+            "SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1",
+        )
+        .bind(table)
+        .bind(index)
+        .fetch_optional(pool)
+        .await
+        .map_err(db_err)?;
+        if present.is_none() {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(ddl))
+                .execute(pool)
+                .await
+                .map_err(|e| step_failed(db_err(e), &format!("cannot add the index {table}.{index}: ")))?;
         }
     }
     Ok(())

@@ -536,4 +536,8 @@ impl MemoryStore for MySqlStore {
         tx.commit().await.map_err(db_err)?;
         Ok(rejected)
     }
+
+    async fn count_pending_proposals(&self, now: Timestamp) -> Result<u64, StoreError> {
+        proposals::count_pending(&self.pool, now).await
+    }
 }

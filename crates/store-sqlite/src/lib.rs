@@ -857,6 +857,10 @@ impl MemoryStore for SqliteStore {
         tx.commit().await.map_err(db_err)?;
         Ok(rejected)
     }
+
+    async fn count_pending_proposals(&self, now: Timestamp) -> Result<u64, StoreError> {
+        proposals::count_pending(&self.pool, now).await
+    }
 }
 
 /// The `[id, created_at, text]` rows a statement packed into one JSON array (streaming

@@ -47,6 +47,17 @@ pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal, max_p
     Ok(inserted == 1)
 }
 
+/// Pending, unexpired proposals of every user: a range of the `proposals_pending` index
+/// (`status`, `expires_at`), never the table's rows.
+pub(crate) async fn count_pending(pool: &SqlitePool, now: Timestamp) -> Result<u64, StoreError> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM proposals WHERE status = 'pending' AND expires_at > ?1")
+        .bind(now.unix_ms())
+        .fetch_one(pool)
+        .await
+        .map_err(db_err)?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}
+
 pub(crate) async fn get(pool: &SqlitePool, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
     let row = sqlx::query(
         "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at,

@@ -11,6 +11,7 @@ use memory_bank_contract::Timestamp;
 use crate::store::{MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
 use crate::tokens::TokenKind;
 use crate::meaning::{fuse, Meaning, MeaningError, WORDS_DEPTH};
+use crate::events::{BankEvent, BankEvents, CreatedVia};
 use crate::{rank, terms, tokens, StoreError};
 
 /// Source of "now". The system clock in production; tests may fix it.
@@ -38,6 +39,8 @@ pub struct Bank {
     max_memories_per_user: Option<u64>,
     /// Search by meaning too; `None`: by words alone.
     meaning: Option<Arc<Meaning>>,
+    /// Told what the bank did (`serve --metrics`); `None`: nobody.
+    events: Option<Arc<dyn BankEvents>>,
 }
 
 impl Bank {
@@ -48,7 +51,7 @@ impl Bank {
 
     /// A bank over `store` with a custom clock.
     pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, max_memories_per_user: None, meaning: None }
+        Self { store, clock, max_memories_per_user: None, meaning: None, events: None }
     }
 
     /// This bank with a per-user cap on memories: a save or an accepted proposal that
@@ -64,6 +67,21 @@ impl Bank {
     pub fn with_meaning(mut self, meaning: Meaning) -> Self {
         self.meaning = Some(Arc::new(meaning));
         self
+    }
+
+    /// This bank telling `events` what it does: memories created, searches, proposals
+    /// made and decided, memories refused for the cap ([`BankEvent`]). Clones made
+    /// afterwards tell them too; set it before handing the bank out.
+    pub fn with_events(mut self, events: Arc<dyn BankEvents>) -> Self {
+        self.events = Some(events);
+        self
+    }
+
+    /// Tells the events' listener, if there is one.
+    pub(crate) fn record(&self, event: BankEvent) {
+        if let Some(events) = &self.events {
+            events.record(event);
+        }
     }
 
     /// Meaning search, when this bank has it.
@@ -90,6 +108,7 @@ impl Bank {
         let have = self.store.count_memories(user_id).await?;
         if have + adding > limit {
             tracing::info!(user_id, have, adding, limit, "memory.quota_exceeded");
+            self.record(BankEvent::QuotaRefused { count: adding });
             return Err(StoreError::QuotaExceeded { limit });
         }
         Ok(())
@@ -111,6 +130,7 @@ impl Bank {
             memory_id = %memory.id, user_id, org_id, contexts = memory.contexts.len(),
             content_len = memory.content.chars().count(), "memory.save"
         );
+        self.record(BankEvent::MemoriesCreated { via: CreatedVia::Save, count: 1 });
         Ok(memory.to_memory())
     }
 
@@ -178,6 +198,7 @@ impl Bank {
         }
         tracing::info!(user_id, query_len = request.query.chars().count(), terms = query_terms.len(),
             by_meaning = near.len(), results = results.len(), "memory.search");
+        self.record(BankEvent::Searched);
         Ok(results)
     }
 

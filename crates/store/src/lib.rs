@@ -8,6 +8,7 @@
 mod bank;
 mod edits;
 mod error;
+pub mod events;
 pub mod import_ids;
 pub mod meaning;
 mod proposals;
@@ -46,6 +47,7 @@ pub mod suite_meaning;
 
 pub use bank::{Bank, Clock, SystemClock};
 pub use error::StoreError;
+pub use events::{BankEvent, BankEvents, CreatedVia};
 pub use search_terms::TermsStatus;
 pub use meaning::{Embed, Meaning};
 pub use meaning::status::MeaningStatus;

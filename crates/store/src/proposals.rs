@@ -16,6 +16,7 @@ use memory_bank_contract::{FieldError, Timestamp};
 
 use crate::bank::new_memory;
 use crate::store::Decision;
+use crate::events::{BankEvent, CreatedVia};
 use crate::{terms, Bank, StoreError};
 
 /// Why a proposal call failed.
@@ -148,6 +149,7 @@ impl Bank {
             return Err(ProposalError::TooMany { limit: MAX_PENDING_PROPOSALS });
         }
         tracing::info!(user_id, proposal_id = %proposal.id, action = proposal.action.as_str(), "proposal.create");
+        self.record(BankEvent::ProposalCreated);
         self.as_it_stands(user_id, proposal).await
     }
 
@@ -220,6 +222,8 @@ impl Bank {
         let now = self.now();
         let via = edits.confirmed_via.unwrap_or(ConfirmedVia::App);
         let edit_instead = edits.edit_instead.as_deref().map(str::trim).map(str::to_owned);
+        // Whether accepting makes a new memory (a save, not turned into an edit).
+        let created = proposal.action == ProposalAction::Save && edit_instead.is_none();
         let (accepted, memory) = match proposal.action {
             // The person chose to reword one of their memories alike to it instead of
             // adding one: only those the proposal names as alike.
@@ -282,6 +286,10 @@ impl Bank {
             return Err(ProposalError::NotPending(proposal.status));
         }
         tracing::info!(user_id, proposal_id = id, action = proposal.action.as_str(), "proposal.accept");
+        self.record(BankEvent::ProposalAccepted);
+        if created {
+            self.record(BankEvent::MemoriesCreated { via: CreatedVia::Proposal, count: 1 });
+        }
         match &memory {
             Some(m) => {
                 // The terms the store wrote, derived again by the one rule (the guard of the vector's write).
@@ -314,6 +322,7 @@ impl Bank {
             return Err(ProposalError::NotPending(proposal.status));
         }
         tracing::info!(user_id, proposal_id = id, "proposal.reject");
+        self.record(BankEvent::ProposalRejected);
         Ok(proposal)
     }
 }

@@ -531,4 +531,10 @@ pub trait MemoryStore: Send + Sync + 'static {
 
     /// Marks the user's proposal rejected if it is pending and not expired at `now`.
     async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError>;
+
+    /// How many proposals, of every user, are pending and not expired at `now` (the
+    /// `proposals_pending` gauge of `serve --metrics`). Reads the `(status, expires_at)`
+    /// index alone: its cost follows the proposals waiting (at most
+    /// `MAX_PENDING_PROPOSALS` a person), not the history of decided ones.
+    async fn count_pending_proposals(&self, now: Timestamp) -> Result<u64, StoreError>;
 }

@@ -78,7 +78,7 @@ macro_rules! store_suite {
             delete_removes_rows_contexts_and_index_entries, failed_context_insert_leaves_nothing,
             concurrent_ensure_creates_the_index_once, missing_index_is_reported, optimize_changes_no_result, accounts_and_tokens,
             proposals_wait_for_the_person, proposals_are_owner_scoped, delete_proposals_delete_only_when_accepted,
-            proposals_expire_after_seven_days, proposals_list_newest_first_by_status, edit_proposals_change_the_memory_only_when_accepted,
+            proposals_expire_after_seven_days, pending_proposals_are_counted_over_every_user, proposals_list_newest_first_by_status, edit_proposals_change_the_memory_only_when_accepted,
             edits_keep_the_memory_and_move_its_search_terms, edits_and_revisions_are_owner_scoped,
             restoring_a_revision_is_an_edit_and_history_grows, deleting_a_memory_deletes_its_revisions,
             an_export_imported_back_exports_the_same, editing_an_imported_memory_keeps_the_files_claim_with_the_replaced_version,

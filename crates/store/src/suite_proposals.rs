@@ -120,6 +120,23 @@ pub async fn proposals_expire_after_seven_days(f: &dyn Fixture) {
     assert_eq!(expired.proposals[0].status, ProposalStatus::Expired);
 }
 
+/// The count of pending proposals (the metrics' gauge) is over every user, and leaves out
+/// the decided and the expired.
+pub async fn pending_proposals_are_counted_over_every_user(f: &dyn Fixture) {
+    let w = world(f).await;
+    let count = || async { w.bank.store().count_pending_proposals(w.bank.now()).await.unwrap() };
+    assert_eq!(count().await, 0);
+    let first = propose(&w, &w.alice, draft("one")).await;
+    let second = propose(&w, &w.alice, draft("two")).await;
+    propose(&w, &w.bob, draft("three")).await;
+    assert_eq!(count().await, 3, "every user's");
+    w.bank.accept_proposal(&w.alice, &first.id, AcceptProposalRequest::default()).await.unwrap();
+    w.bank.reject_proposal(&w.alice, &second.id).await.unwrap();
+    assert_eq!(count().await, 1, "decided ones are not pending");
+    w.clock.advance(7 * 24 * 3600 * 1000);
+    assert_eq!(count().await, 0, "nor expired ones");
+}
+
 /// The Inbox lists pending proposals newest first, paging with a cursor.
 pub async fn proposals_list_newest_first_by_status(f: &dyn Fixture) {
     let w = world(f).await;

@@ -16,6 +16,7 @@ use memory_bank_contract::transfer::{ExportedMemory, ImportLineError, ImportNewI
 use memory_bank_contract::validate::Cursor;
 
 use crate::import_ids::import_id;
+use crate::events::{BankEvent, CreatedVia};
 use crate::{terms, Bank, ImportKind, ImportRow, StoreError};
 
 /// Memories per export page (one list query and one revisions query each).
@@ -91,6 +92,9 @@ impl Bank {
                 }
             }
         }
+        if report.imported > 0 {
+            self.record(BankEvent::MemoriesCreated { via: CreatedVia::Import, count: report.imported });
+        }
         report.failed.sort_by_key(|f| f.line);
         report.new_ids.sort_by_key(|n| n.line);
         if report.imported + report.overwritten > 0 {
@@ -155,6 +159,7 @@ impl Bank {
             .collect();
         if refused > 0 {
             tracing::info!(user_id, have, refused, limit, "memory.quota_exceeded");
+            self.record(BankEvent::QuotaRefused { count: refused });
         }
         Ok(kept)
     }
