@@ -10,6 +10,7 @@ mod edits;
 mod error;
 pub mod import_ids;
 pub mod meaning;
+mod orgs;
 mod proposals;
 mod search_terms;
 pub mod rank;
@@ -17,6 +18,7 @@ pub mod recall;
 pub mod similar;
 mod store;
 pub mod stored;
+pub mod teams;
 pub mod terms;
 pub mod tokens;
 pub mod word_forms;
@@ -38,6 +40,8 @@ mod suite_proposals;
 #[cfg(feature = "test-suite")]
 mod suite_similar;
 #[cfg(feature = "test-suite")]
+mod suite_teams;
+#[cfg(feature = "test-suite")]
 mod suite_transfer;
 #[cfg(feature = "test-suite")]
 mod suite_word_forms;
@@ -56,4 +60,5 @@ pub use store::{
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };
+pub use teams::TeamStore;
 pub use tokens::TokenKind;
