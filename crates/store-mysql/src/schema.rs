@@ -197,8 +197,8 @@ const ADDED_COLUMNS: [(&str, &str, &str); 11] = [
     ("memory", "imported_from", "ALTER TABLE memory ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
     ("memory_revision", "imported_from", "ALTER TABLE memory_revision ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
     // Team banks (docs/teams.md): roles (each org's first member made its owner by
-    // `add_roles`), who confirmed a team memory, and proposals to a team bank, with the
-    // keys their lists walk.
+    // `add_roles`), who saved and who confirmed a team memory (its owner column holds the
+    // org), and proposals to a team bank, with the key the org Inbox walks.
     (
         "org_members",
         "role",
@@ -207,8 +207,7 @@ const ADDED_COLUMNS: [(&str, &str, &str); 11] = [
     (
         "memory",
         "confirmed_by",
-        "ALTER TABLE memory ADD COLUMN confirmed_by VARCHAR(64) NULL DEFAULT NULL, \
-         ADD KEY memory_org_created (org_id, scope, created_at, id)",
+        "ALTER TABLE memory ADD COLUMN confirmed_by VARCHAR(64) NULL DEFAULT NULL, ADD COLUMN saved_by VARCHAR(64) NULL DEFAULT NULL",
     ),
     (
         "proposals",

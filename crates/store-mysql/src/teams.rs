@@ -11,7 +11,8 @@ use memory_bank_store::{StoreError, TeamStore};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row as _};
 
-use crate::rows::{db_err, get, timestamp};
+use crate::rows::{db_err, get, org_from_row, timestamp};
+use memory_bank_contract::wire::Org;
 use crate::MySqlStore;
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
@@ -90,6 +91,11 @@ fn audit_from_row(row: &MySqlRow) -> Result<AuditEntry, StoreError> {
 
 #[async_trait]
 impl TeamStore for MySqlStore {
+    async fn org(&self, org_id: &str) -> Result<Option<Org>, StoreError> {
+        let row = sqlx::query("SELECT id, name, created_at FROM orgs WHERE id = ?").bind(org_id).fetch_optional(&self.pool).await.map_err(db_err)?;
+        row.as_ref().map(org_from_row).transpose()
+    }
+
     async fn member_role(&self, user_id: &str, org_id: &str) -> Result<Option<Role>, StoreError> {
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
         role_in(&mut conn, org_id, user_id, false).await

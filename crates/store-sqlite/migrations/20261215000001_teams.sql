@@ -10,10 +10,11 @@ WHERE rowid IN (
     FROM (SELECT DISTINCT org_id FROM org_members) AS o
 );
 
--- Who confirmed a team memory (an admin or owner); its author is `user_id`.
+-- A team memory's owner (`user_id`) is its org, so the owner's index and search terms
+-- serve a team bank as they serve a person's; who saved it and who confirmed it (an
+-- admin or owner) are kept beside.
+ALTER TABLE memory ADD COLUMN saved_by TEXT;
 ALTER TABLE memory ADD COLUMN confirmed_by TEXT;
--- A team bank's rows newest first, for its members' lists.
-CREATE INDEX memory_org_created ON memory (org_id, created_at DESC, id DESC) WHERE scope = 'org';
 
 CREATE TABLE org_policy (
     org_id             TEXT PRIMARY KEY,

@@ -8,7 +8,8 @@ use memory_bank_store::{StoreError, TeamStore};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row as _, SqliteConnection};
 
-use crate::rows::{db_err, get};
+use crate::rows::{db_err, get, org_from_row};
+use memory_bank_contract::wire::Org;
 use crate::SqliteStore;
 
 /// The role a member added without one gets: owner of an org that has none, else member.
@@ -84,6 +85,11 @@ fn audit_from_row(row: &SqliteRow) -> Result<AuditEntry, StoreError> {
 
 #[async_trait]
 impl TeamStore for SqliteStore {
+    async fn org(&self, org_id: &str) -> Result<Option<Org>, StoreError> {
+        let row = sqlx::query("SELECT id, name, created_at FROM orgs WHERE id = ?1").bind(org_id).fetch_optional(&self.pool).await.map_err(db_err)?;
+        row.as_ref().map(org_from_row).transpose()
+    }
+
     async fn member_role(&self, user_id: &str, org_id: &str) -> Result<Option<Role>, StoreError> {
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
         role_in(&mut conn, org_id, user_id).await

@@ -3,6 +3,7 @@
 //! another through the API is decided by [`Role`]'s methods at the door that asks.
 
 use memory_bank_contract::teams::{AuditEntry, OrgMember, OrgPolicy, Role};
+use memory_bank_contract::wire::Org;
 
 use crate::{Bank, StoreError};
 
@@ -11,6 +12,11 @@ impl Bank {
     pub async fn add_member_as(&self, org_id: &str, user_id: &str, role: Role) -> Result<(), StoreError> {
         self.store().add_member(org_id, user_id, Some(role), self.now()).await?;
         self.store().set_member_role(org_id, user_id, role).await
+    }
+
+    /// The org, when it exists.
+    pub async fn org(&self, org_id: &str) -> Result<Option<Org>, StoreError> {
+        self.store().org(org_id).await
     }
 
     /// The user's role in the org, `None` when they are not a member.

@@ -66,6 +66,8 @@ pub async fn org_policy_defaults_and_round_trips(f: &dyn Fixture) {
     assert_eq!(w.bank.org_policy(&w.org).await.unwrap(), open);
     assert!(matches!(w.bank.set_org_policy("org_missing", &strict).await, Err(StoreError::NotFound(_))));
     assert_eq!(w.bank.org_policy("org_missing").await.unwrap(), OrgPolicy::default());
+    assert_eq!(w.bank.org(&w.org).await.unwrap().map(|o| o.name), Some("Acme".to_owned()));
+    assert!(w.bank.org("org_missing").await.unwrap().is_none());
     assert!(w.bank.org_audit(&w.org, None, 50).await.unwrap().is_empty(), "no team change yet");
 }
 

@@ -8,6 +8,7 @@
 
 use async_trait::async_trait;
 use memory_bank_contract::teams::{AuditEntry, OrgMember, OrgPolicy, Role};
+use memory_bank_contract::wire::Org;
 use memory_bank_contract::Timestamp;
 
 use crate::StoreError;
@@ -23,6 +24,9 @@ pub fn last_owner(org_id: &str) -> StoreError {
 /// Members, roles, policy and audit log of orgs.
 #[async_trait]
 pub trait TeamStore: Send + Sync {
+    /// The org, when it exists.
+    async fn org(&self, org_id: &str) -> Result<Option<Org>, StoreError>;
+
     /// The user's role in the org; `None` when they are not a member (or either does not exist).
     async fn member_role(&self, user_id: &str, org_id: &str) -> Result<Option<Role>, StoreError>;
 
