@@ -16,6 +16,7 @@ pub mod gate;
 pub mod ids;
 pub mod limits;
 pub mod secrets;
+pub mod teams;
 pub mod time;
 pub mod transfer;
 pub mod validate;

@@ -23,6 +23,7 @@ mod schema;
 mod search;
 mod search_terms;
 mod store;
+mod teams;
 mod transfer;
 mod vectors;
 #[cfg(feature = "testing")]

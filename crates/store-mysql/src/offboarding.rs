@@ -22,7 +22,8 @@ pub(crate) async fn start(tx: &mut MySqlConnection, target: Offboard<'_>) -> Res
 pub(crate) async fn memories(tx: &mut MySqlConnection, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError> {
     // Locked, so a concurrent edit or delete of one of them waits for this batch.
     let pick = match target {
-        Offboard::User(_) => "SELECT id FROM memory WHERE user_id = ? LIMIT ? FOR UPDATE",
+        // A person's own memories go; those they saved to a team bank are the org's and stay.
+        Offboard::User(_) => "SELECT id FROM memory WHERE user_id = ? AND scope = 'user' LIMIT ? FOR UPDATE",
         Offboard::Org(_) => "SELECT id FROM memory WHERE org_id = ? LIMIT ? FOR UPDATE",
     };
     let ids: Vec<String> = sqlx::query_scalar(pick).bind(id_of(target)).bind(batch).fetch_all(&mut *tx).await.map_err(db_err)?;
@@ -45,7 +46,7 @@ pub(crate) async fn finish(tx: &mut MySqlConnection, target: Offboard<'_>) -> Re
     let id = id_of(target);
     let (left, steps): (&'static str, &'static [&'static str]) = match target {
         Offboard::User(_) => (
-            "SELECT count(*) FROM memory WHERE user_id = ?",
+            "SELECT count(*) FROM memory WHERE user_id = ? AND scope = 'user'",
             &[
                 "DELETE FROM proposals WHERE user_id = ?",
                 "DELETE FROM api_tokens WHERE user_id = ?",
@@ -58,7 +59,9 @@ pub(crate) async fn finish(tx: &mut MySqlConnection, target: Offboard<'_>) -> Re
             &[
                 "DELETE FROM proposals WHERE org_id = ?",
                 "DELETE FROM org_members WHERE org_id = ?",
+                "DELETE FROM org_policy WHERE org_id = ?",
                 "DELETE FROM orgs WHERE id = ?",
+                "DELETE FROM org_audit WHERE org_id = ?",
             ],
         ),
     };

@@ -159,6 +159,7 @@ impl MaintenanceLock {
 
 async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     MIGRATOR.run(pool).await.map_err(migrate_err)?;
+    add_roles(pool).await?;
     add_columns(pool).await?;
     add_indexes(pool).await?;
     layout::cluster_by_user(pool).await.map_err(|e| step_failed(e, "cannot cluster the memory table by user: "))?;
@@ -168,7 +169,7 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
 /// Columns added after the first release, each with the DDL that adds it: run only when
 /// the column is missing, because a database adopted from an older release replays
 /// every migration and MySQL 8 has no `ADD COLUMN IF NOT EXISTS`.
-const ADDED_COLUMNS: [(&str, &str, &str); 8] = [
+const ADDED_COLUMNS: [(&str, &str, &str); 11] = [
     (
         "api_tokens",
         "kind",
@@ -196,7 +197,61 @@ const ADDED_COLUMNS: [(&str, &str, &str); 8] = [
     // What an import file claimed about how a memory, or a revision, was confirmed.
     ("memory", "imported_from", "ALTER TABLE memory ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
     ("memory_revision", "imported_from", "ALTER TABLE memory_revision ADD COLUMN imported_from JSON NULL DEFAULT NULL"),
+    // Team banks (docs/teams.md): roles (each org's first member made its owner by
+    // `add_roles`), who saved and who confirmed a team memory (its owner column holds the
+    // org), and proposals to a team bank, with the key the org Inbox walks.
+    (
+        "org_members",
+        "role",
+        "ALTER TABLE org_members ADD COLUMN role ENUM('owner', 'admin', 'member') NOT NULL DEFAULT 'member'",
+    ),
+    (
+        "memory",
+        "confirmed_by",
+        "ALTER TABLE memory ADD COLUMN confirmed_by VARCHAR(64) NULL DEFAULT NULL, ADD COLUMN saved_by VARCHAR(64) NULL DEFAULT NULL",
+    ),
+    (
+        "proposals",
+        "scope",
+        "ALTER TABLE proposals ADD COLUMN scope ENUM('user', 'org') NOT NULL DEFAULT 'user', \
+         ADD KEY proposals_org_status (org_id, scope, status, created_at, id)",
+    ),
 ];
+
+/// Adds `org_members.role` when missing and makes each org's first member its owner,
+/// once: the orgs had their members as equals, and each needs one who may change its
+/// policy and roles. (Done here, not in SQL: MySQL refuses an UPDATE that reads the
+/// table it changes in a subquery.)
+async fn add_roles(pool: &MySqlPool) -> Result<(), StoreError> {
+    let present: Option<i32> = sqlx::query_scalar(
+        "SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'org_members' AND COLUMN_NAME = 'role'",
+    )
+    .fetch_optional(pool)
+    .await
+    .map_err(db_err)?;
+    if present.is_some() {
+        return Ok(());
+    }
+    let (_, _, ddl) = ADDED_COLUMNS[8];
+    sqlx::raw_sql(sqlx::AssertSqlSafe(ddl)).execute(pool).await.map_err(|e| step_failed(db_err(e), "cannot add org_members.role: "))?;
+    let firsts: Vec<(String, String)> = sqlx::query_as(
+        "SELECT m.org_id, m.user_id FROM org_members AS m
+         WHERE NOT EXISTS (SELECT 1 FROM org_members AS e WHERE e.org_id = m.org_id
+                           AND (e.created_at < m.created_at OR (e.created_at = m.created_at AND e.user_id < m.user_id)))",
+    )
+    .fetch_all(pool)
+    .await
+    .map_err(db_err)?;
+    for (org_id, user_id) in firsts {
+        sqlx::query("UPDATE org_members SET role = 'owner' WHERE org_id = ? AND user_id = ?")
+            .bind(org_id)
+            .bind(user_id)
+            .execute(pool)
+            .await
+            .map_err(db_err)?;
+    }
+    Ok(())
+}
 
 async fn add_columns(pool: &MySqlPool) -> Result<(), StoreError> {
     for (table, column, ddl) in ADDED_COLUMNS {

@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use memory_bank_contract::teams::Role;
 use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
@@ -17,7 +18,7 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, transfer, vectors, MySqlStore};
+use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -138,7 +139,7 @@ impl MemoryStore for MySqlStore {
         Ok(org(id, name, now))
     }
 
-    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError> {
+    async fn add_member(&self, org_id: &str, user_id: &str, role: Option<Role>, now: Timestamp) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
         let org: Option<i32> = sqlx::query_scalar("SELECT 1 FROM orgs WHERE id = ?").bind(org_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
         if org.is_none() {
@@ -148,14 +149,19 @@ impl MemoryStore for MySqlStore {
         if user.is_none() {
             return Err(StoreError::NotFound(format!("user {user_id}")));
         }
+        let role = match role {
+            Some(role) => role,
+            None => teams::first_role(&mut tx, org_id).await?,
+        };
         // Not INSERT IGNORE: that would also swallow unrelated errors as warnings.
         sqlx::query(
-            "INSERT INTO org_members (org_id, user_id, created_at) VALUES (?, ?, ?)
+            "INSERT INTO org_members (org_id, user_id, created_at, role) VALUES (?, ?, ?, ?)
              ON DUPLICATE KEY UPDATE org_id = org_id",
         )
         .bind(org_id)
         .bind(user_id)
         .bind(at(now))
+        .bind(role.as_str())
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;

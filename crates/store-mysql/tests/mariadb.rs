@@ -163,6 +163,15 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     .execute(store.pool())
     .await
     .unwrap();
+    // Two orgs whose members were equals: each one's first member will own it.
+    sqlx::raw_sql(
+        "INSERT INTO org_members (org_id, user_id, created_at) VALUES
+           ('org_x', 'usr_b', '2025-11-29 10:00:00.000'), ('org_x', 'usr_a', '2025-11-29 09:00:00.000'),
+           ('org_y', 'usr_d', '2025-11-30 10:00:00.000'), ('org_y', 'usr_c', '2025-11-30 10:00:00.000')",
+    )
+    .execute(store.pool())
+    .await
+    .unwrap();
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Untracked);
     assert!(matches!(
         store.search_candidates(user, &terms::scope_terms(user, &[terms::Term::exact("quokka")]), 10).await,
@@ -192,6 +201,17 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     assert_eq!(listed[0].created_at.to_rfc3339(), "2025-11-29T22:25:11.007Z");
     assert_eq!(listed[0].contexts[0].created_at.to_rfc3339(), "2025-11-29T22:25:11.999Z");
     assert_eq!(listed[0].tags.as_deref(), Some(&["marsupial".to_owned()][..]));
+    let roles: Vec<(String, String, String)> =
+        sqlx::query_as("SELECT org_id, user_id, CAST(role AS CHAR) FROM org_members ORDER BY org_id, user_id").fetch_all(store.pool()).await.unwrap();
+    let roles: Vec<(&str, &str, &str)> = roles.iter().map(|(o, u, r)| (o.as_str(), u.as_str(), r.as_str())).collect();
+    assert_eq!(
+        roles,
+        [("org_x", "usr_a", "owner"), ("org_x", "usr_b", "member"), ("org_y", "usr_c", "owner"), ("org_y", "usr_d", "member")],
+        "the earliest member owns each org (ties: the smaller id)"
+    );
+    store.migrate().await.unwrap();
+    let owners: i64 = sqlx::query_scalar("SELECT count(*) FROM org_members WHERE role = 'owner'").fetch_one(store.pool()).await.unwrap();
+    assert_eq!(owners, 2, "migrating again makes no more owners");
     let bank = Bank::new(Arc::new(store.clone()));
     assert_eq!(search(&bank, user, "quokka").await, ["Legacy note about the quokka"]);
     assert_eq!(search(&bank, user, "marsupial").await.len(), 1);

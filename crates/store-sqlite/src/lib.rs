@@ -12,6 +12,7 @@ mod proposals;
 mod offboarding;
 mod revisions;
 mod search_terms;
+mod teams;
 mod transfer;
 mod rows;
 mod vectors;
@@ -22,6 +23,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use memory_bank_contract::teams::Role;
 use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
@@ -444,7 +446,7 @@ impl MemoryStore for SqliteStore {
         org_from_row(&row)
     }
 
-    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError> {
+    async fn add_member(&self, org_id: &str, user_id: &str, role: Option<Role>, now: Timestamp) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
         let org: Option<i64> = sqlx::query_scalar("SELECT 1 FROM orgs WHERE id = ?1").bind(org_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
         if org.is_none() {
@@ -454,10 +456,15 @@ impl MemoryStore for SqliteStore {
         if user.is_none() {
             return Err(StoreError::NotFound(format!("user {user_id}")));
         }
-        sqlx::query("INSERT OR IGNORE INTO org_members (org_id, user_id, created_at) VALUES (?1, ?2, ?3)")
+        let role = match role {
+            Some(role) => role,
+            None => teams::first_role(&mut tx, org_id).await?,
+        };
+        sqlx::query("INSERT OR IGNORE INTO org_members (org_id, user_id, created_at, role) VALUES (?1, ?2, ?3, ?4)")
             .bind(org_id)
             .bind(user_id)
             .bind(now.unix_ms())
+            .bind(role.as_str())
             .execute(&mut *tx)
             .await
             .map_err(db_err)?;

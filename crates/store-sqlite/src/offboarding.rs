@@ -21,7 +21,8 @@ pub(crate) async fn start(tx: &mut SqliteConnection, target: Offboard<'_>) -> Re
 
 pub(crate) async fn memories(tx: &mut SqliteConnection, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError> {
     let pick = match target {
-        Offboard::User(_) => "SELECT seq, id FROM memory WHERE user_id = ?1 LIMIT ?2",
+        // A person's own memories go; those they saved to a team bank are the org's and stay.
+        Offboard::User(_) => "SELECT seq, id FROM memory WHERE user_id = ?1 AND scope = 'user' LIMIT ?2",
         Offboard::Org(_) => "SELECT seq, id FROM memory WHERE org_id = ?1 LIMIT ?2",
     };
     let rows: Vec<(i64, String)> =
@@ -51,7 +52,7 @@ pub(crate) async fn finish(tx: &mut SqliteConnection, target: Offboard<'_>) -> R
     let id = id_of(target);
     let (left, steps): (&'static str, &'static [&'static str]) = match target {
         Offboard::User(_) => (
-            "SELECT count(*) FROM memory WHERE user_id = ?1",
+            "SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = 'user'",
             &[
                 "DELETE FROM proposals WHERE user_id = ?1",
                 "DELETE FROM api_tokens WHERE user_id = ?1",
@@ -64,7 +65,10 @@ pub(crate) async fn finish(tx: &mut SqliteConnection, target: Offboard<'_>) -> R
             &[
                 "DELETE FROM proposals WHERE org_id = ?1",
                 "DELETE FROM org_members WHERE org_id = ?1",
+                "DELETE FROM org_policy WHERE org_id = ?1",
                 "DELETE FROM orgs WHERE id = ?1",
+                // After the org: its log is append-only while the org exists.
+                "DELETE FROM org_audit WHERE org_id = ?1",
             ],
         ),
     };

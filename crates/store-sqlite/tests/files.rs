@@ -79,3 +79,25 @@ async fn a_bank_that_exists_keeps_its_mode() {
     assert_eq!(mode(&path), 0o640, "an operator's choice for a bank they made is theirs");
     store.close().await;
 }
+
+/// A bank from before team banks (0.1): each org's first member owns it, the others are
+/// members, and opening it again changes nothing more.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_older_bank_opens_with_each_org_s_first_member_as_its_owner() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memory.db");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/plaintext-0.1.db"), &path).unwrap();
+    let url = format!("sqlite://{}", path.display());
+    for _ in 0..2 {
+        let store = memory_bank_store_sqlite::SqliteStore::open(&url).await.unwrap();
+        let bank = memory_bank_store::Bank::new(std::sync::Arc::new(store.clone()));
+        let users = bank.list_users().await.unwrap();
+        let id = |email: &str| users.iter().find(|u| u.email == email).unwrap().id.clone();
+        let org = bank.user_orgs(&id("ada@example.com")).await.unwrap().remove(0).id;
+        let roles: Vec<(String, memory_bank_contract::teams::Role)> =
+            bank.org_members(&org).await.unwrap().into_iter().map(|m| (m.email, m.role)).collect();
+        use memory_bank_contract::teams::Role;
+        assert_eq!(roles, [("ada@example.com".to_owned(), Role::Owner), ("grace@example.com".to_owned(), Role::Member)]);
+        store.close().await;
+    }
+}

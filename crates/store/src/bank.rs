@@ -283,9 +283,10 @@ impl Bank {
         self.store.create_org(&ids::new_id_at(ORG_PREFIX, now.unix_ms()), name, now).await
     }
 
-    /// Adds a user to an org (admin). Idempotent.
+    /// Adds a user to an org (admin): its owner if it has none yet, else a member.
+    /// Idempotent.
     pub async fn add_member(&self, org_id: &str, user_id: &str) -> Result<(), StoreError> {
-        self.store.add_member(org_id, user_id, self.clock.now()).await
+        self.store.add_member(org_id, user_id, None, self.clock.now()).await
     }
 
     /// Issues a new full token for a user and returns it; only its hash is stored.

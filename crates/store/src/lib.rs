@@ -11,6 +11,7 @@ mod error;
 pub mod events;
 pub mod import_ids;
 pub mod meaning;
+mod orgs;
 mod proposals;
 mod search_terms;
 pub mod rank;
@@ -18,6 +19,7 @@ pub mod recall;
 pub mod similar;
 mod store;
 pub mod stored;
+pub mod teams;
 pub mod terms;
 pub mod tokens;
 pub mod word_forms;
@@ -39,6 +41,8 @@ mod suite_proposals;
 #[cfg(feature = "test-suite")]
 mod suite_similar;
 #[cfg(feature = "test-suite")]
+mod suite_teams;
+#[cfg(feature = "test-suite")]
 mod suite_transfer;
 #[cfg(feature = "test-suite")]
 mod suite_word_forms;
@@ -58,4 +62,5 @@ pub use store::{
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };
+pub use teams::TeamStore;
 pub use tokens::TokenKind;

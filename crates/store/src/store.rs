@@ -5,6 +5,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Citation, ConfirmedVia, Memory, Org, Origin, Proposal, ProposalStatus, Scope, User};
 use memory_bank_contract::transfer::{ExportedMemory, ExportedRevision, OnConflict};
 use memory_bank_contract::Timestamp;
+use memory_bank_contract::teams::Role;
 
 use crate::tokens::TokenKind;
 use crate::StoreError;
@@ -323,7 +324,7 @@ pub struct OptimizeOutcome {
 /// value as a parameter, filter every memory read and delete by owner and
 /// `scope = 'user'`, and run multi-row writes in one transaction.
 #[async_trait]
-pub trait MemoryStore: Send + Sync + 'static {
+pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// Short backend name used in messages (`sqlite`, `mysql`).
     fn backend(&self) -> &'static str;
 
@@ -359,8 +360,10 @@ pub trait MemoryStore: Send + Sync + 'static {
     /// Creates an org.
     async fn create_org(&self, id: &str, name: &str, now: Timestamp) -> Result<Org, StoreError>;
 
-    /// Adds a user to an org; adding twice is not an error. `NotFound` if either is missing.
-    async fn add_member(&self, org_id: &str, user_id: &str, now: Timestamp) -> Result<(), StoreError>;
+    /// Adds a user to an org with `role`, or, when `None`, as its owner if it has none yet
+    /// and else as a member. Adding someone already a member changes nothing (their role
+    /// is [`crate::TeamStore::set_member_role`]'s to change). `NotFound` if either is missing.
+    async fn add_member(&self, org_id: &str, user_id: &str, role: Option<Role>, now: Timestamp) -> Result<(), StoreError>;
 
     /// The orgs a user belongs to, by name.
     async fn user_orgs(&self, user_id: &str) -> Result<Vec<Org>, StoreError>;

@@ -91,7 +91,9 @@ macro_rules! store_suite {
             memories_citing_a_session_are_found_newest_first, stale_edits_and_deletes_are_never_applied_silently,
             the_person_s_words_on_accept_and_restore_pass_the_gate, pending_proposals_are_capped_even_when_they_arrive_at_once,
             search_finds_other_forms_of_a_word, the_exact_form_ranks_above_other_forms,
-            older_terms_are_rewritten_resumably_from_the_memories_text);
+            older_terms_are_rewritten_resumably_from_the_memories_text,
+            roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
+            org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -149,6 +151,7 @@ pub use crate::suite_edits::*;
 pub use crate::suite_offboarding::*;
 pub use crate::suite_proposals::*;
 pub use crate::suite_similar::*;
+pub use crate::suite_teams::*;
 pub use crate::suite_transfer::*;
 pub use crate::suite_word_forms::*;
 

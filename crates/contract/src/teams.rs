@@ -1,0 +1,232 @@
+//! Team banks (`docs/teams.md`): roles in an org, the org's policy, and its audit log.
+//! Shapes only; who may do what is decided once, in [`Role`]'s methods, so every door
+//! asks the same question.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::Timestamp;
+
+/// A member's role in an org.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Reads the team bank and proposes to it.
+    Member,
+    /// Also accepts and rejects proposals, saves, edits and deletes team memories
+    /// directly, reads the audit log, and makes members admins or members.
+    Admin,
+    /// Also changes the org's policy and anyone's role. An org keeps at least one.
+    Owner,
+}
+
+impl Role {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Member => "member",
+            Role::Admin => "admin",
+            Role::Owner => "owner",
+        }
+    }
+
+    /// Parses the stored spelling (and what people type: any case, surrounding spaces).
+    pub fn parse(text: &str) -> Option<Role> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "member" => Some(Role::Member),
+            "admin" => Some(Role::Admin),
+            "owner" => Some(Role::Owner),
+            _ => None,
+        }
+    }
+
+    /// Accept or reject team proposals, and save, edit or delete team memories directly.
+    pub fn may_confirm_team(self) -> bool {
+        self >= Role::Admin
+    }
+
+    /// Read the org's audit log.
+    pub fn may_read_audit(self) -> bool {
+        self >= Role::Admin
+    }
+
+    /// Change the org's policy.
+    pub fn may_change_policy(self) -> bool {
+        self == Role::Owner
+    }
+
+    /// Give a member `to` in place of `from`: owners change any role; admins move people
+    /// between member and admin only.
+    pub fn may_change_role(self, from: Role, to: Role) -> bool {
+        match self {
+            Role::Owner => true,
+            Role::Admin => from != Role::Owner && to != Role::Owner,
+            Role::Member => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An org's policy, enforced by the server. The defaults are an org that never set one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OrgPolicy {
+    /// Memory on for this org, both banks (off: every memory route answers 403
+    /// `org_memory_disabled`).
+    pub memory_enabled: bool,
+    /// Members' agents may propose to the team bank.
+    pub agents_may_propose: bool,
+    /// The most memories the team bank may hold; none: no cap beyond the service's own.
+    pub max_memories: Option<u64>,
+}
+
+impl Default for OrgPolicy {
+    fn default() -> Self {
+        OrgPolicy { memory_enabled: true, agents_may_propose: true, max_memories: None }
+    }
+}
+
+/// What happened to a team memory or proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum AuditAction {
+    /// A member or an agent proposed a save, edit or delete.
+    Proposed,
+    /// An admin or owner accepted a proposal.
+    Accepted,
+    /// An admin or owner rejected a proposal.
+    Rejected,
+    /// An admin or owner saved a team memory directly.
+    Saved,
+    /// A team memory was edited.
+    Edited,
+    /// A team memory was deleted.
+    Deleted,
+}
+
+impl AuditAction {
+    /// Every action, for the stores' CHECK constraints and their tests.
+    pub const ALL: [AuditAction; 6] = [
+        AuditAction::Proposed,
+        AuditAction::Accepted,
+        AuditAction::Rejected,
+        AuditAction::Saved,
+        AuditAction::Edited,
+        AuditAction::Deleted,
+    ];
+
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditAction::Proposed => "proposed",
+            AuditAction::Accepted => "accepted",
+            AuditAction::Rejected => "rejected",
+            AuditAction::Saved => "saved",
+            AuditAction::Edited => "edited",
+            AuditAction::Deleted => "deleted",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<AuditAction> {
+        AuditAction::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+}
+
+/// One line of an org's audit log: who did what to which memory or proposal, and when.
+/// Ids and a length only: never the memory's text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AuditEntry {
+    /// Position in the org's log (increasing; the paging cursor).
+    pub seq: i64,
+    /// When.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub at: Timestamp,
+    /// Who (`usr_…`): the member, or the person whose agent proposed.
+    pub actor_id: String,
+    /// What.
+    pub action: AuditAction,
+    /// The team memory, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_id: Option<String>,
+    /// The proposal, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal_id: Option<String>,
+    /// Characters in the memory's sentence (or the proposed one) at that moment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_chars: Option<u32>,
+}
+
+/// An audit line about to be written (the store numbers it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAuditEntry {
+    /// The org whose log it goes in.
+    pub org_id: String,
+    /// When.
+    pub at: Timestamp,
+    /// Who.
+    pub actor_id: String,
+    /// What.
+    pub action: AuditAction,
+    /// The team memory, when there is one.
+    pub memory_id: Option<String>,
+    /// The proposal, when there is one.
+    pub proposal_id: Option<String>,
+    /// Characters in the sentence concerned.
+    pub content_chars: Option<u32>,
+}
+
+/// A member of an org, as its admins see the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OrgMember {
+    /// `usr_…`
+    pub user_id: String,
+    /// Their email.
+    pub email: String,
+    /// Their role.
+    pub role: Role,
+    /// When they joined.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub joined_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_order_what_they_may_do() {
+        assert!(!Role::Member.may_confirm_team() && Role::Admin.may_confirm_team() && Role::Owner.may_confirm_team());
+        assert!(!Role::Admin.may_change_policy() && Role::Owner.may_change_policy());
+        assert!(Role::Admin.may_change_role(Role::Member, Role::Admin));
+        assert!(!Role::Admin.may_change_role(Role::Member, Role::Owner), "an admin makes no owner");
+        assert!(!Role::Admin.may_change_role(Role::Owner, Role::Member), "nor demotes one");
+        assert!(Role::Owner.may_change_role(Role::Owner, Role::Member));
+        assert!(!Role::Member.may_change_role(Role::Member, Role::Member));
+        for role in [Role::Member, Role::Admin, Role::Owner] {
+            assert_eq!(Role::parse(role.as_str()), Some(role));
+        }
+        assert_eq!(Role::parse(" Admin "), Some(Role::Admin));
+        assert_eq!(Role::parse("root"), None);
+    }
+
+    #[test]
+    fn audit_actions_round_trip() {
+        for action in AuditAction::ALL {
+            assert_eq!(AuditAction::parse(action.as_str()), Some(action));
+            assert_eq!(serde_json::to_value(action).unwrap(), action.as_str());
+        }
+    }
+}

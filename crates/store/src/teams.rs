@@ -1,0 +1,54 @@
+//! What a backend stores for team banks (`docs/teams.md`) besides memories: each org's
+//! members and their roles, its policy, and its audit log. A trait of its own beside
+//! [`crate::MemoryStore`] (which requires it), so the memory trait stays about memories.
+//!
+//! An org keeps at least one owner: every change that would leave it none (demoting or
+//! removing the last owner) is refused by the store, in the same transaction that would
+//! have made it, so two admins acting at once cannot both succeed.
+
+use async_trait::async_trait;
+use memory_bank_contract::teams::{AuditEntry, OrgMember, OrgPolicy, Role};
+use memory_bank_contract::wire::Org;
+use memory_bank_contract::Timestamp;
+
+use crate::StoreError;
+
+/// Most audit lines one page returns.
+pub const MAX_AUDIT_PAGE: u32 = 200;
+
+/// The refusal for a change that would leave an org without an owner.
+pub fn last_owner(org_id: &str) -> StoreError {
+    StoreError::Conflict(format!("{org_id} would have no owner left; make another member its owner first"))
+}
+
+/// Members, roles, policy and audit log of orgs.
+#[async_trait]
+pub trait TeamStore: Send + Sync {
+    /// The org, when it exists.
+    async fn org(&self, org_id: &str) -> Result<Option<Org>, StoreError>;
+
+    /// The user's role in the org; `None` when they are not a member (or either does not exist).
+    async fn member_role(&self, user_id: &str, org_id: &str) -> Result<Option<Role>, StoreError>;
+
+    /// Gives a member another role. `NotFound` when they are not a member; `Conflict`
+    /// ([`last_owner`]) when it would leave the org without an owner.
+    async fn set_member_role(&self, org_id: &str, user_id: &str, role: Role) -> Result<(), StoreError>;
+
+    /// Removes a member from an org (their memories stay: personal ones are theirs, team
+    /// ones the org's); false when they were not a member. `Conflict` ([`last_owner`])
+    /// when they are its last owner.
+    async fn remove_member(&self, org_id: &str, user_id: &str) -> Result<bool, StoreError>;
+
+    /// The org's members, owners first, then admins, then members, each by email.
+    async fn org_members(&self, org_id: &str) -> Result<Vec<OrgMember>, StoreError>;
+
+    /// The org's policy (the defaults when it never set one).
+    async fn org_policy(&self, org_id: &str) -> Result<OrgPolicy, StoreError>;
+
+    /// Replaces the org's policy. `NotFound` when there is no such org.
+    async fn set_org_policy(&self, org_id: &str, policy: &OrgPolicy, now: Timestamp) -> Result<(), StoreError>;
+
+    /// The org's audit log, newest first: up to `limit` lines before `before` (a `seq`;
+    /// `None`: from the newest).
+    async fn org_audit(&self, org_id: &str, before: Option<i64>, limit: u32) -> Result<Vec<AuditEntry>, StoreError>;
+}

@@ -1,0 +1,74 @@
+//! `memory-bank admin` for team banks (docs/teams.md), end to end on a real SQLite file:
+//! roles (an org's first member owns it, one owner always stays), removing a member,
+//! an org's policy, and deleting the last owner saying what the operator must do next.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memory-bank");
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    let url = format!("sqlite://{}", dir.join("memory.db").display());
+    Command::new(BIN).args(["--database-url", &url]).args(args).env_remove("MEMORY_BANK_TOKEN").output().unwrap()
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(out.status.success(), "{args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let out = run(dir, args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn roles_membership_and_policy_through_the_admin_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ada = ok(d, &["admin", "user", "add", "ada@example.com"]).trim().to_owned();
+    let bob = ok(d, &["admin", "user", "add", "bob@example.com"]).trim().to_owned();
+    let cy = ok(d, &["admin", "user", "add", "cy@example.com"]).trim().to_owned();
+    let org = ok(d, &["admin", "org", "add", "Lab"]).trim().to_owned();
+    ok(d, &["admin", "member", "add", &org, &ada]);
+    ok(d, &["admin", "member", "add", &org, &bob]);
+    ok(d, &["admin", "member", "add", &org, &cy, "--role", "admin"]);
+    let list = ok(d, &["admin", "member", "list", &org]);
+    assert_eq!(
+        list,
+        format!("{ada}\tada@example.com\towner\n{cy}\tcy@example.com\tadmin\n{bob}\tbob@example.com\tmember\n"),
+        "owners first, then admins, then members"
+    );
+
+    let bad_role = refused(d, &["admin", "member", "role", &org, &bob, "root"]);
+    assert!(bad_role.contains("use owner, admin or member"), "{bad_role}");
+    let last = refused(d, &["admin", "member", "role", &org, &ada, "member"]);
+    assert!(last.contains("no owner left") && last.contains("make another member its owner first"), "{last}");
+    ok(d, &["admin", "member", "role", &org, &bob, "owner"]);
+    ok(d, &["admin", "member", "role", &org, &ada, "member"]);
+    ok(d, &["admin", "member", "remove", &org, &ada]);
+    let gone = refused(d, &["admin", "member", "remove", &org, &ada]);
+    assert!(gone.contains("is not a member"), "{gone}");
+    assert!(!ok(d, &["admin", "member", "list", &org]).contains(&ada));
+
+    // Policy: the defaults, then what was changed, kept.
+    assert_eq!(ok(d, &["admin", "org", "policy", &org]), "memory\ton\nagents-may-propose\ton\nmax-memories\tnone\n");
+    let set = ok(d, &["admin", "org", "policy", &org, "--agents-may-propose", "off", "--max-memories", "500"]);
+    assert_eq!(set, "memory\ton\nagents-may-propose\toff\nmax-memories\t500\n");
+    assert_eq!(ok(d, &["admin", "org", "policy", &org, "--memory", "off"]), "memory\toff\nagents-may-propose\toff\nmax-memories\t500\n");
+    assert_eq!(ok(d, &["admin", "org", "policy", &org, "--max-memories", "none"]), "memory\toff\nagents-may-propose\toff\nmax-memories\tnone\n");
+    let bad_switch = refused(d, &["admin", "org", "policy", &org, "--memory", "maybe"]);
+    assert!(bad_switch.contains("use on or off"), "{bad_switch}");
+    let no_org = refused(d, &["admin", "org", "policy", "org_missing"]);
+    assert!(no_org.contains("no org org_missing"), "{no_org}");
+    assert_eq!(ok(d, &["admin", "org", "audit", &org]), "", "nothing changed in the team bank yet");
+
+    // Deleting the org's only owner: done, and the operator is told the org needs one.
+    let deleted = run(d, &["admin", "user", "delete", &bob, "--yes"]);
+    assert!(deleted.status.success());
+    let said = String::from_utf8_lossy(&deleted.stderr);
+    assert!(said.contains(&format!("{org} has no owner now")) && said.contains("admin member role"), "{said}");
+    ok(d, &["admin", "member", "role", &org, &cy, "owner"]);
+}
