@@ -1,9 +1,12 @@
-//! `sessions-bench`: generates a deterministic synthetic history of agent sessions (Claude
-//! Code, Codex, opencode, Gemini CLI; by default 10 000 sessions and about 2 GB, one Claude
-//! session of about 1 GB) into a folder laid out like a home, then measures the session
-//! index over it through `memory_bank_sessions::Library`: first full index, no-change
-//! refresh, `list_sessions`, `read_transcript`/`latest_message` on the big session, an
-//! incremental append, and `search_messages`.
+//! `sessions-bench`: generates a deterministic synthetic history of agent sessions (every
+//! readable source: Claude Code, Codex, opencode and Gemini CLI first, with one Claude
+//! session of about 1 GB, then the twelve others of [`mix::MIX`]; by default 10 000
+//! sessions and about 2.1 GB) into a folder laid out like a home, then measures the
+//! session index over it through `memory_bank_sessions::Library`: first full index (and
+//! what it indexed per source), no-change refresh, `list_sessions`,
+//! `read_transcript`/`latest_message` on the big session, an incremental append, how soon
+//! a new message written the way each tool writes it is listed and read
+//! (`latency.rs`), and `search_messages`.
 //!
 //! Run: `CARGO_TARGET_DIR=/work/target-bench cargo run --release -p memory-bank-bench --bin sessions-bench`
 //! (`--key`: with the index encrypted; `--both`: plaintext, then encrypted, compared).
@@ -15,11 +18,22 @@
 #[path = "../corpus.rs"]
 mod corpus;
 
+mod aider;
 mod claude;
+mod cline;
 mod codex_gemini;
+mod cursor;
+mod documents;
+mod jsonl_more;
+mod latency;
+mod manifest;
 mod measure;
+mod mix;
 mod opencode;
+mod report;
+mod sqlite_more;
 mod text;
+mod zed;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -32,7 +46,7 @@ use rand::{Rng, SeedableRng};
 use text::Gen;
 
 /// Bump when the generator's output changes, so a cached history is regenerated.
-const GENERATOR_VERSION: u32 = 1;
+const GENERATOR_VERSION: u32 = 2;
 
 /// 2026-11-30T00:00:00Z: the "now" of the synthetic history.
 const NOW_MS: i64 = 1_795_996_800_000;
@@ -45,14 +59,19 @@ pub struct Args {
     /// Where the index is built (deleted first).
     #[arg(long, default_value = "/work/bench-data/sessions-index")]
     index_dir: PathBuf,
-    /// Sessions in all (split Claude 35 %, Codex 30 %, opencode 15 %, Gemini 20 %).
+    /// Sessions in all: 70 % the first four (Claude 24.5 %, Codex 21 %, opencode 10.5 %,
+    /// Gemini 14 %), 30 % the others (`mix::MIX`).
     #[arg(long, default_value_t = 10_000)]
     sessions: usize,
-    /// Budget in MB for the ordinary sessions (split Claude 40 %, Codex 30 %, opencode 15 %,
-    /// Gemini 15 %); sessions end on a whole turn and small ones get one at least, so the
-    /// files come out about 35 % larger (740 gives about 1 GB).
-    #[arg(long, default_value_t = 740)]
+    /// Budget in MB for the first four's ordinary sessions (split Claude 40 %, Codex 30 %,
+    /// opencode 15 %, Gemini 15 %); sessions end on a whole turn and small ones get one at
+    /// least, so the files come out larger (255 gives about 440 MB).
+    #[arg(long, default_value_t = 255)]
     total_mb: u64,
+    /// Budget in MB for the twelve other sources, split by `mix::MIX` (524 gives about
+    /// 640 MB).
+    #[arg(long, default_value_t = 524)]
+    others_mb: u64,
     /// MB of the one big Claude session.
     #[arg(long, default_value_t = 1024)]
     big_mb: u64,
@@ -78,6 +97,23 @@ pub struct Args {
     /// Measure twice in one run, plaintext then encrypted (`--key`), and compare.
     #[arg(long, conflicts_with_all = ["search_only", "key"])]
     both: bool,
+    /// New messages written per source for the new-message latency (0: skip it).
+    #[arg(long, default_value_t = 20)]
+    latency_samples: usize,
+    /// After the first index, time each reader alone over its own files (no index).
+    #[arg(long)]
+    reader_times: bool,
+    /// Index only these sources (wire names, comma-separated), to compare groups of them;
+    /// with `--index-only`. Default: every source.
+    #[arg(long, requires = "index_only")]
+    sources: Option<String>,
+}
+
+impl Args {
+    /// Whether source `name` is indexed in this run (`--sources`).
+    pub fn wanted(&self, name: &str) -> bool {
+        self.sources.as_deref().is_none_or(|list| list.split(',').any(|s| s.trim() == name))
+    }
 }
 
 /// What one generated file or store holds.
@@ -89,17 +125,43 @@ pub struct Written {
     pub messages: u64,
 }
 
-/// Per-format totals and the big session, as recorded in the manifest.
+/// What one source's generator wrote, as recorded in the manifest.
+#[derive(Debug, Default, Clone)]
+pub struct Format {
+    /// The source's wire name (`Source::as_str`).
+    pub name: String,
+    /// Sessions the person started.
+    pub sessions: u64,
+    /// Sub-agent sessions (hidden).
+    pub hidden: u64,
+    /// Bytes on disk.
+    pub bytes: u64,
+    /// Of which the reader never reads.
+    pub unread: u64,
+    /// Messages with text written.
+    pub messages: u64,
+}
+
+impl From<mix::Totals> for Format {
+    fn from(t: mix::Totals) -> Format {
+        Format { name: String::new(), sessions: t.sessions, hidden: t.hidden, bytes: t.bytes, unread: t.unread, messages: t.messages }
+    }
+}
+
+/// Per-source totals, the big session and the latency probes, as recorded in the manifest.
 #[derive(Debug, Default)]
 pub struct History {
-    /// `(format, sessions, bytes, messages)`.
-    pub formats: Vec<(String, u64, u64, u64)>,
+    /// One per source.
+    pub formats: Vec<Format>,
     /// Session id of the big Claude session.
     pub big_id: String,
     /// Its file.
     pub big_path: PathBuf,
     /// Its generated size.
     pub big_size: u64,
+    /// `(source, session id, path)` of the session each latency probe writes to (an empty
+    /// id: the database's most recent session).
+    pub probes: Vec<(String, String, PathBuf)>,
 }
 
 const WORKSPACES: &[&str] = &[
@@ -112,62 +174,11 @@ const WORKSPACES: &[&str] = &[
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let history = ensure_history(&args)?;
+    let history = manifest::ensure_history(&args)?;
     if args.generate_only {
         return Ok(());
     }
     measure::run(&args, &history)
-}
-
-fn manifest_key(args: &Args) -> String {
-    format!(
-        "v{GENERATOR_VERSION} seed={} sessions={} total_mb={} big_mb={}",
-        args.seed, args.sessions, args.total_mb, args.big_mb
-    )
-}
-
-/// Reuses the history in `args.data` when its manifest matches, else generates it.
-fn ensure_history(args: &Args) -> anyhow::Result<History> {
-    let home = args.data.join("home");
-    let manifest = args.data.join("manifest.txt");
-    if let Ok(text) = std::fs::read_to_string(&manifest) {
-        let mut lines = text.lines();
-        if lines.next() == Some(manifest_key(args).as_str()) {
-            let mut h = History::default();
-            for line in lines {
-                let f: Vec<&str> = line.split('\t').collect();
-                match f.as_slice() {
-                    ["big", id, path, size] => {
-                        h.big_id = id.to_string();
-                        h.big_path = PathBuf::from(path);
-                        h.big_size = size.parse()?;
-                    }
-                    [name, s, b, m] => h.formats.push((name.to_string(), s.parse()?, b.parse()?, m.parse()?)),
-                    _ => {}
-                }
-            }
-            // A previous run may have died after appending to the big session.
-            let f = std::fs::OpenOptions::new().write(true).open(&h.big_path)?;
-            if f.metadata()?.len() != h.big_size {
-                f.set_len(h.big_size)?;
-            }
-            eprintln!("reusing the history in {} ({})", args.data.display(), manifest_key(args));
-            return Ok(h);
-        }
-    }
-    let _ = std::fs::remove_dir_all(&args.data);
-    std::fs::create_dir_all(&home)?;
-    let started = Instant::now();
-    let h = generate(args, &home)?;
-    let mut text = manifest_key(args) + "\n";
-    for (name, s, b, m) in &h.formats {
-        text.push_str(&format!("{name}\t{s}\t{b}\t{m}\n"));
-    }
-    text.push_str(&format!("big\t{}\t{}\t{}\n", h.big_id, h.big_path.display(), h.big_size));
-    std::fs::write(&manifest, text)?;
-    let total: u64 = h.formats.iter().map(|f| f.2).sum();
-    eprintln!("generated {:.0} MB in {:.1} s", total as f64 / 1e6, started.elapsed().as_secs_f64());
-    Ok(h)
 }
 
 /// Session sizes: log-normal weights scaled to `total` bytes.
@@ -185,7 +196,7 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
     let mut g = Gen::new(StdRng::seed_from_u64(args.seed));
     let mb = |x: u64| x * 1_000_000;
     let n = args.sessions;
-    let counts = [n * 35 / 100, n * 30 / 100, n * 15 / 100, n - n * 35 / 100 - n * 30 / 100 - n * 15 / 100];
+    let counts = [n * 245 / 1000, n * 210 / 1000, n * 105 / 1000, n * 140 / 1000];
     let budgets = [mb(args.total_mb) * 40 / 100, mb(args.total_mb) * 30 / 100, mb(args.total_mb) * 15 / 100, mb(args.total_mb) * 15 / 100];
     let mut h = History::default();
     let ws = |g: &mut Gen| WORKSPACES[g.rng.random_range(0..WORKSPACES.len())];
@@ -214,7 +225,7 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
         total.bytes += w.bytes;
         total.messages += w.messages;
     }
-    h.formats.push(("claude-code".into(), counts[0] as u64, total.bytes, total.messages));
+    h.formats.push(Format { name: "claude-code".into(), sessions: counts[0] as u64, bytes: total.bytes, messages: total.messages, ..Format::default() });
     eprintln!("claude: {} MB in {:.1} s", total.bytes / 1_000_000, t.elapsed().as_secs_f64());
 
     // Codex.
@@ -222,7 +233,11 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
     let codex = home.join(".codex");
     let mut total = Written::default();
     let mut index = String::new();
-    for target in sizes(&mut g, counts[1], budgets[1]) {
+    let targets = sizes(&mut g, counts[1], budgets[1]);
+    let mut by_size: Vec<u64> = targets.clone();
+    by_size.sort_unstable();
+    let probe = by_size[by_size.len() / 2];
+    for target in targets {
         let cwd = ws(&mut g);
         let start = start_time(&mut g);
         let id = g.uuid();
@@ -231,12 +246,15 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
         std::fs::create_dir_all(&dir)?;
         let file = dir.join(format!("rollout-{}-{id}.jsonl", day.format("%Y-%m-%dT%H-%M-%S")));
         let w = codex_gemini::codex(&mut g, &file, &mut index, &id, cwd, start, target)?;
+        if target == probe && h.probes.is_empty() {
+            h.probes.push(("codex".into(), id.clone(), file.clone()));
+        }
         total.bytes += w.bytes;
         total.messages += w.messages;
     }
     std::fs::write(codex.join("session_index.jsonl"), &index)?;
     total.bytes += index.len() as u64;
-    h.formats.push(("codex".into(), counts[1] as u64, total.bytes, total.messages));
+    h.formats.push(Format { name: "codex".into(), sessions: counts[1] as u64, bytes: total.bytes, messages: total.messages, ..Format::default() });
     eprintln!("codex: {} MB in {:.1} s", total.bytes / 1_000_000, t.elapsed().as_secs_f64());
 
     // opencode.
@@ -254,7 +272,10 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
     let db = data.join("opencode.db");
     let messages = opencode::write_db(&mut g, &db, &plans)?;
     let bytes = std::fs::metadata(&db)?.len();
-    h.formats.push(("opencode".into(), counts[2] as u64, bytes, messages));
+    // Some sessions are written as a task's child session (hidden, not listed).
+    let children: i64 = rusqlite::Connection::open(&db)?.query_row("SELECT count(*) FROM session WHERE parent_id IS NOT NULL", [], |r| r.get(0))?;
+    let children = children as u64;
+    h.formats.push(Format { name: "opencode".into(), sessions: counts[2] as u64 - children, hidden: children, bytes, messages, ..Format::default() });
     eprintln!("opencode: {} MB in {:.1} s", bytes / 1_000_000, t.elapsed().as_secs_f64());
 
     // Gemini CLI.
@@ -278,7 +299,9 @@ fn generate(args: &Args, home: &Path) -> anyhow::Result<History> {
         total.bytes += w.bytes;
         total.messages += w.messages;
     }
-    h.formats.push(("gemini".into(), counts[3] as u64, total.bytes, total.messages));
+    h.formats.push(Format { name: "gemini".into(), sessions: counts[3] as u64, bytes: total.bytes, messages: total.messages, ..Format::default() });
     eprintln!("gemini: {} MB in {:.1} s", total.bytes / 1_000_000, t.elapsed().as_secs_f64());
+
+    mix::generate(&mut g, args, home, &mut h)?;
     Ok(h)
 }

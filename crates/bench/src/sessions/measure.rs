@@ -39,6 +39,15 @@ fn rchar() -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU seconds (user + system) this process has used, all threads.
+fn cpu_secs() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 fn file_size(path: &std::path::Path, suffix: &str) -> u64 {
     let mut p = path.as_os_str().to_owned();
     p.push(suffix);
@@ -85,7 +94,8 @@ pub fn run(args: &Args, h: &History) -> anyhow::Result<()> {
 /// if unchanged).
 fn search_only(args: &Args) -> anyhow::Result<()> {
     let env = Env { home: Some(args.data.join("home")), vars: Default::default() };
-    let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &[]), None)?;
+    let extra = super::mix::extra_roots(&args.data.join("home"));
+    let lib = Library::open(Some(&args.index_dir.join("sessions.db")), Roots::new(&env, &extra), None)?;
     lib.refresh()?;
     lib.wait_for_search_index()?;
     let mut row = |name: &str, value: String, target: &str| println!("{name:<48} {value:<28} {target}");
@@ -99,7 +109,9 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
     std::fs::create_dir_all(&args.index_dir)?;
     let index = args.index_dir.join("sessions.db");
     let env = Env { home: Some(home.clone()), vars: Default::default() };
-    let source_bytes: u64 = h.formats.iter().map(|f| f.2).sum();
+    let formats: Vec<&super::Format> = h.formats.iter().filter(|f| args.wanted(&f.name)).collect();
+    let source_bytes: u64 = formats.iter().map(|f| f.bytes).sum();
+    let unread_bytes: u64 = formats.iter().map(|f| f.unread).sum();
     let mut rows: Rows = Vec::new();
     let mut row = |name: &str, value: String, target: &str| {
         println!("{name:<48} {value:<28} {target}");
@@ -107,13 +119,16 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
     };
 
     // First full index.
-    let lib = Library::open(Some(&index), Roots::new(&env, &[]), key.cloned())?;
-    let t = Instant::now();
+    let Roots(all) = Roots::new(&env, &super::mix::extra_roots(&home));
+    let roots = Roots(all.into_iter().filter(|(s, _)| args.wanted(s.as_str())).collect());
+    let lib = Library::open(Some(&index), roots, key.cloned())?;
+    let (t, cpu) = (Instant::now(), cpu_secs());
     let report = lib.refresh()?;
     let listed = t.elapsed().as_secs_f64();
     // Complete means searchable too: the search index is built beside the refresh.
     lib.wait_for_search_index()?;
     let secs = t.elapsed().as_secs_f64();
+    let cpu = cpu_secs() - cpu;
     anyhow::ensure!(report.problems.is_empty(), "problems: {:?}", report.problems);
     let mbps = source_bytes as f64 / 1e6 / secs;
     row(
@@ -126,12 +141,22 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
         format!("{listed:.1} s, {:.0} MB/s", source_bytes as f64 / 1e6 / listed),
         "",
     );
+    row("  CPU for it (user + sys, all threads)", format!("{cpu:.1} s"), "");
+    row(
+        "  over the bytes the readers read",
+        format!("{:.0} MB of files and rows the readers read: {:.0} MB/s", (source_bytes - unread_bytes) as f64 / 1e6, (source_bytes - unread_bytes) as f64 / 1e6 / secs),
+        "",
+    );
     eprintln!("  units seen {}, read {}, bytes read {}", report.units_seen, report.units_read, report.bytes_read);
     let (db, wal) = (file_size(&index, ""), file_size(&index, "-wal"));
     row("index size (db + wal)", format!("{:.0} + {:.0} MB", db as f64 / 1e6, wal as f64 / 1e6), "");
     let search_index = memory_bank_sessions::search_path(&index);
     let (sdb, swal) = (file_size(&search_index, ""), file_size(&search_index, "-wal"));
     row("search index size (db + wal)", format!("{:.0} + {:.0} MB", sdb as f64 / 1e6, swal as f64 / 1e6), "");
+    super::report::per_source(&lib, &index, key, &formats)?;
+    if args.reader_times {
+        super::report::reader_times(&lib, h)?;
+    }
     if args.index_only {
         return Ok(rows);
     }
@@ -139,29 +164,9 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
     let (p50, p95, n) = time(5, || lib.refresh().map(drop))?;
     row("no-change refresh p50 / p95", format!("{p50:.1} / {p95:.1} ms ({n})"), "");
 
-    // What was indexed.
     {
         let conn = memory_bank_sessions::testing::open_keyed(&index, key).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut stmt = conn.prepare(
-            "SELECT s.source, count(DISTINCT s.id), count(m.id), sum(length(CAST(m.text AS BLOB)))
-             FROM session s LEFT JOIN message m ON m.session = s.id GROUP BY s.source ORDER BY s.source",
-        )?;
-        let mut q = stmt.query([])?;
-        while let Some(r) = q.next()? {
-            let (src, s, m, b): (String, i64, i64, Option<i64>) = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
-            let gen = h.formats.iter().find(|f| f.0 == src);
-            eprintln!(
-                "  {src}: {s} sessions indexed, {m} messages, {:.0} MB message text; source {:.0} MB in {} sessions",
-                b.unwrap_or(0) as f64 / 1e6,
-                gen.map_or(0, |f| f.2) as f64 / 1e6,
-                gen.map_or(0, |f| f.1)
-            );
-        }
-        let big: i64 = conn.query_row(
-            "SELECT message_count FROM session WHERE session_id = ?1",
-            [&h.big_id],
-            |r| r.get(0),
-        )?;
+        let big: i64 = conn.query_row("SELECT message_count FROM session WHERE session_id = ?1", [&h.big_id], |r| r.get(0))?;
         eprintln!("  big session {}: {big} messages, {:.0} MB", h.big_id, h.big_size as f64 / 1e6);
     }
 
@@ -227,6 +232,9 @@ fn run_one(args: &Args, h: &History, key: Option<&DbKey>) -> anyhow::Result<Rows
     std::fs::OpenOptions::new().write(true).open(&h.big_path)?.set_len(h.big_size)?;
 
     opencode_change(&home, &mut row)?;
+    if args.latency_samples > 0 {
+        super::latency::run(&lib, &index, key, &args.data, h, args.latency_samples, &mut row)?;
+    }
 
     // search_messages, once the search index holds the appended messages too.
     lib.wait_for_search_index()?;

@@ -147,6 +147,42 @@ impl Gen {
         out.push('.');
     }
 
+    /// Words in a prompt: mostly short, now and then long.
+    pub fn prompt_words(&mut self) -> usize {
+        6 + (self.rng.random::<f64>().powi(3) * 200.0) as usize
+    }
+
+    /// Words in a final answer.
+    pub fn answer_words(&mut self) -> usize {
+        20 + (self.rng.random::<f64>().powi(2) * 400.0) as usize
+    }
+
+    /// Tool rounds in one turn (half-normal, `scale` about the mean).
+    pub fn rounds(&mut self, scale: f64) -> usize {
+        (self.normal().abs() * scale) as usize
+    }
+
+    /// Plain (unescaped) prose of about `words` words, for documents built as values.
+    pub fn text(&mut self, words: usize) -> String {
+        let mut s = String::new();
+        self.prose(words, &mut s);
+        unescape(&s)
+    }
+
+    /// Plain (unescaped) tool output of about `len` bytes, whole lines.
+    pub fn code(&mut self, len: usize) -> String {
+        let mut s = String::new();
+        self.output(len, &mut s);
+        unescape(&s)
+    }
+
+    /// `len` random base64-looking characters, as a string.
+    pub fn blob_string(&mut self, len: usize) -> String {
+        let mut s = String::new();
+        self.blob(len, &mut s);
+        s
+    }
+
     /// A random lower-case UUID v4.
     pub fn uuid(&mut self) -> String {
         let a: u128 = self.rng.random();
@@ -183,6 +219,43 @@ pub fn escape_into(out: &mut String, s: &str) {
             c => out.push(c),
         }
     }
+}
+
+/// JSON string content as [`escape_into`] writes it, back to plain text.
+pub fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.extend(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32));
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// A `file://` URI of a local path (bytes outside unreserved ASCII percent-encoded).
+pub fn file_uri(path: &str) -> String {
+    let mut out = String::from("file://");
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// RFC 3339 UTC with milliseconds.
