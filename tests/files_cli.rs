@@ -109,6 +109,7 @@ fn save_request(content: &str, snippet: &str) -> SaveMemoryRequest {
         tags: Some(vec!["zqcliwipetag".into()]),
         contexts: Some(vec![ContextInput { snippet: snippet.into(), ..Default::default() }]),
         confirmed_via: None,
+        scope: None,
     }
 }
 
@@ -152,7 +153,7 @@ fn admin_user_delete_leaves_none_of_their_text_in_the_bank_or_its_wal() {
     let out = Command::new(BIN).args(["--database-url", &url, "admin", "user", "delete", &ada, "--yes"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(found(&sentences), 0, "left on disk while serve runs: {:?}", sentences.iter().filter(|s| !holding(&bank_path, s).is_empty()).take(3).collect::<Vec<_>>());
-    assert_eq!(found(&[kept.clone()]), 1, "the scan finds what stays");
+    assert_eq!(found(std::slice::from_ref(&kept)), 1, "the scan finds what stays");
     let mut child = serving.child;
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     child.wait().unwrap();

@@ -205,9 +205,11 @@ async fn query_parameters_are_checked_at_their_boundaries() {
 }
 
 #[tokio::test]
-async fn the_server_decides_scope_and_source_and_stamps_one_time() {
+async fn the_server_decides_owner_and_source_and_stamps_one_time() {
     let s = Service::start().await;
-    let body = json!({"content": "  Ships on Fridays  ", "scope": "org", "source": "modal", "userId": "someone-else", "orgId": "org_x",
+    // `scope` asks for a bank (crates/server/tests/teams.rs); the owner, org and source are
+    // the server's to decide, whatever the body says.
+    let body = json!({"content": "  Ships on Fridays  ", "source": "modal", "userId": "someone-else", "orgId": "org_x",
         "tags": ["release"], "contexts": [{"snippet": "we ship fridays", "conversationId": "c-1", "origin": "searched_conversation", "extra": 1}]});
     let (status, raw) = {
         let response = s.http.post(format!("{}/v1/memory", s.url)).bearer_auth(&s.alice.token).header("X-Org-Id", &s.acme)

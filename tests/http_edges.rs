@@ -336,7 +336,7 @@ async fn the_desktop_app_own_calls_pass_its_embedded_service_checks() {
     // The app's own client (reqwest: Host 127.0.0.1:PORT, no Origin).
     let client = memory_bank_client::Client::new(&service.url, &service.token).unwrap();
     assert_eq!(client.me().await.unwrap().user.id, user);
-    assert!(client.list(&org, None, None).await.unwrap().memories.is_empty());
+    assert!(client.list(&org, None, None, None).await.unwrap().memories.is_empty());
     // A page that reaches it is refused, by name or by origin.
     let page = reqwest::Client::new();
     let url = format!("{}/v1/me", service.url);

@@ -122,7 +122,9 @@ fn the_options_given_are_registered_with_absolute_paths_and_the_agent_can_start_
 
 #[test]
 fn options_the_server_cannot_take_from_a_config_file_are_refused_and_nothing_is_written() {
-    let cases: [(&[&str], Option<(&str, &str)>, &str); 6] = [
+    // (arguments, an environment variable, what the refusal names)
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 6] = [
         (&["--database-url", "mysql://u:p@db:3306/bank", "mcp", "install", "--agent", "codex"], None, "--database-url"),
         (&["mcp", "install", "--agent", "codex"], Some(("MEMORY_BANK_DATABASE_URL", "mysql://u:p@db/bank")), "--database-url"),
         (&["--db-key-keyring", "mcp", "install", "--agent", "codex"], None, "--db-key-keyring"),

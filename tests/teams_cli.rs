@@ -1,6 +1,10 @@
 //! `memory-bank admin` for team banks (docs/teams.md), end to end on a real SQLite file:
 //! roles (an org's first member owns it, one owner always stays), removing a member,
-//! an org's policy, and deleting the last owner saying what the operator must do next.
+//! an org's policy, and deleting the last owner saying what the operator must do next;
+//! then `memory save --team` and `--scope` on search and list through a real `serve`.
+
+#[path = "support/serve_process.rs"]
+mod serve_process;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -71,4 +75,54 @@ fn roles_membership_and_policy_through_the_admin_commands() {
     let said = String::from_utf8_lossy(&deleted.stderr);
     assert!(said.contains(&format!("{org} has no owner now")) && said.contains("admin member role"), "{said}");
     ok(d, &["admin", "member", "role", &org, &cy, "owner"]);
+}
+
+/// `memory` against a running service as the holder of `token`, in `org`.
+fn memory(url: &str, token: &str, org: &str, args: &[&str]) -> Output {
+    Command::new(BIN).arg("memory").args(args).env("MEMORY_BANK_URL", url).env("MEMORY_BANK_TOKEN", token).env("MEMORY_BANK_ORG", org).output().unwrap()
+}
+
+fn contents(out: Output) -> Vec<String> {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut found: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["content"].as_str().unwrap().to_owned())
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_team_bank_through_save_search_and_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ada = ok(d, &["admin", "user", "add", "ada@example.com"]).trim().to_owned();
+    let bob = ok(d, &["admin", "user", "add", "bob@example.com"]).trim().to_owned();
+    let org = ok(d, &["admin", "org", "add", "Lab"]).trim().to_owned();
+    ok(d, &["admin", "member", "add", &org, &ada]); // the owner
+    ok(d, &["admin", "member", "add", &org, &bob]);
+    let (ada_token, bob_token) = (ok(d, &["admin", "token", "issue", &ada]).trim().to_owned(), ok(d, &["admin", "token", "issue", &bob]).trim().to_owned());
+    let url = format!("sqlite://{}", d.join("memory.db").display());
+    let mut serving = serve_process::start(BIN, &url, &[]).expect("serve starts");
+
+    let saved = memory(&serving.url, &ada_token, &org, &["save", "--team", "Staging deploys need the VPN"]);
+    assert!(saved.status.success(), "{}", String::from_utf8_lossy(&saved.stderr));
+    let refused = memory(&serving.url, &bob_token, &org, &["save", "--team", "Bob's team fact"]);
+    assert!(!refused.status.success());
+    let why = String::from_utf8_lossy(&refused.stderr);
+    assert!(why.contains("admins and owners") && why.contains("propose"), "says why and what to do: {why}");
+    assert!(memory(&serving.url, &bob_token, &org, &["save", "Bob deploys on Fridays"]).status.success());
+
+    let search = |scope: &str| memory(&serving.url, &bob_token, &org, &["--json", "list", "--all", "--scope", scope]);
+    assert_eq!(contents(search("team")), ["Staging deploys need the VPN"]);
+    assert_eq!(contents(search("mine")), ["Bob deploys on Fridays"]);
+    assert_eq!(contents(search("all")), ["Bob deploys on Fridays", "Staging deploys need the VPN"]);
+    let found = memory(&serving.url, &ada_token, &org, &["search", "deploys", "--scope", "all"]);
+    let text = String::from_utf8_lossy(&found.stdout);
+    assert!(text.contains("Staging deploys need the VPN") && !text.contains("Bob deploys"), "the owner never reads Bob's own: {text}");
+    let bad = memory(&serving.url, &bob_token, &org, &["search", "deploys", "--scope", "everyone"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("mine (your own memories), team"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let _ = serving.child.kill();
+    let _ = serving.child.wait();
 }

@@ -414,7 +414,7 @@ confirmedVia?: ConfirmedVia | null, };
  * the HTTP API answers the codes down to [`ErrorCode::Internal`]; the desktop app's
  * commands answer those too, plus the ones after it, which never leave the app.
  */
-export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "memory_changed" | "too_many_proposals" | "agent_token_cannot_confirm" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "origin_not_allowed" | "not_acceptable" | "unsupported_media_type" | "mcp_session_not_found" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
+export type ErrorCode = "unauthorized" | "organization_not_found" | "memory_not_found" | "proposal_not_found" | "proposal_not_pending" | "memory_changed" | "too_many_proposals" | "agent_token_cannot_confirm" | "org_role_required" | "org_memory_disabled" | "org_agents_may_not_propose" | "invalid_request" | "looks_like_secret" | "quota_exceeded" | "rate_limited" | "payload_too_large" | "not_found" | "method_not_allowed" | "request_timeout" | "uri_too_long" | "headers_too_large" | "host_not_allowed" | "origin_not_allowed" | "not_acceptable" | "unsupported_media_type" | "mcp_session_not_found" | "service_unavailable" | "internal" | "unreachable" | "keyring" | "no_account" | "session_not_found" | "no_messages" | "no_open_session" | "index" | "agent_config" | "agent_config_changed" | "cli_not_found" | "file";
 
 /**
  * `export_memories`.
@@ -794,7 +794,7 @@ tags: Array<string> | null,
  */
 source: string, 
 /**
- * Always `user` for rows a reader can see.
+ * `user`: the reader's own bank; `org`: the team bank of `orgId`.
  */
 scope: Scope, 
 /**
@@ -825,7 +825,17 @@ proposedBy?: string | null,
  * For an imported memory (`confirmedVia: "import"`): what the import file said
  * about how it had been confirmed, kept as the file's claim, never as a confirmation.
  */
-importedFrom?: ImportedFrom | null, };
+importedFrom?: ImportedFrom | null, 
+/**
+ * A team memory's author (`scope: org`): the member who saved or proposed it, by
+ * user id; kept when they leave the org. Absent in a personal bank.
+ */
+savedBy?: string | null, 
+/**
+ * A team memory's confirmer: the admin or owner who saved or accepted it, by user
+ * id. Absent in a personal bank.
+ */
+confirmedBy?: string | null, };
 
 /**
  * Provenance of a memory: a snippet and what it cites.
@@ -1322,7 +1332,12 @@ contexts?: Array<ContextInput> | null,
 /**
  * How the person confirmed it (`app`, `cli`, `import`); optional.
  */
-confirmedVia?: ConfirmedVia | null, };
+confirmedVia?: ConfirmedVia | null, 
+/**
+ * Which bank: `user` (the caller's own, the default) or `org` (the `X-Org-Id`
+ * org's team bank, for its admins and owners).
+ */
+scope?: Scope | null, };
 
 /**
  * `schedule_delete`.
@@ -1474,7 +1489,7 @@ tags: Array<string> | null,
  */
 source: string, 
 /**
- * Always `user` for rows a reader can see.
+ * `user`: the reader's own bank; `org`: the team bank of `orgId`.
  */
 scope: Scope, 
 /**
@@ -1505,7 +1520,17 @@ proposedBy?: string | null,
  * For an imported memory (`confirmedVia: "import"`): what the import file said
  * about how it had been confirmed, kept as the file's claim, never as a confirmation.
  */
-importedFrom?: ImportedFrom | null, };
+importedFrom?: ImportedFrom | null, 
+/**
+ * A team memory's author (`scope: org`): the member who saved or proposed it, by
+ * user id; kept when they leave the org. Absent in a personal bank.
+ */
+savedBy?: string | null, 
+/**
+ * A team memory's confirmer: the admin or owner who saved or accepted it, by user
+ * id. Absent in a personal bank.
+ */
+confirmedBy?: string | null, };
 
 /**
  * Whether search reads meaning too, and how far the caller's vectors are made:

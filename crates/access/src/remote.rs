@@ -73,11 +73,11 @@ impl MemoryAccess for RemoteAccess {
     }
 
     async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
-        Ok(self.client.search(&self.org, query, Some(limit), self.words_only).await.map_err(client_error)?.results)
+        Ok(self.client.search(&self.org, query, Some(limit), self.words_only, None).await.map_err(client_error)?.results)
     }
 
     async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {
-        self.client.list(&self.org, Some(limit), cursor).await.map_err(client_error)
+        self.client.list(&self.org, Some(limit), cursor, None).await.map_err(client_error)
     }
 
     async fn memory(&self, id: &str) -> Result<Memory, AccessError> {

@@ -565,12 +565,12 @@ async fn phases(store: &dyn MemoryStore, user_ids: &[String], queries: usize) ->
             let user = &user_ids[phase_rng.random_range(0..user_ids.len())];
             let scoped = terms::scope_terms(user, &term);
             let t = Instant::now();
-            let candidates = store.search_candidates(user, &scoped, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
+            let candidates = store.search_candidates(memory_bank_store::BankKey::Personal(user), &scoped, memory_bank_store::SEARCH_CANDIDATE_CAP).await?;
             let t1 = t.elapsed();
             let ranked = memory_bank_store::rank::rank(&term, &candidates, 20);
             let t2 = t.elapsed();
             let ids: Vec<String> = ranked.iter().map(|r| r.id.clone()).collect();
-            std::hint::black_box(store.memories_by_ids(user, &ids).await?);
+            std::hint::black_box(store.memories_by_ids(memory_bank_store::BankKey::Personal(user), &ids).await?);
             load.push(t.elapsed() - t2);
             ranking.push(t2 - t1);
             fetch.push(t1);

@@ -120,6 +120,11 @@ fn redact(url: &str) -> String {
     }
 }
 
+/// The bank searching by meaning too, unless `--words-only` / `MEMORY_BANK_WORDS_ONLY`.
+fn with_search(bank: Bank) -> Bank {
+    memory_bank_meaning::attach(bank, memory_bank_meaning::words_only_from_env())
+}
+
 #[cfg(test)]
 mod tests {
     use super::redact;
@@ -131,9 +136,4 @@ mod tests {
         assert_eq!(redact("mysql://root@127.0.0.1:3306/memory"), "mysql://root@127.0.0.1:3306/memory");
         assert_eq!(redact("sqlite:///tmp/x.db"), "sqlite:///tmp/x.db");
     }
-}
-
-/// The bank searching by meaning too, unless `--words-only` / `MEMORY_BANK_WORDS_ONLY`.
-fn with_search(bank: Bank) -> Bank {
-    memory_bank_meaning::attach(bank, memory_bank_meaning::words_only_from_env())
 }

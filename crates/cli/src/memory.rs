@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 use memory_bank_client::{Client, DeleteOutcome};
 use memory_bank_contract::edit::EditMemoryRequest;
 use memory_bank_contract::transfer::{ExportedMemory, OnConflict};
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::wire::{ContextInput, Memory, Origin, SaveMemoryRequest};
 
 #[derive(Debug, Args)]
@@ -48,6 +49,9 @@ enum MemoryCommand {
         /// active_conversation or searched_conversation (needs --snippet).
         #[arg(long, requires = "snippet", value_parser = ["active_conversation", "searched_conversation"])]
         origin: Option<String>,
+        /// Save it to your org's team bank (admins and owners), where every member reads it.
+        #[arg(long)]
+        team: bool,
     },
     /// Search memories by words.
     Search {
@@ -56,6 +60,10 @@ enum MemoryCommand {
         /// Most results (1-50, default 20).
         #[arg(long)]
         limit: Option<u32>,
+        /// Which memories: mine (your own), team (your org's team bank) or all (both; the
+        /// service's default).
+        #[arg(long, value_parser = parse_scope)]
+        scope: Option<BankScope>,
     },
     /// List memories, newest first.
     List {
@@ -68,6 +76,9 @@ enum MemoryCommand {
         /// Walk every page.
         #[arg(long)]
         all: bool,
+        /// Which memories: mine, team or all (both; the service's default).
+        #[arg(long, value_parser = parse_scope)]
+        scope: Option<BankScope>,
     },
     /// Delete a memory by id.
     Delete {
@@ -148,7 +159,7 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 println!("  {}\t{}", org.id, org.name);
             }
         }
-        MemoryCommand::Save { content, tags, snippet, conversation_id, message_id, origin } => {
+        MemoryCommand::Save { content, tags, snippet, conversation_id, message_id, origin, team } => {
             let content = if content == "-" { read_stdin()? } else { content };
             let contexts = snippet.map(|snippet| {
                 vec![ContextInput { snippet, conversation_id, message_id, origin: origin.as_deref().and_then(Origin::parse) }]
@@ -158,6 +169,7 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 tags: (!tags.is_empty()).then_some(tags),
                 contexts,
                 confirmed_via: Some(memory_bank_contract::wire::ConfirmedVia::Cli),
+                scope: team.then_some(memory_bank_contract::wire::Scope::Org),
             };
             let saved = client.save(org()?, &request).await?;
             if args.json {
@@ -166,9 +178,9 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
             println!("saved {}", saved.memory.id);
             print_similar(&saved.similar, &saved.memory.id);
         }
-        MemoryCommand::Search { query, limit } => {
+        MemoryCommand::Search { query, limit, scope } => {
             // `--words-only` (or MEMORY_BANK_WORDS_ONLY) asks the service for words only too.
-            let found = client.search(org()?, &query, limit, memory_bank_meaning::words_only_from_env()).await?;
+            let found = client.search(org()?, &query, limit, memory_bank_meaning::words_only_from_env(), scope).await?;
             if args.json {
                 return print_json(&found);
             }
@@ -179,11 +191,11 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 print_memory(&hit.memory, Some(hit.score));
             }
         }
-        MemoryCommand::List { limit, cursor, all } => {
+        MemoryCommand::List { limit, cursor, all, scope } => {
             let org = org()?;
             let mut cursor = cursor;
             loop {
-                let page = client.list(org, limit, cursor.as_deref()).await?;
+                let page = client.list(org, limit, cursor.as_deref(), scope).await?;
                 if args.json && !all {
                     return print_json(&page);
                 }
@@ -349,4 +361,9 @@ fn print_memory(memory: &Memory, score: Option<f64>) {
             .unwrap_or_default();
         println!("  from: {}{}", context.snippet.replace('\n', " "), cited);
     }
+}
+
+/// `--scope`: mine, team or all, in any case.
+fn parse_scope(text: &str) -> Result<BankScope, String> {
+    BankScope::parse(text).ok_or_else(|| format!("{text:?} is not a scope: use mine (your own memories), team (your org's) or all (both)"))
 }

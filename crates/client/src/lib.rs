@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::transfer::{ImportReport, OnConflict};
 use memory_bank_contract::wire::{
@@ -84,6 +85,11 @@ fn describe(status: u16, body: &ErrorBody) -> String {
         ErrorCode::InvalidRequest => {
             let details: Vec<String> = body.details.iter().map(|d| format!("{}: {}", d.path, d.message)).collect();
             format!("invalid request (400): {}", details.join("; "))
+        }
+        // The service says why and what to do in the details (TeamRefusal::describe).
+        ErrorCode::OrgRoleRequired | ErrorCode::OrgMemoryDisabled | ErrorCode::OrgAgentsMayNotPropose => {
+            let why = body.details.first().map(|d| d.message.as_str()).unwrap_or("the org's policy or your role does not allow it");
+            format!("refused by the org ({status} {}): {why}", body.error)
         }
         ErrorCode::PayloadTooLarge => "the request is larger than the service accepts (413, 256 KiB); shorten it".into(),
         ErrorCode::ServiceUnavailable => "the service cannot reach its database right now (503); retry shortly, and check the \
@@ -251,21 +257,31 @@ impl Client {
         self.json(self.request(Method::GET, "v1/memory/search/status", Some(org))?).await
     }
 
-    /// `GET /v1/memory/search` in `org`; by words only when `words_only`.
-    pub async fn search(&self, org: &str, query: &str, limit: Option<u32>, words_only: bool) -> Result<SearchResponse, ClientError> {
+    /// `GET /v1/memory/search` in `org`; by words only when `words_only`; over the
+    /// banks `scope` names (`None`: the service's default, both).
+    pub async fn search(
+        &self,
+        org: &str,
+        query: &str,
+        limit: Option<u32>,
+        words_only: bool,
+        scope: Option<BankScope>,
+    ) -> Result<SearchResponse, ClientError> {
         let mut params = vec![("q", query.to_owned())];
         params.extend(limit.map(|l| ("limit", l.to_string())));
         if words_only {
             params.push(("wordsOnly", "true".to_owned()));
         }
+        params.extend(scope.map(|s| ("scope", s.as_str().to_owned())));
         self.json(self.request(Method::GET, "v1/memory/search", Some(org))?.query(&params)).await
     }
 
-    /// `GET /v1/memory` in `org`: one page.
-    pub async fn list(&self, org: &str, limit: Option<u32>, cursor: Option<&str>) -> Result<ListResponse, ClientError> {
+    /// `GET /v1/memory` in `org`: one page of the banks `scope` names (`None`: both).
+    pub async fn list(&self, org: &str, limit: Option<u32>, cursor: Option<&str>, scope: Option<BankScope>) -> Result<ListResponse, ClientError> {
         let mut params = Vec::new();
         params.extend(limit.map(|l| ("limit", l.to_string())));
         params.extend(cursor.map(|c| ("cursor", c.to_owned())));
+        params.extend(scope.map(|s| ("scope", s.as_str().to_owned())));
         self.json(self.request(Method::GET, "v1/memory", Some(org))?.query(&params)).await
     }
 

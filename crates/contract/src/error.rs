@@ -29,6 +29,12 @@ pub enum ErrorCode {
     /// An agent token may search, list and propose, but saving, accepting, rejecting
     /// and deleting need the person (403).
     AgentTokenCannotConfirm,
+    /// Team memories: the action needs an admin or owner of the org (403).
+    OrgRoleRequired,
+    /// The org turned memory off, its kill switch (403).
+    OrgMemoryDisabled,
+    /// The org does not let agents propose to its team bank (403).
+    OrgAgentsMayNotPropose,
     /// The request failed validation; `details` says where (400).
     InvalidRequest,
     /// A field looks like it holds a secret (an API key, a token, a password);
@@ -108,6 +114,9 @@ impl ErrorCode {
             ErrorCode::MemoryChanged => "memory_changed",
             ErrorCode::TooManyProposals => "too_many_proposals",
             ErrorCode::AgentTokenCannotConfirm => "agent_token_cannot_confirm",
+            ErrorCode::OrgRoleRequired => "org_role_required",
+            ErrorCode::OrgMemoryDisabled => "org_memory_disabled",
+            ErrorCode::OrgAgentsMayNotPropose => "org_agents_may_not_propose",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::LooksLikeSecret => "looks_like_secret",
             ErrorCode::QuotaExceeded => "quota_exceeded",
@@ -220,6 +229,7 @@ mod tests {
             ErrorCode::ServiceUnavailable, ErrorCode::Internal, ErrorCode::Unreachable, ErrorCode::Keyring,
             ErrorCode::NoAccount, ErrorCode::SessionNotFound, ErrorCode::NoMessages, ErrorCode::NoOpenSession,
             ErrorCode::Index, ErrorCode::AgentConfig, ErrorCode::AgentConfigChanged, ErrorCode::CliNotFound,
+            ErrorCode::OrgRoleRequired, ErrorCode::OrgMemoryDisabled, ErrorCode::OrgAgentsMayNotPropose,
         ];
         for code in every {
             assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());

@@ -191,13 +191,13 @@ mod tests {
         for text in [
             format!("鍵は{key}です"),
             format!("密钥{key}。"),
-            format!("AKIAQWERTY\u{200b}UIOPASDFGH"),
-            format!("AKIAQWERTY\u{ad}UIOPASDFGH"),
-            format!("AKIAQWERTY\u{2060}UIOPASDFGH"),
-            format!("AKIAQWERTY\u{feff}UIOPASDFGH"),
-            format!("AKIAQWERTY\0UIOPASDFGH"),
-            format!("the key is AKIAQWERTY\nUIOPASDFGH, rotate it"),
-            format!("the key is AKIAQWERTY\r\nUIOPASDFGH"),
+            "AKIAQWERTY\u{200b}UIOPASDFGH".to_string(),
+            "AKIAQWERTY\u{ad}UIOPASDFGH".to_string(),
+            "AKIAQWERTY\u{2060}UIOPASDFGH".to_string(),
+            "AKIAQWERTY\u{feff}UIOPASDFGH".to_string(),
+            "AKIAQWERTY\0UIOPASDFGH".to_string(),
+            "the key is AKIAQWERTY\nUIOPASDFGH, rotate it".to_string(),
+            "the key is AKIAQWERTY\r\nUIOPASDFGH".to_string(),
             fullwidth,
         ] {
             assert_eq!(find_secrets(&text), vec!["AWS access key"], "{text:?}");

@@ -7,6 +7,67 @@ use utoipa::ToSchema;
 
 use crate::Timestamp;
 
+/// Which banks a read covers: the reader's own (`mine`), the active org's team bank
+/// (`team`), or both (`all`, the default) — `scope` on list and search in the API, the
+/// CLI's `--scope`, the MCP tools and the panel's filter.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum BankScope {
+    /// The reader's own memories.
+    Mine,
+    /// The active org's team memories.
+    Team,
+    /// Both, ranked or listed together.
+    #[default]
+    All,
+}
+
+impl BankScope {
+    /// The spelling on the wire and the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BankScope::Mine => "mine",
+            BankScope::Team => "team",
+            BankScope::All => "all",
+        }
+    }
+
+    /// Parses what people type (any case, surrounding spaces).
+    pub fn parse(text: &str) -> Option<BankScope> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "mine" => Some(BankScope::Mine),
+            "team" => Some(BankScope::Team),
+            "all" => Some(BankScope::All),
+            _ => None,
+        }
+    }
+}
+
+/// Why the server refused a team action: a role the caller lacks, or the org's policy
+/// (`docs/teams.md`). Each is a 403 with its own error code on every door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TeamRefusal {
+    /// Saving, editing or deleting team memories directly, and deciding team proposals,
+    /// need an admin or owner of the org.
+    NeedsAdmin,
+    /// The org turned memory off (its kill switch): no memory route answers in it.
+    OrgMemoryDisabled,
+    /// The org does not let its members' agents propose to the team bank.
+    AgentsMayNotPropose,
+}
+
+impl TeamRefusal {
+    /// What the person reads, with what to do.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TeamRefusal::NeedsAdmin => "only the org's admins and owners can do this to its team memories; propose it instead, or ask an admin",
+            TeamRefusal::OrgMemoryDisabled => "this org has turned memory off; an owner can turn it on again (`memory-bank admin org policy --memory on`)",
+            TeamRefusal::AgentsMayNotPropose => "this org does not let agents propose team memories; propose it yourself, or ask an owner to allow it",
+        }
+    }
+}
+
 /// A member's role in an org.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

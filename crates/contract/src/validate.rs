@@ -15,7 +15,7 @@ use crate::ids::{self, MEMORY_PREFIX};
 use crate::limits::*;
 use crate::wire::{
     AcceptProposalRequest, Citation, ConfirmedVia, ContextInput, FindSimilarRequest, Origin, ProposalAction, ProposeRequest,
-    SaveMemoryRequest,
+    SaveMemoryRequest, Scope,
 };
 use crate::FieldError;
 
@@ -31,6 +31,8 @@ pub struct ValidSave {
     pub contexts: Vec<ValidContext>,
     /// How the person confirmed it, when the client said.
     pub confirmed_via: Option<ConfirmedVia>,
+    /// The bank asked for: the caller's own unless `org` was given.
+    pub scope: Scope,
 }
 
 /// A context that passed the gate.
@@ -95,7 +97,7 @@ pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Refuse
                 gate.error(FieldError::new("content", "content is required: the sentence to remember"));
                 return Err(gate.admit().expect_err("an error was recorded"));
             };
-            let draft = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None };
+            let draft = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None, scope: None };
             ValidProposal::Save { save: save_fields(&mut gate, draft), proposed_by }
         }
         ProposalAction::Delete => {
@@ -144,6 +146,7 @@ pub fn merge_accept(draft: SaveMemoryRequest, edits: AcceptProposalRequest) -> R
         tags: edits.tags.or(draft.tags),
         contexts: edits.contexts.or(draft.contexts),
         confirmed_via: Some(via),
+        scope: draft.scope,
     };
     validate_save(merged).map(|save| (save, via))
 }
@@ -235,7 +238,7 @@ fn save_fields(gate: &mut Gate, request: SaveMemoryRequest) -> ValidSave {
     } else {
         inputs.into_iter().enumerate().map(|(i, c)| context_fields(gate, i, c)).collect()
     };
-    ValidSave { content, tags, contexts, confirmed_via: request.confirmed_via }
+    ValidSave { content, tags, contexts, confirmed_via: request.confirmed_via, scope: request.scope.unwrap_or(Scope::User) }
 }
 
 fn context_fields(gate: &mut Gate, index: usize, input: ContextInput) -> ValidContext {
@@ -274,6 +277,16 @@ pub fn parse_search(q: Option<&str>, limit: Option<&str>, words_only: Option<&st
         Ok(ValidSearch { query, limit, words_only })
     } else {
         Err(errors)
+    }
+}
+
+/// The `scope` of a list or search: `mine`, `team` or `all` (the default when absent).
+pub fn parse_scope(scope: Option<&str>) -> Result<crate::teams::BankScope, Vec<FieldError>> {
+    match scope {
+        None => Ok(crate::teams::BankScope::default()),
+        Some(text) => crate::teams::BankScope::parse(text).ok_or_else(|| {
+            vec![FieldError::new("scope", "scope is mine (your own memories), team (your org's) or all (both, the default)")]
+        }),
     }
 }
 
@@ -416,6 +429,7 @@ mod tests {
                 origin: None,
             }]),
             confirmed_via: None,
+            scope: None,
         };
         let Err(Refused::LooksLikeSecret(found)) = validate_save(request) else { panic!("secrets in a tag and citation ids") };
         let found: Vec<(String, &str)> = found.into_iter().map(|f| (f.path, f.kind)).collect();

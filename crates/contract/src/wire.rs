@@ -12,7 +12,7 @@ use crate::Timestamp;
 pub enum Scope {
     /// The caller's own bank; follows them across orgs.
     User,
-    /// Reserved for a future org-shared bank; never returned to readers today.
+    /// The org's team bank, shared by its members (`docs/teams.md`).
     Org,
 }
 
@@ -139,7 +139,7 @@ pub struct Memory {
     pub tags: Option<Vec<String>>,
     /// Who wrote it; always `chat` today.
     pub source: String,
-    /// Always `user` for rows a reader can see.
+    /// `user`: the reader's own bank; `org`: the team bank of `orgId`.
     pub scope: Scope,
     /// The org that was active when it was saved.
     pub org_id: String,
@@ -161,6 +161,14 @@ pub struct Memory {
     /// about how it had been confirmed, kept as the file's claim, never as a confirmation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_from: Option<ImportedFrom>,
+    /// A team memory's author (`scope: org`): the member who saved or proposed it, by
+    /// user id; kept when they leave the org. Absent in a personal bank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_by: Option<String>,
+    /// A team memory's confirmer: the admin or owner who saved or accepted it, by user
+    /// id. Absent in a personal bank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
 }
 
 /// What an import file claimed about a memory or one of its versions (its
@@ -196,7 +204,7 @@ pub struct ContextInput {
     pub origin: Option<Origin>,
 }
 
-/// Body of `POST /v1/memory`. Unknown keys (including `scope` and `source`) are ignored.
+/// Body of `POST /v1/memory`. Unknown keys (including `source`) are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -212,6 +220,10 @@ pub struct SaveMemoryRequest {
     /// How the person confirmed it (`app`, `cli`, `import`); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed_via: Option<ConfirmedVia>,
+    /// Which bank: `user` (the caller's own, the default) or `org` (the `X-Org-Id`
+    /// org's team bank, for its admins and owners).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
 }
 
 /// Response of `POST /v1/memory` (201).

@@ -479,7 +479,7 @@ impl Core {
 
     /// One page of memories in `org_id`.
     pub async fn list(&self, org_id: &str, limit: Option<u32>, cursor: Option<&str>) -> Result<ListResponse, DesktopError> {
-        Ok(self.client().await?.list(org_id, limit, cursor).await?)
+        Ok(self.client().await?.list(org_id, limit, cursor, None).await?)
     }
 
     /// Whether search reads meaning, and how far the person's vectors are made.
@@ -489,7 +489,7 @@ impl Core {
 
     /// Searches memories in `org_id`, by words only when the person chose it.
     pub async fn search(&self, org_id: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, DesktopError> {
-        Ok(self.client().await?.search(org_id, query, limit, self.prefs().words_only).await?)
+        Ok(self.client().await?.search(org_id, query, limit, self.prefs().words_only, None).await?)
     }
 
     /// Saves a memory in `org_id` (the org active when the person pressed Save), as

@@ -76,6 +76,7 @@ impl Core {
                 tags: edits.tags.clone().or_else(|| proposal.tags.clone()),
                 contexts: Some(proposal.contexts.iter().map(context_input).collect()),
                 confirmed_via: Some(ConfirmedVia::App),
+                scope: None,
             };
             crate::core::through_the_gate(&merged)?;
             request.content = edits.content;

@@ -53,6 +53,7 @@ async fn nothing_the_app_saves_reaches_its_data_folder_in_plain_bytes() {
             tags: Some(vec!["zqxtagmarker".into()]),
             contexts: Some(vec![ContextInput { snippet: "said zqxsnippetmarker".into(), conversation_id: Some("sess-zqx".into()), message_id: None, origin: None }]),
             confirmed_via: None,
+            scope: None,
         };
         core.save(&org, request).await.unwrap();
     }

@@ -266,7 +266,7 @@ async fn hidden_secrets_and_control_characters_never_leave_the_app() {
     let fullwidth: String = "AKIAQWERTYUIOPASDFGH".chars().map(|c| char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap()).collect();
     for edits in [
         ProposalEdits { content: Some(format!("key {zero_width}")), ..Default::default() },
-        ProposalEdits { content: Some(format!("鍵はAKIAQWERTYUIOPASDFGHです")), ..Default::default() },
+        ProposalEdits { content: Some("鍵はAKIAQWERTYUIOPASDFGHです".to_string()), ..Default::default() },
         ProposalEdits { content: Some(format!("key {fullwidth}")), edit_instead: Some(alike.id.clone()), ..Default::default() },
     ] {
         let refused = core.accept_proposal(&team.org, &id, edits.clone()).await.unwrap_err();

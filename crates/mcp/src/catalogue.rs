@@ -232,7 +232,7 @@ mod tests {
         assert_eq!((post.method.as_str(), post.path.as_str(), post.has_body, post.read_only), ("POST", "/v1/memory", true, false));
         assert!(post.body_schema.as_ref().unwrap()["properties"]["content"].is_object());
         let search = find("getMemorySearch", true).unwrap();
-        assert_eq!(search.query_params, ["q", "limit", "wordsOnly"]);
+        assert_eq!(search.query_params, ["q", "limit", "wordsOnly", "scope"]);
         assert_eq!(find("deleteMemoryById", true).unwrap().path_params, ["id"]);
         assert!(find("postProposalsByIdAccept", true).is_none(), "agents cannot find the person's decisions");
         assert!(all.iter().all(|c| c.name.len() <= 49));

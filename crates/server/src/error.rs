@@ -6,6 +6,7 @@ use axum::Json;
 use memory_bank_contract::{ErrorBody, ErrorCode, FieldError};
 use memory_bank_contract::gate::Refused;
 use memory_bank_contract::wire::{MemoryVersion, ProposalStatus};
+use memory_bank_contract::teams::TeamRefusal;
 use memory_bank_store::{ProposalError, StoreError};
 
 /// Everything a handler can fail with. Converted to a response in one place.
@@ -229,6 +230,14 @@ impl IntoResponse for ApiError {
             ApiError::RateLimited { retry_after_secs } => {
                 let headers = [(axum::http::header::RETRY_AFTER, retry_after_secs.to_string())];
                 return (StatusCode::TOO_MANY_REQUESTS, headers, Json(ErrorBody::code(ErrorCode::RateLimited))).into_response();
+            }
+            ApiError::Store(StoreError::TeamRefused(refusal)) => {
+                let code = match refusal {
+                    TeamRefusal::NeedsAdmin => ErrorCode::OrgRoleRequired,
+                    TeamRefusal::OrgMemoryDisabled => ErrorCode::OrgMemoryDisabled,
+                    TeamRefusal::AgentsMayNotPropose => ErrorCode::OrgAgentsMayNotPropose,
+                };
+                (StatusCode::FORBIDDEN, code, vec![FieldError::new("orgId", refusal.describe())])
             }
             ApiError::Store(err) => match err {
                 StoreError::Unavailable(_) | StoreError::Contended(_) | StoreError::SearchIndexMissing { .. } => {

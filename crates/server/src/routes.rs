@@ -7,9 +7,12 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::validate;
-use memory_bank_contract::wire::{HealthResponse, ListResponse, MeResponse, SaveMemoryResponse, SearchResponse};
+use memory_bank_contract::wire::{Scope, HealthResponse, ListResponse, MeResponse, SaveMemoryResponse, SearchResponse};
 use memory_bank_contract::{ErrorBody, FieldError};
+
+use memory_bank_store::{BankKey, StoreError};
 
 use crate::auth::{Caller, OrgCaller};
 use crate::{ApiError, AppState};
@@ -19,6 +22,15 @@ pub(crate) type Params = Result<Query<HashMap<String, String>>, axum::extract::r
 pub(crate) fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
     raw.map(|Query(map)| map).map_err(|e| {
         ApiError::InvalidRequest(vec![FieldError::new("query", format!("the query string is malformed: {}", e.body_text()))])
+    })
+}
+
+/// The banks the caller reads with `scope`: a member who left since the token was
+/// checked is the same 404 as any org they are not in; the org's kill switch is a 403.
+pub(crate) async fn readable_banks<'a>(state: &AppState, caller: &'a OrgCaller, scope: BankScope) -> Result<Vec<BankKey<'a>>, ApiError> {
+    state.bank.banks_for(&caller.user.id, &caller.org_id, scope).await.map_err(|err| match err {
+        StoreError::NotFound(_) => ApiError::OrganizationNotFound,
+        other => other.into(),
     })
 }
 
@@ -33,7 +45,7 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
 /// Save a memory.
 #[utoipa::path(
     post, path = "/v1/memory", operation_id = "postMemory", tag = "Memory",
-    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16)}. Save only sentences the human confirmed; never secrets.",
+    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16), scope?: user|org}. scope org saves to the org's team bank (admins and owners; 403 org_role_required otherwise). Save only sentences the human confirmed; never secrets.",
     params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
     request_body = memory_bank_contract::wire::SaveMemoryRequest,
     responses(
@@ -41,7 +53,7 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "An agent token: propose instead (POST /v1/proposals)", body = ErrorBody),
+        (status = 403, description = "An agent token: propose instead (POST /v1/proposals); scope org without an admin role (org_role_required); the org turned memory off (org_memory_disabled)", body = ErrorBody),
         (status = 404, description = "Organization not found", body = ErrorBody),
         (status = 413, description = "Body over 256 KiB", body = ErrorBody),
     ),
@@ -58,7 +70,11 @@ pub async fn save_memory(
     // client that skips the dialog's checks is refused here.
     let input = validate::parse_save_body(&body)?;
     let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
-    let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
+    // Hints compare with the caller's own memories; a team memory gets none yet.
+    let similar = match memory.scope {
+        Scope::User => state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?,
+        Scope::Org => Vec::new(),
+    };
     Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })))
 }
 
@@ -141,6 +157,7 @@ pub async fn search_status(State(state): State<AppState>, caller: OrgCaller) -> 
         ("q" = String, Query, description = "Words to look for, 1-512 characters"),
         ("limit" = Option<u32>, Query, description = "1-50, default 20"),
         ("wordsOnly" = Option<bool>, Query, description = "true: by words only, never by meaning (default false)"),
+        ("scope" = Option<String>, Query, description = "mine (your own), team (the org's team bank) or all (both, default)"),
     ),
     responses(
         (status = 200, description = "Results", body = SearchResponse),
@@ -154,18 +171,21 @@ pub async fn search_memory(State(state): State<AppState>, caller: OrgCaller, que
     let query = params(query)?;
     let get = |name: &str| query.get(name).map(String::as_str);
     let request = validate::parse_search(get("q"), get("limit"), get("wordsOnly")).map_err(ApiError::InvalidRequest)?;
-    let results = state.bank.search(&caller.user.id, &request).await?;
+    let scope = validate::parse_scope(get("scope")).map_err(ApiError::InvalidRequest)?;
+    let banks = readable_banks(&state, &caller, scope).await?;
+    let results = state.bank.search_in(&banks, &request).await?;
     Ok(Json(SearchResponse { results }))
 }
 
 /// List memories, newest first.
 #[utoipa::path(
     get, path = "/v1/memory", operation_id = "getMemory", tag = "Memory",
-    summary = "List the caller's memories, newest first. Pass nextCursor as cursor for the next page.",
+    summary = "List the caller's memories and their org's team memories (scope), newest first. Pass nextCursor as cursor for the next page.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("limit" = Option<u32>, Query, description = "1-100, default 20"),
         ("cursor" = Option<String>, Query, description = "nextCursor from the previous page"),
+        ("scope" = Option<String>, Query, description = "mine (your own), team (the org's team bank) or all (both, default)"),
     ),
     responses(
         (status = 200, description = "One page", body = ListResponse),
@@ -179,13 +199,15 @@ pub async fn list_memory(State(state): State<AppState>, caller: OrgCaller, query
     let query = params(query)?;
     let request = validate::parse_list(query.get("limit").map(String::as_str), query.get("cursor").map(String::as_str))
         .map_err(ApiError::InvalidRequest)?;
-    Ok(Json(state.bank.list(&caller.user.id, &request).await?))
+    let scope = validate::parse_scope(query.get("scope").map(String::as_str)).map_err(ApiError::InvalidRequest)?;
+    let banks = readable_banks(&state, &caller, scope).await?;
+    Ok(Json(state.bank.list_in(&banks, &request).await?))
 }
 
 /// One memory.
 #[utoipa::path(
     get, path = "/v1/memory/{id}", operation_id = "getMemoryById", tag = "Memory",
-    summary = "One of the caller's memories, with its contexts.",
+    summary = "One of the caller's memories, or of their org's team bank, with its contexts.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "mem_… id"),
@@ -203,7 +225,8 @@ pub async fn get_memory(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<SaveMemoryResponse>, ApiError> {
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
-    let memory = state.bank.memory(&caller.user.id, &id).await?.ok_or(ApiError::MemoryNotFound)?;
+    let banks = readable_banks(&state, &caller, BankScope::All).await?;
+    let memory = state.bank.memory_in(&banks, &id).await?.ok_or(ApiError::MemoryNotFound)?;
     Ok(Json(SaveMemoryResponse { memory, similar: Vec::new() }))
 }
 

@@ -118,7 +118,7 @@ pub(crate) fn user_from_row(row: &MySqlRow) -> Result<User, StoreError> {
 macro_rules! memory_columns {
     () => {
         "id, content, CAST(tags AS CHAR) AS tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by,
-         CAST(imported_from AS CHAR) AS imported_from"
+         CAST(imported_from AS CHAR) AS imported_from, saved_by, confirmed_by"
     };
 }
 pub(crate) use memory_columns;
@@ -138,6 +138,8 @@ pub(crate) fn memory_from_row(row: &MySqlRow) -> Result<Memory, StoreError> {
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
         proposed_by: get(row, "proposed_by")?,
         imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
+        saved_by: get(row, "saved_by")?,
+        confirmed_by: get(row, "confirmed_by")?,
     })
 }
 
@@ -188,7 +190,7 @@ macro_rules! memory_with_context_columns {
         "memory.id AS id, memory.content AS content, CAST(memory.tags AS CHAR) AS tags, memory.source AS source,
          memory.scope AS scope, memory.org_id AS org_id, memory.created_at AS created_at, memory.updated_at AS updated_at,
          memory.confirmed_via AS confirmed_via, memory.proposed_by AS proposed_by,
-         CAST(memory.imported_from AS CHAR) AS imported_from,
+         CAST(memory.imported_from AS CHAR) AS imported_from, memory.saved_by AS saved_by, memory.confirmed_by AS confirmed_by,
          c.id AS context_id, CAST(c.citation AS CHAR) AS citation, c.snippet AS snippet, c.origin AS origin,
          c.created_at AS context_created_at"
     };

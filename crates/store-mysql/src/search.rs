@@ -27,7 +27,7 @@
 use std::cmp::Ordering;
 
 use memory_bank_contract::Timestamp;
-use memory_bank_store::{Candidate, StoreError};
+use memory_bank_store::{BankKey, Candidate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
 
@@ -81,14 +81,15 @@ fn holds_a_term(candidate: &Candidate, terms: &[&str]) -> bool {
     candidate.search_text.split(' ').any(|stored| terms.contains(&stored))
 }
 
-/// The user's newest `cap` memories whose terms include any of `scoped_terms`, newest
+/// The bank's newest `cap` memories whose terms include any of `scoped_terms`, newest
 /// first. All statements run on `conn`, so a search holds one pooled connection.
 pub(crate) async fn candidates(
     conn: &mut MySqlConnection,
-    user_id: &str,
+    bank: BankKey<'_>,
     scoped_terms: &[String],
     cap: u32,
 ) -> Result<Vec<Candidate>, StoreError> {
+    let (user_id, scope) = (bank.owner(), bank.scope().as_str());
     let expression = boolean_expression(scoped_terms);
     if expression.is_empty() || cap == 0 {
         return Ok(Vec::new());
@@ -106,11 +107,12 @@ pub(crate) async fn candidates(
     // user_id predicate guards against a code collision.
     let rows = sqlx::query(
         "SELECT id, created_at, search_text FROM memory
-         WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+         WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = ?
          LIMIT ?",
     )
     .bind(&expression)
     .bind(user_id)
+    .bind(scope)
     .bind(u64::from(cap) + 1)
     .fetch_all(&mut *conn)
     .await
@@ -130,20 +132,22 @@ pub(crate) async fn candidates(
         let page = match &after {
             None => sqlx::query(
                 "SELECT id, created_at, search_text FROM memory
-                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = ?
                  ORDER BY created_at DESC, id DESC LIMIT ?",
             )
             .bind(&expression)
             .bind(user_id)
+            .bind(scope)
             .bind(cap),
             Some((created_at, id)) => sqlx::query(
                 "SELECT id, created_at, search_text FROM memory
-                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'user'
+                 WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = ?
                    AND (created_at < ? OR (created_at = ? AND id < ?))
                  ORDER BY created_at DESC, id DESC LIMIT ?",
             )
             .bind(&expression)
             .bind(user_id)
+            .bind(scope)
             .bind(created_at.to_datetime())
             .bind(created_at.to_datetime())
             .bind(id)
@@ -166,44 +170,6 @@ pub(crate) async fn candidates(
         if !full {
             return Ok(found);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use memory_bank_contract::Timestamp;
-
-    #[test]
-    fn boolean_expression_keeps_only_letter_and_digit_terms() {
-        let terms: Vec<String> = ["u0123456789tea", "u0123456789绿茶", "", "u0123456789a+b", "-x", "u0123456789\"q"]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
-        assert_eq!(boolean_expression(&terms), "u0123456789tea u0123456789绿茶");
-        // ASCII case folds, as in the SQLite store's `ascii` tokenizer; other letters do not.
-        assert_eq!(boolean_expression(&["U0123456789TeA".to_owned(), "u0123456789CAFÉ".to_owned()]), "u0123456789tea u0123456789cafÉ");
-        assert_eq!(boolean_expression(&["*".to_owned()]), "");
-    }
-
-    #[test]
-    fn only_characters_above_the_basic_plane_need_the_check() {
-        assert!(!beyond_the_basic_plane("u0123456789tea u0123456789绿茶 u0123456789café"));
-        assert!(beyond_the_basic_plane("u0123456789𠀀𠀁"));
-        assert!(beyond_the_basic_plane("u0123456789ab𞤢"));
-        let c = Candidate { id: "m".into(), created_at: Timestamp::from_unix_ms(1), search_text: "u0𠀀 u0𠀀𠀁 u0song".into() };
-        assert!(holds_a_term(&c, &["u0x", "u0𠀀𠀁"]));
-        // Whole terms only, as FTS5 compares them: neither a prefix nor the bare code.
-        assert!(!holds_a_term(&c, &["u0𠀁", "u0", "u0son"]));
-    }
-
-    #[test]
-    fn newest_first_breaks_ties_by_id_bytes_descending() {
-        let c = |id: &str, ms| Candidate { id: id.into(), created_at: Timestamp::from_unix_ms(ms), search_text: String::new() };
-        let mut v = [c("mem_a", 1), c("mem_b", 2), c("mem_c", 1), c("mem_Z", 2)];
-        v.sort_by(newest_first);
-        let ids: Vec<_> = v.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["mem_b", "mem_Z", "mem_c", "mem_a"]);
     }
 }
 
@@ -244,4 +210,42 @@ pub(crate) async fn term_rows(conn: &mut MySqlConnection, scoped_terms: &[String
         column += 1;
     }
     Ok(lists)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use memory_bank_contract::Timestamp;
+
+    #[test]
+    fn boolean_expression_keeps_only_letter_and_digit_terms() {
+        let terms: Vec<String> = ["u0123456789tea", "u0123456789绿茶", "", "u0123456789a+b", "-x", "u0123456789\"q"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        assert_eq!(boolean_expression(&terms), "u0123456789tea u0123456789绿茶");
+        // ASCII case folds, as in the SQLite store's `ascii` tokenizer; other letters do not.
+        assert_eq!(boolean_expression(&["U0123456789TeA".to_owned(), "u0123456789CAFÉ".to_owned()]), "u0123456789tea u0123456789cafÉ");
+        assert_eq!(boolean_expression(&["*".to_owned()]), "");
+    }
+
+    #[test]
+    fn only_characters_above_the_basic_plane_need_the_check() {
+        assert!(!beyond_the_basic_plane("u0123456789tea u0123456789绿茶 u0123456789café"));
+        assert!(beyond_the_basic_plane("u0123456789𠀀𠀁"));
+        assert!(beyond_the_basic_plane("u0123456789ab𞤢"));
+        let c = Candidate { id: "m".into(), created_at: Timestamp::from_unix_ms(1), search_text: "u0𠀀 u0𠀀𠀁 u0song".into() };
+        assert!(holds_a_term(&c, &["u0x", "u0𠀀𠀁"]));
+        // Whole terms only, as FTS5 compares them: neither a prefix nor the bare code.
+        assert!(!holds_a_term(&c, &["u0𠀁", "u0", "u0son"]));
+    }
+
+    #[test]
+    fn newest_first_breaks_ties_by_id_bytes_descending() {
+        let c = |id: &str, ms| Candidate { id: id.into(), created_at: Timestamp::from_unix_ms(ms), search_text: String::new() };
+        let mut v = [c("mem_a", 1), c("mem_b", 2), c("mem_c", 1), c("mem_Z", 2)];
+        v.sort_by(newest_first);
+        let ids: Vec<_> = v.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["mem_b", "mem_Z", "mem_c", "mem_a"]);
+    }
 }

@@ -1,5 +1,5 @@
 //! [`MemoryStore`] for MySQL/MariaDB. Every value is a bound parameter; every
-//! memory read and delete filters on owner and `scope = 'user'`.
+//! memory read and delete filters on owner and scope (a [`BankKey`]).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -9,7 +9,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -28,8 +28,8 @@ async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
-                             confirmed_via, proposed_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             confirmed_via, proposed_by, saved_by, confirmed_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -43,6 +43,8 @@ async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
     .bind(at(memory.created_at))
     .bind(memory.confirmed_via.map(|v| v.as_str()))
     .bind(&memory.proposed_by)
+    .bind(&memory.saved_by)
+    .bind(&memory.confirmed_by)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -65,6 +67,9 @@ async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;
+    }
+    if let Some(entry) = memory_bank_store::teams::saved_entry(memory) {
+        crate::teams::append_audit(tx, &entry).await?;
     }
     Ok(())
 }
@@ -279,12 +284,18 @@ impl MemoryStore for MySqlStore {
         tx.commit().await.map_err(db_err)
     }
 
-    async fn count_memories(&self, user_id: &str) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ?").bind(user_id).fetch_one(&self.pool).await.map_err(db_err)?;
+    async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ? AND scope = ?")
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)?;
         Ok(n as u64)
     }
 
-    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+    async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        let (user_id, scope) = (bank.owner(), bank.scope().as_str());
         // One connection for the page and its contexts: one pool checkout (and its
         // liveness ping) per request instead of two.
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
@@ -292,19 +303,21 @@ impl MemoryStore for MySqlStore {
             None => sqlx::query(concat!(
                 "SELECT ",
                 memory_columns!(),
-                " FROM memory WHERE user_id = ? AND scope = 'user' ORDER BY created_at DESC, id DESC LIMIT ?"
+                " FROM memory WHERE user_id = ? AND scope = ? ORDER BY created_at DESC, id DESC LIMIT ?"
             ))
             .bind(user_id)
+            .bind(scope)
             .bind(limit),
             // Spelled out rather than a row comparison `(created_at, id) < (?, ?)`, which
             // MariaDB does not turn into a range on the (user_id, created_at, id) key.
             Some(cursor) => sqlx::query(concat!(
                 "SELECT ",
                 memory_columns!(),
-                " FROM memory WHERE user_id = ? AND scope = 'user' AND (created_at < ? OR (created_at = ? AND id < ?))
+                " FROM memory WHERE user_id = ? AND scope = ? AND (created_at < ? OR (created_at = ? AND id < ?))
                   ORDER BY created_at DESC, id DESC LIMIT ?"
             ))
             .bind(user_id)
+            .bind(scope)
             .bind(at(Timestamp::from_unix_ms(cursor.created_at_ms)))
             .bind(at(Timestamp::from_unix_ms(cursor.created_at_ms)))
             .bind(&cursor.id)
@@ -317,12 +330,12 @@ impl MemoryStore for MySqlStore {
         attach_contexts(&mut conn, memories).await
     }
 
-    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
+    async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
         if search::boolean_expression(scoped_terms).is_empty() {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::candidates(&mut conn, user_id, scoped_terms, cap).await
+        search::candidates(&mut conn, bank, scoped_terms, cap).await
     }
 
     async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
@@ -395,15 +408,16 @@ impl MemoryStore for MySqlStore {
         vectors::drop_others(&self.pool, model).await
     }
 
-    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+    async fn citing_memory_ids(&self, bank: BankKey<'_>, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
         // The contexts by the virtual column's index first, then each memory by its id.
         let rows: Vec<(String,)> = sqlx::query_as(
             "SELECT STRAIGHT_JOIN m.id FROM memory_context AS c JOIN memory AS m ON m.id = c.memory_id
-             WHERE c.conversation_id = ? AND m.user_id = ? AND m.scope = 'user'
+             WHERE c.conversation_id = ? AND m.user_id = ? AND m.scope = ?
              GROUP BY m.id, m.created_at ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
         )
         .bind(conversation_id)
-        .bind(user_id)
+        .bind(bank.owner())
+        .bind(bank.scope().as_str())
         .bind(limit)
         .fetch_all(&self.pool)
         .await
@@ -411,7 +425,7 @@ impl MemoryStore for MySqlStore {
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
-    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
+    async fn memories_by_ids(&self, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -428,10 +442,11 @@ impl MemoryStore for MySqlStore {
             " FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
               JOIN memory ON memory.id = j.wanted
               LEFT JOIN memory_context AS c ON c.memory_id = memory.id
-              WHERE memory.user_id = ? AND memory.scope = 'user'"
+              WHERE memory.user_id = ? AND memory.scope = ?"
         ))
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
-        .bind(user_id)
+        .bind(bank.owner())
+        .bind(bank.scope().as_str())
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;

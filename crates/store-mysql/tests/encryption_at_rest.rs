@@ -61,6 +61,7 @@ async fn save_marked(store: &MySqlStore) {
             tags: None,
             contexts: Some(vec![ContextInput { snippet: format!("the {MARKER} snippet"), conversation_id: None, message_id: None, origin: None }]),
             confirmed_via: None,
+            scope: None,
         })
         .unwrap();
         bank.save(&user, &org, input).await.unwrap();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use memory_bank_contract::validate::{validate_save, ValidSearch};
 use memory_bank_contract::wire::SaveMemoryRequest;
-use memory_bank_store::{terms, Bank, MemoryStore, NewMemory, StoreError};
+use memory_bank_store::{terms, Bank, BankKey, MemoryStore, NewMemory, StoreError};
 use memory_bank_store_mysql::testing::TestDatabase;
 use memory_bank_store_mysql::{MySqlOptions, MySqlStore, SchemaState};
 use sqlx::Row;
@@ -174,7 +174,7 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     .unwrap();
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Untracked);
     assert!(matches!(
-        store.search_candidates(user, &terms::scope_terms(user, &[terms::Term::exact("quokka")]), 10).await,
+        store.search_candidates(BankKey::Personal(user), &terms::scope_terms(user, &[terms::Term::exact("quokka")]), 10).await,
         Err(StoreError::SearchIndexMissing { .. })
     ));
 
@@ -196,7 +196,7 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
         assert!(default.eq_ignore_ascii_case("current_timestamp(3)"), "{table}: {default}");
         assert_eq!((kind.as_str(), nullable.as_str()), ("timestamp", "NO"), "{table}");
     }
-    let listed = store.list_memories(user, None, 10).await.unwrap();
+    let listed = store.list_memories(BankKey::Personal(user), None, 10).await.unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].created_at.to_rfc3339(), "2025-11-29T22:25:11.007Z");
     assert_eq!(listed[0].contexts[0].created_at.to_rfc3339(), "2025-11-29T22:25:11.999Z");
@@ -255,7 +255,7 @@ async fn timestamps_keep_milliseconds_whatever_the_server_time_zone() {
     // Put the connection back in UTC before the pool reuses it.
     sqlx::raw_sql("SET time_zone = '+00:00'").execute(&mut *conn).await.unwrap();
     drop(conn);
-    let listed = store.list_memories(&user.id, None, 5).await.unwrap();
+    let listed = store.list_memories(BankKey::Personal(&user.id), None, 5).await.unwrap();
     assert_eq!(listed[0].created_at.unix_ms(), 1_764_455_111_999);
     assert_eq!(bank.list_users().await.unwrap()[0].created_at.unix_ms(), 1_764_455_111_999);
 }
@@ -366,7 +366,7 @@ async fn optimize_compacts_an_index_grown_save_by_save() {
     for memory in memories.iter().step_by(97) {
         for word in memory.content.split(' ').step_by(5) {
             let scoped = terms::scope_terms(&memory.user_id, &[terms::Term::exact(word)]);
-            let found = store.search_candidates(&memory.user_id, &scoped, 1000).await.unwrap();
+            let found = store.search_candidates(BankKey::Personal(&memory.user_id), &scoped, 1000).await.unwrap();
             assert!(found.iter().any(|c| c.id == memory.id), "{} lost {word}", memory.id);
         }
     }

@@ -97,10 +97,10 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
         term_sets.extend(raw_term_sets(user));
         for scoped in &term_sets {
             for cap in [1, 5, 40, 1000] {
-                let expected = sqlite.search_candidates(user, scoped, cap).await.unwrap();
+                let expected = sqlite.search_candidates(memory_bank_store::BankKey::Personal(user), scoped, cap).await.unwrap();
                 assert!(cap < 1000 || expected.len() < 1000);
                 matched += expected.len();
-                let got = mysql.search_candidates(user, scoped, cap).await.unwrap();
+                let got = mysql.search_candidates(memory_bank_store::BankKey::Personal(user), scoped, cap).await.unwrap();
                 assert_eq!(got, expected, "candidates: user {user}, terms {scoped:?}, cap {cap}");
             }
         }
@@ -141,9 +141,9 @@ async fn letters_beyond_the_basic_plane_give_the_same_results() {
     for q in queries {
         let scoped = terms::scope_terms(user, &terms::query_terms(q));
         for cap in [1, 2, 5, 30, 1000] {
-            let expected = sqlite.search_candidates(user, &scoped, cap).await.unwrap();
+            let expected = sqlite.search_candidates(memory_bank_store::BankKey::Personal(user), &scoped, cap).await.unwrap();
             matched += expected.len();
-            let got = mysql.search_candidates(user, &scoped, cap).await.unwrap();
+            let got = mysql.search_candidates(memory_bank_store::BankKey::Personal(user), &scoped, cap).await.unwrap();
             assert_eq!(got, expected, "candidates: query {q:?}, cap {cap}");
         }
     }

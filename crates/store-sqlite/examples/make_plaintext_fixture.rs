@@ -41,6 +41,7 @@ async fn main() {
                 }]
             }),
             confirmed_via: None,
+            scope: None,
         })
         .unwrap()
     };

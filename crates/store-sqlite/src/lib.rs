@@ -29,7 +29,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::{
-    Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -272,8 +272,8 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let seq: i64 = sqlx::query_scalar(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
-                             confirmed_via, proposed_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11) RETURNING seq",
+                             confirmed_via, proposed_by, saved_by, confirmed_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13) RETURNING seq",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -286,6 +286,8 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
     .bind(memory.created_at.unix_ms())
     .bind(memory.confirmed_via.map(|v| v.as_str()))
     .bind(&memory.proposed_by)
+    .bind(&memory.saved_by)
+    .bind(&memory.confirmed_by)
     .fetch_one(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -310,6 +312,9 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
         .execute(&mut *tx)
         .await
         .map_err(db_err)?;
+    }
+    if let Some(entry) = memory_bank_store::teams::saved_entry(memory) {
+        teams::append_audit(tx, &entry).await?;
     }
     Ok(())
 }
@@ -579,29 +584,37 @@ impl MemoryStore for SqliteStore {
         tx.commit().await.map_err(db_err)
     }
 
-    async fn count_memories(&self, user_id: &str) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ?1").bind(user_id).fetch_one(&self.pool).await.map_err(db_err)?;
+    async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = ?2")
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)?;
         Ok(n as u64)
     }
 
-    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+    async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
+        let (user_id, scope) = (bank.owner(), bank.scope().as_str());
         let rows = match cursor {
             None => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
-                 WHERE user_id = ?1 AND scope = 'user'
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
+                 WHERE user_id = ?1 AND scope = ?3
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
             .bind(user_id)
-            .bind(limit),
+            .bind(limit)
+            .bind(scope),
             Some(cursor) => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
-                 WHERE user_id = ?1 AND scope = 'user' AND (created_at, id) < (?3, ?4)
+                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
+                 WHERE user_id = ?1 AND scope = ?5 AND (created_at, id) < (?3, ?4)
                  ORDER BY created_at DESC, id DESC LIMIT ?2",
             )
             .bind(user_id)
             .bind(limit)
             .bind(cursor.created_at_ms)
-            .bind(&cursor.id),
+            .bind(&cursor.id)
+            .bind(scope),
         }
         .fetch_all(&self.pool)
         .await
@@ -610,7 +623,7 @@ impl MemoryStore for SqliteStore {
         attach_contexts(&self.pool, memories).await
     }
 
-    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
+    async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
@@ -627,11 +640,12 @@ impl MemoryStore for SqliteStore {
             "SELECT json_group_array(json_array(m.id, m.created_at, m.search_text))
              FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
              CROSS JOIN memory AS m ON m.seq = f.seq
-             WHERE +m.user_id = ?3 AND +m.scope = 'user'",
+             WHERE +m.user_id = ?3 AND +m.scope = ?4",
         )
         .bind(expression)
         .bind(cap)
-        .bind(user_id)
+        .bind(bank.owner())
+        .bind(bank.scope().as_str())
         .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
@@ -721,34 +735,36 @@ impl MemoryStore for SqliteStore {
         vectors::drop_others(self, model).await
     }
 
-    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
+    async fn citing_memory_ids(&self, bank: BankKey<'_>, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError> {
         // The contexts by the expression index first, then each memory by its key; the
         // owner check on the memory row keeps it to the caller's.
         let rows: Vec<(String,)> = sqlx::query_as(
             "SELECT m.id FROM memory_context AS c CROSS JOIN memory AS m ON m.id = c.memory_id
-             WHERE json_extract(c.citation, '$.conversationId') = ?2 AND +m.user_id = ?1 AND +m.scope = 'user'
+             WHERE json_extract(c.citation, '$.conversationId') = ?2 AND +m.user_id = ?1 AND +m.scope = ?4
              GROUP BY m.id ORDER BY max(m.created_at) DESC, m.id DESC LIMIT ?3",
         )
-        .bind(user_id)
+        .bind(bank.owner())
         .bind(conversation_id)
         .bind(limit)
+        .bind(bank.scope().as_str())
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
-    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
+    async fn memories_by_ids(&self, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
         let rows = sqlx::query(
-            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from FROM memory
-             WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = 'user'",
+            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
+             WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = ?3",
         )
-        .bind(user_id)
+        .bind(bank.owner())
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
+        .bind(bank.scope().as_str())
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;

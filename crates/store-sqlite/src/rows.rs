@@ -63,6 +63,8 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
         proposed_by: get(row, "proposed_by")?,
         imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
+        saved_by: get(row, "saved_by")?,
+        confirmed_by: get(row, "confirmed_by")?,
     })
 }
 

@@ -47,7 +47,7 @@ pub(crate) async fn rewrite(store: &SqliteStore, rows: &[TermsRewrite], progress
                 .await
                 .map_err(db_err)?;
         let Some(seq) = seq else { continue };
-        replace_fts_terms(&mut *tx, seq, &row.new).await?;
+        replace_fts_terms(&mut tx, seq, &row.new).await?;
         changed += 1;
     }
     sqlx::query("UPDATE search_terms SET version = ?1, done_through = ?2 WHERE id = 1")

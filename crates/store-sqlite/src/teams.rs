@@ -24,7 +24,6 @@ pub(crate) async fn first_role(conn: &mut SqliteConnection, org_id: &str) -> Res
 
 /// Writes one audit line inside the caller's transaction (the change it records commits
 /// with it, or neither does).
-#[allow(dead_code)] // written by the team writes (next increment)
 pub(crate) async fn append_audit(conn: &mut SqliteConnection, entry: &NewAuditEntry) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO org_audit (org_id, at, actor_id, action, memory_id, proposal_id, content_chars)

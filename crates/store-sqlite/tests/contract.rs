@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use memory_bank_store::suite::Fixture;
 use memory_bank_contract::validate::ValidSearch;
-use memory_bank_store::{MemoryStore, NewMemory, StoreError};
+use memory_bank_store::{BankKey, MemoryStore, NewMemory, StoreError};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
 struct SqliteFixture {
@@ -192,7 +192,7 @@ async fn saves_that_wait_for_the_writer_are_committed_together() {
     }
     let commits = commits_in_wal(&path);
     assert!((1..=3).contains(&commits), "20 waiting saves took {commits} commits");
-    assert_eq!(store.memories_by_ids(&user, &ids).await.unwrap().len(), 20);
+    assert_eq!(store.memories_by_ids(BankKey::Personal(&user), &ids).await.unwrap().len(), 20);
     for word in &words {
         let found = bank.search(&user, &ValidSearch { query: word.clone(), limit: 5, words_only: false }).await.unwrap();
         assert_eq!(found.len(), 1, "{word} is in the search index");
@@ -237,13 +237,13 @@ async fn a_save_that_fails_in_a_group_fails_alone() {
     }
     let ids: Vec<String> = batch.iter().map(|m| m.id.clone()).collect();
     // The abandoned save's committer may still be at work when the others have answered.
-    let mut saved = store.memories_by_ids(&user, &ids).await.unwrap();
+    let mut saved = store.memories_by_ids(BankKey::Personal(&user), &ids).await.unwrap();
     for _ in 0..100 {
         if saved.len() == 5 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        saved = store.memories_by_ids(&user, &ids).await.unwrap();
+        saved = store.memories_by_ids(BankKey::Personal(&user), &ids).await.unwrap();
     }
     let mut contents: Vec<&str> = saved.iter().map(|m| m.content.as_str()).collect();
     contents.sort();

@@ -57,6 +57,7 @@ impl Saved {
             tags: Some(vec!["secretive".into()]),
             contexts: Some(vec![ContextInput { snippet: snippet.into(), conversation_id: Some("sess-9".into()), message_id: None, origin: None }]),
             confirmed_via: None,
+            scope: None,
         })
         .unwrap();
         self.bank.save(&self.user, &self.org, input).await.unwrap();

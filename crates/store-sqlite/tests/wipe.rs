@@ -39,6 +39,7 @@ fn save_request(content: &str, snippet: &str, tag: &str) -> SaveMemoryRequest {
         tags: Some(vec![tag.into()]),
         contexts: Some(vec![ContextInput { snippet: snippet.into(), conversation_id: Some("sess-wipe".into()), message_id: None, origin: None }]),
         confirmed_via: None,
+        scope: None,
     }
 }
 
@@ -108,7 +109,7 @@ async fn a_deleted_users_text_is_in_neither_the_bank_file_nor_its_wal() {
     // Still open, as under a running `serve`: the WAL is where old pages would linger.
     let left = found_in(&b.path, &needles);
     assert!(left.is_empty(), "{} of Ada's texts are still on disk, e.g. {:?}", left.len(), &left[..left.len().min(3)]);
-    assert!(!found_in(&b.path, &[kept.clone()]).is_empty(), "the scan finds what stays");
+    assert!(!found_in(&b.path, std::slice::from_ref(&kept)).is_empty(), "the scan finds what stays");
 
     b.store.close().await;
     let left = found_in(&b.path, &needles);

@@ -8,7 +8,7 @@ use memory_bank_contract::validate::{Cursor, ValidList, ValidSave, ValidSearch};
 use memory_bank_contract::wire::{ListResponse, Matched, Memory, Org, Scope, SearchResult, User};
 use memory_bank_contract::Timestamp;
 
-use crate::store::{MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
+use crate::store::{BankKey, MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
 use crate::tokens::TokenKind;
 use crate::meaning::{fuse, Meaning, MeaningError, WORDS_DEPTH};
 use crate::events::{BankEvent, BankEvents, CreatedVia};
@@ -105,7 +105,7 @@ impl Bank {
         if adding == 0 {
             return Ok(());
         }
-        let have = self.store.count_memories(user_id).await?;
+        let have = self.store.count_memories(BankKey::Personal(user_id)).await?;
         if have + adding > limit {
             tracing::info!(user_id, have, adding, limit, "memory.quota_exceeded");
             self.record(BankEvent::QuotaRefused { count: adding });
@@ -119,9 +119,17 @@ impl Bank {
         self.store.as_ref()
     }
 
-    /// Saves a validated memory for `user_id`, recording `org_id`. Scope is always
-    /// `user` and source `chat`; one timestamp stamps the rows and the result.
+    /// Saves a validated memory for `user_id`, recording `org_id`: into their own bank,
+    /// or, when the save asks for `scope: org`, into the org's team bank
+    /// ([`Bank::save_to_team`], admins and owners only). Source `chat`; one timestamp
+    /// stamps the rows and the result. Refused while the org has memory turned off.
     pub async fn save(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<Memory, StoreError> {
+        if input.scope == Scope::Org {
+            return self.save_to_team(user_id, org_id, input).await;
+        }
+        if !self.store.org_policy(org_id).await?.memory_enabled {
+            return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+        }
         self.check_quota(user_id, 1).await?;
         let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
         self.store.insert_memory(&memory).await?;
@@ -136,10 +144,21 @@ impl Bank {
 
     /// One of the user's memories, with its contexts; `None` for a malformed id too.
     pub async fn memory(&self, user_id: &str, id: &str) -> Result<Option<Memory>, StoreError> {
+        self.memory_in(&[BankKey::Personal(user_id)], id).await
+    }
+
+    /// The memory `id` from whichever of `banks` holds it, with its contexts; `None`
+    /// when none does, and for a malformed id.
+    pub async fn memory_in(&self, banks: &[BankKey<'_>], id: &str) -> Result<Option<Memory>, StoreError> {
         if !ids::is_valid(MEMORY_PREFIX, id) {
             return Ok(None);
         }
-        Ok(self.store.memories_by_ids(user_id, &[id.to_owned()]).await?.pop())
+        for bank in banks {
+            if let Some(memory) = self.store.memories_by_ids(*bank, &[id.to_owned()]).await?.pop() {
+                return Ok(Some(memory));
+            }
+        }
+        Ok(None)
     }
 
     /// "Now" by this bank's clock (an import checks its lines' times against it).
@@ -152,6 +171,13 @@ impl Bank {
     /// any form of each word) and, when this bank has a model, by meaning, the two
     /// fused ([`fuse`]). Each result says which matched.
     pub async fn search(&self, user_id: &str, request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
+        self.search_in(&[BankKey::Personal(user_id)], request).await
+    }
+
+    /// Search over `banks` together (a person's own and their org's team bank): each
+    /// bank gives its candidates, by words and by meaning, and they are ranked as one
+    /// list, so a team memory and a personal one compete on the same scores.
+    pub async fn search_in(&self, banks: &[BankKey<'_>], request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
         let query_terms = terms::query_terms(&request.query);
         let limit = request.limit as usize;
         let meaning = self.meaning.as_ref().filter(|_| !request.words_only);
@@ -161,8 +187,11 @@ impl Bank {
             if query_terms.is_empty() {
                 return Ok(Vec::new());
             }
-            let scoped = terms::scope_terms(user_id, &query_terms);
-            let candidates = self.store.search_candidates(user_id, &scoped, SEARCH_CANDIDATE_CAP).await?;
+            let mut candidates = Vec::new();
+            for bank in banks {
+                let scoped = terms::scope_terms(bank.owner(), &query_terms);
+                candidates.extend(self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await?);
+            }
             // Deeper than the limit when fusing: a memory just past it by words may be
             // near the top by meaning.
             let depth = if meaning.is_some() { limit.max(WORDS_DEPTH) } else { limit };
@@ -170,15 +199,21 @@ impl Bank {
         };
         let by_meaning = async {
             let Some(meaning) = meaning else { return Ok(Vec::new()) };
-            match meaning.nearest(self.store.as_ref(), user_id, &request.query).await {
-                Ok(near) => Ok(near),
-                Err(MeaningError::Store(err)) => Err(err),
-                Err(MeaningError::Model(why)) => {
-                    // The model logs why when it fails to load (at most once a minute).
-                    tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
-                    Ok(Vec::new())
+            let mut near = Vec::new();
+            for bank in banks {
+                match meaning.nearest(self.store.as_ref(), bank.owner(), &request.query).await {
+                    Ok(found) => near.extend(found),
+                    Err(MeaningError::Store(err)) => return Err(err),
+                    Err(MeaningError::Model(why)) => {
+                        // The model logs why when it fails to load (at most once a minute).
+                        tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
+                        return Ok(Vec::new());
+                    }
                 }
             }
+            // Closest first over both banks, as fuse expects of one list.
+            near.sort_by(|a, b| b.cosine.total_cmp(&a.cosine));
+            Ok(near)
         };
         let (words, near) = tokio::join!(by_words, by_meaning);
         let (words, near) = (words?, near?);
@@ -188,7 +223,12 @@ impl Bank {
             fuse::fuse(&words, &near, limit).into_iter().map(|f| (f.id, f.score, f.matched)).collect()
         };
         let wanted: Vec<String> = hits.iter().map(|(id, _, _)| id.clone()).collect();
-        let mut memories = self.store.memories_by_ids(user_id, &wanted).await?;
+        let mut memories = Vec::with_capacity(wanted.len());
+        for bank in banks {
+            if memories.len() < wanted.len() {
+                memories.extend(self.store.memories_by_ids(*bank, &wanted).await?);
+            }
+        }
         let mut results = Vec::with_capacity(hits.len());
         for (id, score, matched) in hits {
             // A row deleted between the reads is simply not returned.
@@ -196,7 +236,8 @@ impl Bank {
                 results.push(SearchResult { memory: memories.swap_remove(pos), score, matched });
             }
         }
-        tracing::info!(user_id, query_len = request.query.chars().count(), terms = query_terms.len(),
+        let owner = banks.first().map(|b| b.owner()).unwrap_or_default();
+        tracing::info!(owner, banks = banks.len(), query_len = request.query.chars().count(), terms = query_terms.len(),
             by_meaning = near.len(), results = results.len(), "memory.search");
         self.record(BankEvent::Searched);
         Ok(results)
@@ -204,7 +245,20 @@ impl Bank {
 
     /// One page of the user's memories, newest first, and the cursor for the next.
     pub async fn list(&self, user_id: &str, request: &ValidList) -> Result<ListResponse, StoreError> {
-        let mut memories = self.store.list_memories(user_id, request.cursor.as_ref(), request.limit + 1).await?;
+        self.list_in(&[BankKey::Personal(user_id)], request).await
+    }
+
+    /// One page of `banks`' memories together, newest first, and the cursor for the
+    /// next: each bank's page past the cursor, merged (the cursor is a time and an id,
+    /// so it pages every bank alike).
+    pub async fn list_in(&self, banks: &[BankKey<'_>], request: &ValidList) -> Result<ListResponse, StoreError> {
+        let mut memories = Vec::new();
+        for bank in banks {
+            memories.extend(self.store.list_memories(*bank, request.cursor.as_ref(), request.limit + 1).await?);
+        }
+        if banks.len() > 1 {
+            memories.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        }
         let more = memories.len() > request.limit as usize;
         memories.truncate(request.limit as usize);
         let next_cursor = more.then(|| memories.last()).flatten().map(|m| {
@@ -214,15 +268,17 @@ impl Bank {
             }
             .encode()
         });
-        tracing::info!(user_id, returned = memories.len(), more, "memory.list");
+        let owner = banks.first().map(|b| b.owner()).unwrap_or_default();
+        tracing::info!(owner, banks = banks.len(), returned = memories.len(), more, "memory.list");
         Ok(ListResponse { memories, next_cursor })
     }
 
     /// The user's memories that cite the session `conversation_id`, newest first, at
     /// most `limit` (the Sessions view marks them on the session and its messages).
     pub async fn citing(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let ids = self.store.citing_memory_ids(user_id, conversation_id, limit).await?;
-        let mut memories = self.store.memories_by_ids(user_id, &ids).await?;
+        let bank = BankKey::Personal(user_id);
+        let ids = self.store.citing_memory_ids(bank, conversation_id, limit).await?;
+        let mut memories = self.store.memories_by_ids(bank, &ids).await?;
         memories.sort_by_key(|m| ids.iter().position(|id| *id == m.id));
         Ok(memories)
     }
@@ -369,5 +425,7 @@ pub(crate) fn new_memory(user_id: &str, org_id: &str, input: ValidSave, now: Tim
         content: input.content,
         confirmed_via: input.confirmed_via,
         proposed_by,
+        saved_by: None,
+        confirmed_by: None,
     }
 }

@@ -64,6 +64,10 @@ pub enum StoreError {
         /// The bank file.
         path: String,
     },
+    /// A team action the caller's role or the org's policy does not allow; nothing was
+    /// changed.
+    #[error("{}", .0.describe())]
+    TeamRefused(memory_bank_contract::teams::TeamRefusal),
     /// Any other database failure.
     #[error("database error: {0}")]
     Database(String),

@@ -18,6 +18,7 @@ pub mod rank;
 pub mod recall;
 pub mod similar;
 mod store;
+mod team_bank;
 pub mod stored;
 pub mod teams;
 pub mod terms;
@@ -58,7 +59,7 @@ pub use meaning::status::MeaningStatus;
 pub use proposals::{Accepted, ProposalError};
 pub use recall::{RecallQuery, RecallRule, Recalled};
 pub use store::{
-    Candidate, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    BankKey, Candidate, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };

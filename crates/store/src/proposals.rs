@@ -113,7 +113,7 @@ impl Bank {
             },
             ValidProposal::Delete { memory_id, proposed_by, .. } => {
                 let found = if ids::is_valid(MEMORY_PREFIX, &memory_id) {
-                    self.store().memories_by_ids(user_id, std::slice::from_ref(&memory_id)).await?.pop()
+                    self.store().memories_by_ids(crate::BankKey::Personal(user_id), std::slice::from_ref(&memory_id)).await?.pop()
                 } else {
                     None
                 };
@@ -253,6 +253,7 @@ impl Bank {
                     tags: proposal.tags.clone(),
                     contexts: Some(proposal.contexts.iter().map(context_input).collect()),
                     confirmed_via: None,
+                    scope: None,
                 };
                 let (save, _via) = validate::merge_accept(draft, edits).map_err(ProposalError::Refused)?;
                 self.check_quota(user_id, 1).await.map_err(ProposalError::Store)?;

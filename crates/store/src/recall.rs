@@ -115,7 +115,7 @@ impl Bank {
             return Ok(Vec::new());
         }
         let folder: Vec<Term> = terms::concept_terms(query.folder).into_iter().filter(|c| !prompt.contains(c)).take(8).collect();
-        let total = self.store().count_memories(user_id).await?;
+        let total = self.store().count_memories(crate::BankKey::Personal(user_id)).await?;
         if total == 0 {
             return Ok(Vec::new());
         }

@@ -144,7 +144,7 @@ impl Bank {
         // Rarest first; among equals, a longer term (likely the rarer word) first.
         order.sort_by(|&i, &j| counts[i].cmp(&counts[j]).then(wanted[j].text.len().cmp(&wanted[i].text.len())));
         let rarest: Vec<String> = order.into_iter().take(wanted.len() / 2 + 1).map(|i| scoped[i].clone()).collect();
-        let candidates = self.store().search_candidates(user_id, &rarest, SEARCH_CANDIDATE_CAP).await?;
+        let candidates = self.store().search_candidates(crate::BankKey::Personal(user_id), &rarest, SEARCH_CANDIDATE_CAP).await?;
         let needed = wanted.len().div_ceil(2);
         let wanted_scoped: HashSet<&str> = scoped.iter().map(String::as_str).collect();
         let mut close: Vec<(usize, Candidate)> = candidates
@@ -155,7 +155,7 @@ impl Bank {
             .collect();
         close.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.created_at.cmp(&x.created_at)));
         let compared: Vec<String> = close.into_iter().take(COMPARED).map(|(_, c)| c.id).collect();
-        let memories = self.store().memories_by_ids(user_id, &compared).await?;
+        let memories = self.store().memories_by_ids(crate::BankKey::Personal(user_id), &compared).await?;
         Ok(memories.into_iter().map(|m| Worded { id: m.id, created_at: m.created_at, content: m.content }).collect())
     }
 }

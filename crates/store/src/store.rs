@@ -14,16 +14,45 @@ use crate::StoreError;
 /// cause: the newest matches up to this many are ranked; older ones beyond it are not.
 pub const SEARCH_CANDIDATE_CAP: u32 = 1000;
 
+/// Which bank a read touches: a person's own (`scope = 'user'`, owned by their user id)
+/// or an org's team bank (`scope = 'org'`, owned by the org's id; `docs/teams.md`).
+/// Every statement that takes one filters on both its owner and its scope, so a read of
+/// one bank can never return a row of another, whatever ids it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BankKey<'a> {
+    /// The person's own bank: their user id.
+    Personal(&'a str),
+    /// An org's team bank: the org's id.
+    Team(&'a str),
+}
+
+impl<'a> BankKey<'a> {
+    /// The rows' `user_id`: the person's id, or the org's for its team bank.
+    pub fn owner(self) -> &'a str {
+        match self {
+            BankKey::Personal(owner) | BankKey::Team(owner) => owner,
+        }
+    }
+
+    /// The rows' `scope`.
+    pub fn scope(self) -> Scope {
+        match self {
+            BankKey::Personal(_) => Scope::User,
+            BankKey::Team(_) => Scope::Org,
+        }
+    }
+}
+
 /// A memory ready to insert: ids, timestamp and search terms already decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMemory {
     /// `mem_…`
     pub id: String,
-    /// Owner.
+    /// Owner: the person, or for a team memory (`scope: org`) its org.
     pub user_id: String,
-    /// Org active at save time.
+    /// Org active at save time (a team memory's own org).
     pub org_id: String,
-    /// `user` for every save through the API.
+    /// `user` (the person's bank) or `org` (the org's team bank).
     pub scope: Scope,
     /// Trimmed content.
     pub content: String,
@@ -41,6 +70,10 @@ pub struct NewMemory {
     pub confirmed_via: Option<ConfirmedVia>,
     /// The MCP client that proposed it, when it came from a proposal.
     pub proposed_by: Option<String>,
+    /// Team memories: the member who saved it (its author); `None` in a personal bank.
+    pub saved_by: Option<String>,
+    /// Team memories: the admin or owner who confirmed it; `None` in a personal bank.
+    pub confirmed_by: Option<String>,
 }
 
 /// A context row ready to insert.
@@ -74,6 +107,8 @@ impl NewMemory {
             contexts: Vec::new(),
             confirmed_via: None,
             proposed_by: None,
+            saved_by: None,
+            confirmed_by: None,
         }
     }
 
@@ -102,6 +137,8 @@ impl NewMemory {
             confirmed_via: self.confirmed_via,
             proposed_by: self.proposed_by.clone(),
             imported_from: None,
+            saved_by: self.saved_by.clone(),
+            confirmed_by: self.confirmed_by.clone(),
         }
     }
 }
@@ -403,16 +440,16 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// Inserts many memories in one transaction (bulk import, benchmarks).
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError>;
 
-    /// The user's `scope = 'user'` memories, newest first (`created_at`, then id),
-    /// strictly after `cursor`, at most `limit`, with contexts.
-    async fn list_memories(&self, user_id: &str, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError>;
+    /// The bank's memories, newest first (`created_at`, then id), strictly after
+    /// `cursor`, at most `limit`, with contexts.
+    async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError>;
 
-    /// How many memories the user has (every scope).
-    async fn count_memories(&self, user_id: &str) -> Result<u64, StoreError>;
+    /// How many memories the bank holds.
+    async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError>;
 
-    /// The user's newest `scope = 'user'` memories whose index holds any of the
-    /// already user-scoped `terms`, at most `cap`.
-    async fn search_candidates(&self, user_id: &str, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
+    /// The bank's newest memories whose index holds any of the `terms`, already scoped
+    /// to the bank's owner ([`crate::terms::scope_terms`]), at most `cap`.
+    async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
     /// For each already user-scoped term, the keys of the rows whose index holds it, at
     /// most `cap` (one posting-list read per term, bounded): a term at the cap is common.
@@ -459,12 +496,12 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// Deletes every vector made by a model other than `model`; how many.
     async fn drop_other_vectors(&self, model: &str) -> Result<u64, StoreError>;
 
-    /// Ids of the user's `scope = 'user'` memories with a context citing the session
+    /// Ids of the bank's memories with a context citing the session
     /// `conversation_id`, newest first (`created_at`, then id), at most `limit`.
-    async fn citing_memory_ids(&self, user_id: &str, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError>;
+    async fn citing_memory_ids(&self, bank: BankKey<'_>, conversation_id: &str, limit: u32) -> Result<Vec<String>, StoreError>;
 
-    /// The user's `scope = 'user'` memories with these ids, with contexts, any order.
-    async fn memories_by_ids(&self, user_id: &str, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
+    /// The bank's memories with these ids, with contexts, any order.
+    async fn memories_by_ids(&self, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
 
     /// Deletes the user's `scope = 'user'` memory, its contexts and its revisions in one
     /// transaction.

@@ -93,7 +93,8 @@ macro_rules! store_suite {
             search_finds_other_forms_of_a_word, the_exact_form_ranks_above_other_forms,
             older_terms_are_rewritten_resumably_from_the_memories_text,
             roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
-            org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy);
+            org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy,
+            team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -209,6 +210,7 @@ pub async fn save_round_trips_byte_for_byte(f: &dyn Fixture) {
             ContextInput { snippet: "first".into(), conversation_id: Some("c1".into()), message_id: Some("m1".into()), origin: Some(Origin::ActiveConversation) },
             ContextInput { snippet: "second".into(), ..Default::default() },
         ]),
+        scope: None,
     }).await;
     assert_eq!(saved.content, "Prefers green tea");
     assert_eq!((saved.confirmed_via, saved.proposed_by.as_deref()), (Some(ConfirmedVia::Cli), None));
@@ -378,7 +380,7 @@ pub async fn candidates_are_the_newest_matches_up_to_the_cap(f: &dyn Fixture) {
     let scoped = terms::scope_terms(&w.alice, &[terms::Term::exact("lantern")]);
     let store = f.store();
     for cap in [1, 3, 5, 6, 7, 1000] {
-        let got = store.search_candidates(&w.alice, &scoped, cap).await.unwrap();
+        let got = store.search_candidates(crate::BankKey::Personal(&w.alice), &scoped, cap).await.unwrap();
         let ids: Vec<&str> = got.iter().map(|c| c.id.as_str()).collect();
         let want: Vec<&str> = newest_first.iter().take(cap as usize).map(String::as_str).collect();
         assert_eq!(ids, want, "cap {cap}");
@@ -397,7 +399,8 @@ pub async fn users_are_isolated(f: &dyn Fixture) {
     assert_eq!(search(&w, &w.alice, "zebra").await.len(), 1);
 }
 
-/// Rows with `scope = 'org'` are not visible to list, search or delete.
+/// Rows with `scope = 'org'` are not visible to a personal list, search or delete, even
+/// one whose owner column holds the reader's own id: every read filters on the scope.
 pub async fn org_scoped_rows_are_invisible(f: &dyn Fixture) {
     let w = world(f).await;
     let org_row = NewMemory {
@@ -413,6 +416,8 @@ pub async fn org_scoped_rows_are_invisible(f: &dyn Fixture) {
         contexts: vec![],
         confirmed_via: None,
         proposed_by: None,
+        saved_by: Some(w.alice.clone()),
+        confirmed_by: Some(w.alice.clone()),
     };
     f.store().insert_memory(&org_row).await.unwrap();
     assert!(list_all(&w, &w.alice).await.is_empty());

@@ -1,9 +1,11 @@
 //! Suite cases for team banks (`docs/teams.md`): roles, the one-owner rule, policy,
 //! and what leaving an org or the service keeps.
 
-use memory_bank_contract::teams::{OrgPolicy, Role};
+use memory_bank_contract::teams::{AuditAction, BankScope, OrgPolicy, Role, TeamRefusal};
+use memory_bank_contract::validate::{parse_list, validate_save, ValidSearch};
+use memory_bank_contract::wire::Scope;
 
-use crate::suite::{save, world, Fixture};
+use crate::suite::{request, save, search, world, Fixture, World};
 use crate::{Offboard, StoreError};
 
 /// An org's first member is its owner, later ones members; roles change, but never so
@@ -75,9 +77,9 @@ pub async fn org_policy_defaults_and_round_trips(f: &dyn Fixture) {
 /// and says which orgs need a new owner; deleting an org removes its policy too.
 pub async fn offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy(f: &dyn Fixture) {
     let w = world(f).await;
-    save(&w, &w.alice, crate::suite::request("Alice's own note")).await;
+    save(&w, &w.alice, request("Alice's own note")).await;
     let report = w.bank.offboard(Offboard::User(&w.alice), 10).await.unwrap();
-    assert_eq!(report.orgs_without_owner, [w.org.clone()]);
+    assert_eq!(report.orgs_without_owner, std::slice::from_ref(&w.org));
     assert_eq!(report.memories, 1);
     assert_eq!(w.bank.member_role(&w.bob, &w.org).await.unwrap(), Some(Role::Member), "the others stay");
     w.bank.set_member_role(&w.org, &w.bob, Role::Owner).await.unwrap();
@@ -86,4 +88,90 @@ pub async fn offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_pol
     w.bank.offboard(Offboard::Org(&w.org), 10).await.unwrap();
     assert_eq!(w.bank.org_policy(&w.org).await.unwrap(), OrgPolicy::default(), "the policy went with the org");
     assert_eq!(w.bank.member_role(&w.bob, &w.org).await.unwrap(), None);
+}
+
+fn words(query: &str) -> ValidSearch {
+    ValidSearch { query: query.into(), limit: 50, words_only: false }
+}
+
+async fn contents_in(w: &World, user: &str, scope: BankScope, query: &str) -> Vec<String> {
+    let banks = w.bank.banks_for(user, &w.org, scope).await.unwrap();
+    let mut found: Vec<String> = w.bank.search_in(&banks, &words(query)).await.unwrap().into_iter().map(|h| h.memory.content).collect();
+    found.sort();
+    found
+}
+
+/// A team memory saved by an admin is read by every member of its org, and by nobody
+/// else: not through a personal read, not by another org's members. A personal memory
+/// stays its owner's, whatever their role (an owner cannot read a member's). Each read
+/// covers mine, team or all, lists and searches alike, and the memory says who saved
+/// and confirmed it; the org's audit log says `saved`, with the id and length only.
+pub async fn team_memories_are_read_by_members_only_and_personal_ones_by_their_owner(f: &dyn Fixture) {
+    let w = world(f).await; // alice owns Acme, bob is a member
+    let other = w.bank.add_org("Globex").await.unwrap().id;
+    let eve = w.bank.add_user("eve@example.com").await.unwrap().id;
+    w.bank.add_member(&other, &eve).await.unwrap(); // eve owns Globex
+
+    let team = w.bank.save_to_team(&w.alice, &w.org, validate_save(request("Staging deploys need the VPN")).unwrap()).await.unwrap();
+    assert_eq!(team.scope, Scope::Org);
+    assert_eq!((team.saved_by.as_deref(), team.confirmed_by.as_deref()), (Some(w.alice.as_str()), Some(w.alice.as_str())));
+    assert_eq!(team.org_id, w.org);
+    save(&w, &w.bob, request("Bob deploys on Fridays, privately")).await;
+    w.bank.save_to_team(&eve, &other, validate_save(request("Globex deploys through Jenkins")).unwrap()).await.unwrap();
+
+    // Bob (a member) reads the team memory beside his own; the scopes split them.
+    assert_eq!(contents_in(&w, &w.bob, BankScope::All, "deploys").await, ["Bob deploys on Fridays, privately", "Staging deploys need the VPN"]);
+    assert_eq!(contents_in(&w, &w.bob, BankScope::Team, "deploys").await, ["Staging deploys need the VPN"]);
+    assert_eq!(contents_in(&w, &w.bob, BankScope::Mine, "deploys").await, ["Bob deploys on Fridays, privately"]);
+    // Alice (the owner) never sees Bob's own memory; nobody sees Globex's.
+    assert_eq!(contents_in(&w, &w.alice, BankScope::All, "deploys").await, ["Staging deploys need the VPN"]);
+    assert_eq!(search(&w, &w.bob, "deploys").await, ["Bob deploys on Fridays, privately"], "a personal search stays personal");
+    assert!(w.bank.memory(&w.bob, &team.id).await.unwrap().is_none(), "not through the personal bank");
+    let bobs = w.bank.banks_for(&w.bob, &w.org, BankScope::All).await.unwrap();
+    let read = w.bank.memory_in(&bobs, &team.id).await.unwrap().expect("a member reads it by id");
+    assert_eq!((read.scope, read.saved_by.as_deref()), (Scope::Org, Some(w.alice.as_str())));
+    let listed = w.bank.list_in(&bobs, &parse_list(Some("10"), None).unwrap()).await.unwrap().memories;
+    assert_eq!(listed.iter().map(|m| m.scope).collect::<Vec<_>>(), [Scope::User, Scope::Org], "newest first over both banks");
+    let globex = w.bank.save_to_team(&eve, &other, validate_save(request("Globex only")).unwrap()).await.unwrap();
+    assert!(w.bank.memory_in(&bobs, &globex.id).await.unwrap().is_none(), "another org's memory is not found");
+    assert!(matches!(w.bank.banks_for(&w.bob, &other, BankScope::Team).await, Err(StoreError::NotFound(_))), "not his org");
+
+    // Only admins and owners save to the team bank directly.
+    let refused = w.bank.save_to_team(&w.bob, &w.org, validate_save(request("Bob's team fact")).unwrap()).await;
+    assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin))), "{refused:?}");
+    assert_eq!(contents_in(&w, &w.alice, BankScope::Team, "team fact").await, Vec::<String>::new(), "nothing saved");
+
+    let audit = w.bank.org_audit(&w.org, None, 50).await.unwrap();
+    assert_eq!(audit.len(), 1, "one line for the one team save: {audit:?}");
+    assert_eq!((audit[0].action, audit[0].actor_id.as_str()), (AuditAction::Saved, w.alice.as_str()));
+    assert_eq!((audit[0].memory_id.as_deref(), audit[0].content_chars), (Some(team.id.as_str()), Some(28)));
+
+    // A removed member stops at once; the team memory they saved stays, authorship kept.
+    w.bank.set_member_role(&w.org, &w.bob, Role::Admin).await.unwrap();
+    let bobs_fact = w.bank.save_to_team(&w.bob, &w.org, validate_save(request("Invoices belong to billing")).unwrap()).await.unwrap();
+    assert!(w.bank.remove_member(&w.org, &w.bob).await.unwrap());
+    assert!(matches!(w.bank.banks_for(&w.bob, &w.org, BankScope::Mine).await, Err(StoreError::NotFound(_))));
+    let alices = w.bank.banks_for(&w.alice, &w.org, BankScope::Team).await.unwrap();
+    let kept = w.bank.memory_in(&alices, &bobs_fact.id).await.unwrap().expect("kept after Bob left");
+    assert_eq!(kept.saved_by.as_deref(), Some(w.bob.as_str()));
+}
+
+/// The org's policy, enforced by the bank: memory off refuses every read of both banks
+/// and team saves; the team bank's own cap refuses the save past it and keeps nothing.
+pub async fn org_policy_stops_reads_and_caps_the_team_bank(f: &dyn Fixture) {
+    let w = world(f).await;
+    w.bank.set_org_policy(&w.org, &OrgPolicy { max_memories: Some(1), ..OrgPolicy::default() }).await.unwrap();
+    w.bank.save_to_team(&w.alice, &w.org, validate_save(request("The one team fact")).unwrap()).await.unwrap();
+    let past = w.bank.save_to_team(&w.alice, &w.org, validate_save(request("One past the cap")).unwrap()).await;
+    assert!(matches!(past, Err(StoreError::QuotaExceeded { limit: 1 })), "{past:?}");
+    assert_eq!(contents_in(&w, &w.alice, BankScope::Team, "fact cap").await, ["The one team fact"]);
+    save(&w, &w.alice, request("Personal saves are not the team's cap")).await;
+
+    w.bank.set_org_policy(&w.org, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    for scope in [BankScope::Mine, BankScope::Team, BankScope::All] {
+        let refused = w.bank.banks_for(&w.bob, &w.org, scope).await;
+        assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{scope:?}: {refused:?}");
+    }
+    let refused = w.bank.save_to_team(&w.alice, &w.org, validate_save(request("While off")).unwrap()).await;
+    assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{refused:?}");
 }

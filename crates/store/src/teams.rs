@@ -7,7 +7,8 @@
 //! have made it, so two admins acting at once cannot both succeed.
 
 use async_trait::async_trait;
-use memory_bank_contract::teams::{AuditEntry, OrgMember, OrgPolicy, Role};
+use memory_bank_contract::teams::{AuditAction, AuditEntry, NewAuditEntry, OrgMember, OrgPolicy, Role};
+use memory_bank_contract::wire::Scope;
 use memory_bank_contract::wire::Org;
 use memory_bank_contract::Timestamp;
 
@@ -15,6 +16,22 @@ use crate::StoreError;
 
 /// Most audit lines one page returns.
 pub const MAX_AUDIT_PAGE: u32 = 200;
+
+/// The audit line a new team memory writes with itself, in its insert's transaction
+/// (every store's insert calls this, so no path can save to a team bank unlogged):
+/// `saved` by its confirmer, with its id and length, never its words. `None` for a
+/// personal memory, which no org's log records.
+pub fn saved_entry(memory: &crate::NewMemory) -> Option<NewAuditEntry> {
+    (memory.scope == Scope::Org).then(|| NewAuditEntry {
+        org_id: memory.org_id.clone(),
+        at: memory.created_at,
+        actor_id: memory.confirmed_by.clone().or_else(|| memory.saved_by.clone()).unwrap_or_default(),
+        action: AuditAction::Saved,
+        memory_id: Some(memory.id.clone()),
+        proposal_id: None,
+        content_chars: Some(u32::try_from(memory.content.chars().count()).unwrap_or(u32::MAX)),
+    })
+}
 
 /// The refusal for a change that would leave an org without an owner.
 pub fn last_owner(org_id: &str) -> StoreError {

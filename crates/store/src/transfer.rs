@@ -33,7 +33,7 @@ impl Bank {
         user_id: &str,
         cursor: Option<&Cursor>,
     ) -> Result<(Vec<ExportedMemory>, Option<Cursor>), StoreError> {
-        let memories = self.store().list_memories(user_id, cursor, EXPORT_PAGE).await?;
+        let memories = self.store().list_memories(crate::BankKey::Personal(user_id), cursor, EXPORT_PAGE).await?;
         let next = (memories.len() == EXPORT_PAGE as usize)
             .then(|| memories.last())
             .flatten()
@@ -129,9 +129,9 @@ impl Bank {
         for chunk in lines.chunks(IMPORT_BATCH) {
             let ids: Vec<String> =
                 chunk.iter().flat_map(|l| [l.memory.id.clone(), import_id(user_id, &l.memory.id)]).collect();
-            has.extend(self.store().memories_by_ids(user_id, &ids).await?.into_iter().map(|m| m.id));
+            has.extend(self.store().memories_by_ids(crate::BankKey::Personal(user_id), &ids).await?.into_iter().map(|m| m.id));
         }
-        let have = self.store().count_memories(user_id).await?;
+        let have = self.store().count_memories(crate::BankKey::Personal(user_id)).await?;
         let mut room = limit.saturating_sub(have);
         let mut refused = 0u64;
         let kept = lines

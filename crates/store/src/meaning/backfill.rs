@@ -36,7 +36,7 @@ impl Bank {
     /// their vector. Never loads the model (the panel polls it): a model that failed
     /// when last tried is `unavailable`.
     pub async fn search_status(&self, user_id: &str) -> Result<SearchStatus, StoreError> {
-        let memories = self.store().count_memories(user_id).await?;
+        let memories = self.store().count_memories(crate::BankKey::Personal(user_id)).await?;
         let Some(meaning) = self.meaning() else {
             return Ok(SearchStatus { meaning: MeaningState::Off, memories, with_vector: 0, reason: None });
         };

@@ -1,0 +1,198 @@
+//! Team banks over real HTTP on loopback, against a real SQLite file: the cells of the
+//! authz matrix for reads (roles × scopes × the memory routes). A member reads the
+//! team bank beside their own and never another org's (a 404 that leaks nothing); an
+//! owner never reads a member's personal bank; a removed member's token stops at once;
+//! the org's kill switch is a 403 with its code; a scope that is none of the three is a
+//! 400 that says what they are.
+
+use std::sync::Arc;
+
+use memory_bank_contract::teams::OrgPolicy;
+use memory_bank_contract::validate::validate_save;
+use memory_bank_contract::wire::SaveMemoryRequest;
+use memory_bank_store::{Bank, TokenKind};
+use memory_bank_store_sqlite::SqliteStore;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+struct Service {
+    _dir: tempfile::TempDir,
+    url: String,
+    http: reqwest::Client,
+    bank: Bank,
+    acme: String,
+    globex: String,
+    /// Acme's owner.
+    ada: (String, String),
+    /// An Acme member, with a full token and an agent token.
+    bob: (String, String),
+    bob_agent: String,
+    /// Globex's owner, not in Acme.
+    eve: (String, String),
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+fn sentence(text: &str) -> memory_bank_contract::validate::ValidSave {
+    validate_save(SaveMemoryRequest { content: text.into(), ..Default::default() }).unwrap()
+}
+
+impl Service {
+    async fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&format!("sqlite://{}", dir.path().join("memory.db").display())).await.unwrap();
+        let bank = Bank::new(Arc::new(store));
+        let mut people = Vec::new();
+        for email in ["ada@example.com", "bob@example.com", "eve@example.com"] {
+            let id = bank.add_user(email).await.unwrap().id;
+            let token = bank.issue_token(&id).await.unwrap();
+            people.push((id, token));
+        }
+        let (acme, globex) = (bank.add_org("Acme").await.unwrap().id, bank.add_org("Globex").await.unwrap().id);
+        bank.add_member(&acme, &people[0].0).await.unwrap(); // the first member owns it
+        bank.add_member(&acme, &people[1].0).await.unwrap();
+        bank.add_member(&globex, &people[2].0).await.unwrap();
+        let bob_agent = bank.issue_token_of_kind(&people[1].0, TokenKind::Agent).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(memory_bank_server::serve(listener, bank.clone(), Default::default(), async move {
+            let _ = stopped.await;
+        }));
+        let eve = people.pop().unwrap();
+        let bob = people.pop().unwrap();
+        let ada = people.pop().unwrap();
+        Self { _dir: dir, url, http: reqwest::Client::new(), bank, acme, globex, ada, bob, bob_agent, eve, _stop: stop }
+    }
+
+    async fn get(&self, token: &str, org: &str, path: &str) -> (StatusCode, Value) {
+        let response =
+            self.http.request(Method::GET, format!("{}{path}", self.url)).bearer_auth(token).header("X-Org-Id", org).send().await.unwrap();
+        let status = response.status();
+        (status, serde_json::from_str(&response.text().await.unwrap()).unwrap())
+    }
+
+    /// The contents a search answers, sorted.
+    async fn found(&self, token: &str, org: &str, query: &str) -> Vec<String> {
+        let (status, body) = self.get(token, org, &format!("/v1/memory/search?{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let mut found: Vec<String> =
+            body["results"].as_array().unwrap().iter().map(|r| r["content"].as_str().unwrap().to_owned()).collect();
+        found.sort();
+        found
+    }
+
+    async fn listed(&self, token: &str, org: &str, query: &str) -> Vec<(String, String)> {
+        let (status, body) = self.get(token, org, &format!("/v1/memory?{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body["memories"].as_array().unwrap().iter().map(|m| (m["scope"].as_str().unwrap().to_owned(), m["content"].as_str().unwrap().to_owned())).collect()
+    }
+}
+
+#[tokio::test]
+async fn members_read_their_team_bank_and_nothing_else_on_every_read_route() {
+    let s = Service::start().await;
+    let team = s.bank.save_to_team(&s.ada.0, &s.acme, sentence("Staging deploys need the VPN")).await.unwrap();
+    let bobs = s.bank.save(&s.bob.0, &s.acme, sentence("Bob deploys on Fridays")).await.unwrap();
+    let theirs = s.bank.save_to_team(&s.eve.0, &s.globex, sentence("Globex deploys through Jenkins")).await.unwrap();
+
+    // A member: both banks by default, each alone by scope, lists and searches alike,
+    // with a full token and an agent token.
+    for token in [&s.bob.1, &s.bob_agent] {
+        assert_eq!(s.found(token, &s.acme, "q=deploys").await, ["Bob deploys on Fridays", "Staging deploys need the VPN"]);
+        assert_eq!(s.found(token, &s.acme, "q=deploys&scope=all").await, ["Bob deploys on Fridays", "Staging deploys need the VPN"]);
+        assert_eq!(s.found(token, &s.acme, "q=deploys&scope=team").await, ["Staging deploys need the VPN"]);
+        assert_eq!(s.found(token, &s.acme, "q=deploys&scope=mine").await, ["Bob deploys on Fridays"]);
+    }
+    assert_eq!(
+        s.listed(&s.bob.1, &s.acme, "").await,
+        [("user".to_owned(), "Bob deploys on Fridays".to_owned()), ("org".to_owned(), "Staging deploys need the VPN".to_owned())]
+    );
+    assert_eq!(s.listed(&s.bob.1, &s.acme, "scope=team").await, [("org".to_owned(), "Staging deploys need the VPN".to_owned())]);
+    let (status, body) = s.get(&s.bob.1, &s.acme, &format!("/v1/memory/{}", team.id)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!((body["memory"]["scope"].as_str(), body["memory"]["savedBy"].as_str()), (Some("org"), Some(s.ada.0.as_str())));
+    assert_eq!(body["memory"]["confirmedBy"].as_str(), Some(s.ada.0.as_str()));
+
+    // The owner reads the team bank, never the member's own memories.
+    assert_eq!(s.found(&s.ada.1, &s.acme, "q=deploys").await, ["Staging deploys need the VPN"]);
+    let (status, body) = s.get(&s.ada.1, &s.acme, &format!("/v1/memory/{}", bobs.id)).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("memory_not_found")));
+
+    // Another org's team memory: the same 404 as an id that never existed, through
+    // either org; and an org one is not in is the 404 of an unknown org.
+    let (missing_status, missing) = s.get(&s.bob.1, &s.acme, "/v1/memory/mem_01JD00000000000000000000000").await;
+    let (status, body) = s.get(&s.bob.1, &s.acme, &format!("/v1/memory/{}", theirs.id)).await;
+    assert_eq!((status, &body), (missing_status, &missing), "nothing tells them apart");
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, not_in) = s.get(&s.bob.1, &s.globex, &format!("/v1/memory/{}", theirs.id)).await;
+    let (unknown_status, unknown) = s.get(&s.bob.1, "org_01JD00000000000000000000000", "/v1/memory?scope=team").await;
+    assert_eq!((status, &not_in), (unknown_status, &unknown));
+    assert_eq!(not_in["error"].as_str(), Some("organization_not_found"));
+    assert!(!s.found(&s.eve.1, &s.globex, "q=deploys").await.iter().any(|c| c.contains("VPN") || c.contains("Bob")));
+}
+
+#[tokio::test]
+async fn a_removed_member_stops_at_once_and_the_kill_switch_is_a_403_with_its_code() {
+    let s = Service::start().await;
+    s.bank.save_to_team(&s.ada.0, &s.acme, sentence("Invoices belong to billing")).await.unwrap();
+    assert_eq!(s.found(&s.bob.1, &s.acme, "q=invoices").await, ["Invoices belong to billing"]);
+    let (status, body) = s.get(&s.bob.1, &s.acme, "/v1/memory?scope=everything").await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")));
+    assert!(body["details"][0]["message"].as_str().unwrap().contains("mine"), "{body}");
+
+    // Memory off for the org: every read, of either bank, is refused with the code.
+    s.bank.set_org_policy(&s.acme, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    for path in ["/v1/memory/search?q=invoices", "/v1/memory?scope=mine", "/v1/memory?scope=team", "/v1/memory/search?q=invoices&scope=mine"] {
+        let (status, body) = s.get(&s.bob.1, &s.acme, path).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_memory_disabled")), "{path}: {body}");
+        assert!(body["details"][0]["message"].as_str().unwrap().contains("--memory on"), "says what to do: {body}");
+    }
+    s.bank.set_org_policy(&s.acme, &OrgPolicy::default()).await.unwrap();
+
+    // Removed: the same token is refused at once, on every read and scope.
+    assert!(s.bank.remove_member(&s.acme, &s.bob.0).await.unwrap());
+    for path in ["/v1/memory/search?q=invoices", "/v1/memory?scope=mine", "/v1/memory?scope=team"] {
+        for token in [&s.bob.1, &s.bob_agent] {
+            let (status, body) = s.get(token, &s.acme, path).await;
+            assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("organization_not_found")), "{path}: {body}");
+        }
+    }
+    assert_eq!(s.found(&s.ada.1, &s.acme, "q=invoices").await, ["Invoices belong to billing"], "the org keeps it");
+}
+
+#[tokio::test]
+async fn only_admins_and_owners_save_to_the_team_bank_and_the_audit_log_says_so() {
+    let s = Service::start().await;
+    let post = |token: String, body: Value| {
+        let request = s.http.post(format!("{}/v1/memory", s.url)).bearer_auth(token).header("X-Org-Id", &s.acme).json(&body);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            (status, serde_json::from_str::<Value>(&response.text().await.unwrap()).unwrap())
+        }
+    };
+    // The owner: saved in the team bank, authored and confirmed by her.
+    let (status, body) = post(s.ada.1.clone(), serde_json::json!({"content": "The billing service owns invoices", "scope": "org"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!((body["memory"]["scope"].as_str(), body["memory"]["savedBy"].as_str()), (Some("org"), Some(s.ada.0.as_str())));
+    let id = body["memory"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(s.found(&s.bob.1, &s.acme, "q=invoices&scope=team").await, ["The billing service owns invoices"]);
+
+    // A member, and an agent token of anyone: refused, nothing saved.
+    let (status, body) = post(s.bob.1.clone(), serde_json::json!({"content": "Bob's team fact about invoices", "scope": "org"})).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = post(s.bob_agent.clone(), serde_json::json!({"content": "An agent's fact about invoices", "scope": "org"})).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("agent_token_cannot_confirm")), "{body}");
+    assert_eq!(s.found(&s.ada.1, &s.acme, "q=invoices").await, ["The billing service owns invoices"]);
+
+    // Personal saves stay personal; the kill switch stops them too.
+    let (status, body) = post(s.bob.1.clone(), serde_json::json!({"content": "Bob's own note on invoices"})).await;
+    assert_eq!((status, body["memory"]["scope"].as_str()), (StatusCode::CREATED, Some("user")), "{body}");
+    s.bank.set_org_policy(&s.acme, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    let (status, body) = post(s.bob.1.clone(), serde_json::json!({"content": "While memory is off"})).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_memory_disabled")), "{body}");
+
+    let audit = s.bank.org_audit(&s.acme, None, 10).await.unwrap();
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!((audit[0].memory_id.as_deref(), audit[0].actor_id.as_str()), (Some(id.as_str()), s.ada.0.as_str()));
+}
