@@ -519,3 +519,56 @@ async fn install_prints_the_change_is_idempotent_and_removes_cleanly() {
     assert!(!ok && err.starts_with("memory-bank: error: ") && err.contains("settings.json"), "{err}");
     assert_eq!(std::fs::read_to_string(&gemini).unwrap(), "{ not json");
 }
+
+#[tokio::test]
+async fn the_memory_tools_read_the_team_bank_by_scope() {
+    let h = Home::new();
+    let data = h.dir.path().join("data");
+    {
+        // The person's bank before the agent starts: one memory of their own, one their
+        // org's (the local bank's person owns its org).
+        let key = memory_bank_access::default_key_source(&data, None);
+        let local = memory_bank_access::LocalAccess::open(&data, &key).await.unwrap();
+        let save = |text: &str| {
+            memory_bank_contract::validate::validate_save(memory_bank_contract::wire::SaveMemoryRequest { content: text.into(), ..Default::default() }).unwrap()
+        };
+        local.bank().save(local.user_id(), local.org_id(), save("My own deploy checklist")).await.unwrap();
+        local.bank().save_to_team(local.user_id(), local.org_id(), save("Team deploys need the VPN")).await.unwrap();
+    }
+    let client = h.client().await;
+    let tools = client.list_all_tools().await.unwrap();
+    for name in ["search_memories", "list_memories"] {
+        let schema = Value::Object((*tools.iter().find(|t| t.name == name).unwrap().input_schema).clone());
+        assert!(schema.to_string().contains("\"mine\"") && schema.to_string().contains("\"team\""), "{name}: {schema}");
+    }
+    let contents = |answer: &Value, key: &str| {
+        let mut found: Vec<String> = answer[key].as_array().unwrap().iter().map(|m| m["content"].as_str().unwrap().to_owned()).collect();
+        found.sort();
+        found
+    };
+    let both = ok(&client, "search_memories", json!({"query": "deploys"})).await;
+    assert_eq!(contents(&both, "results"), ["My own deploy checklist", "Team deploys need the VPN"]);
+    let team = ok(&client, "search_memories", json!({"query": "deploys", "scope": "team"})).await;
+    assert_eq!(contents(&team, "results"), ["Team deploys need the VPN"]);
+    assert_eq!(team["results"][0]["scope"], "org");
+    assert!(team["results"][0]["savedBy"].is_string(), "{team}");
+    let mine = ok(&client, "list_memories", json!({"scope": "mine"})).await;
+    assert_eq!(contents(&mine, "memories"), ["My own deploy checklist"]);
+    // A scope that is none of the three is an error result naming them.
+    let refused = call(&client, "search_memories", json!({"query": "deploys", "scope": "everyone"})).await;
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    let said = &refused.content[0].as_text().expect("text content").text;
+    assert!(said.contains("everyone") && said.contains("mine") && said.contains("team"), "{said}");
+    client.cancel().await.unwrap();
+
+    // The meta face: `scope` is in the capability's query parameters, and it is honoured.
+    let (transport, _stderr) = TokioChildProcess::builder(h.command(&["mcp", "--meta"])).stderr(Stdio::null()).spawn().unwrap();
+    let meta: RunningService<RoleClient, ()> = ().serve(transport).await.unwrap();
+    let found = ok(&meta, "search_capabilities", json!({"query": "search memories"})).await;
+    assert!(found.to_string().contains("\"scope\""), "{found}");
+    let team = ok(&meta, "execute_capability", json!({"name": "getMemorySearch", "query": {"q": "deploys", "scope": "team"}})).await;
+    assert_eq!(contents(&team, "results"), ["Team deploys need the VPN"]);
+    let bad = fails(&meta, "execute_capability", json!({"name": "getMemorySearch", "query": {"q": "deploys", "scope": "everyone"}})).await;
+    assert!(bad.to_string().contains("mine, team or all"), "{bad}");
+    meta.cancel().await.unwrap();
+}

@@ -101,7 +101,7 @@ async fn a_prompt_brings_the_memories_about_it_and_nothing_else() {
     let mut saved = vec!["Staging deploys need the VPN to be up first.", "The billing service owns invoices and refunds."];
     saved.extend(NOISE);
     let (bank, access) = Bank::with(&saved, &["Staging deploys are frozen on Fridays (proposed, not confirmed)."]).await;
-    let staging = access.search("VPN", 5).await.unwrap()[0].memory.clone();
+    let staging = access.search("VPN", 5, None).await.unwrap()[0].memory.clone();
 
     for (agent, event) in [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"), ("gemini", "BeforeAgent")] {
         let out = bank.recall(agent, &prompt_event(event, "How do I deploy to staging?", "/home/ada/src/web"));

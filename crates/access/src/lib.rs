@@ -17,6 +17,7 @@ pub use memory_bank_private_files as private_files;
 pub use memory_bank_meaning as meaning;
 
 use async_trait::async_trait;
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
 };
@@ -55,11 +56,12 @@ pub trait MemoryAccess: Send + Sync {
     /// client is pointless then; the proposal goes to the Inbox.
     fn may_confirm(&self) -> bool;
 
-    /// Best matches first (the service's lexical search).
-    async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError>;
+    /// Best matches first, over the banks `scope` names (`None`: the caller's own and
+    /// their org's team bank, ranked together).
+    async fn search(&self, query: &str, limit: u32, scope: Option<BankScope>) -> Result<Vec<SearchResult>, AccessError>;
 
-    /// One page, newest first.
-    async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError>;
+    /// One page, newest first, of the banks `scope` names (`None`: both).
+    async fn list(&self, limit: u32, cursor: Option<&str>, scope: Option<BankScope>) -> Result<ListResponse, AccessError>;
 
     /// One memory, or `memory_not_found`.
     async fn memory(&self, id: &str) -> Result<Memory, AccessError>;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use memory_bank_contract::gate::Refused;
+use memory_bank_contract::teams::{BankScope, TeamRefusal};
 use memory_bank_contract::validate;
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
@@ -135,6 +136,11 @@ impl LocalAccess {
     pub fn user_id(&self) -> &str {
         &self.user_id
     }
+
+    /// The org the caller acts in (the local bank's own org).
+    pub fn org_id(&self) -> &str {
+        &self.org_id
+    }
 }
 
 fn store_error(err: StoreError) -> AccessError {
@@ -144,6 +150,16 @@ fn store_error(err: StoreError) -> AccessError {
         }
         StoreError::Invalid(_) => ErrorCode::InvalidRequest,
         StoreError::Refused(ref refused) => return refused_error(refused),
+        // The org's own words: its policy or the caller's role (the HTTP routes' codes).
+        StoreError::TeamRefused(refusal) => {
+            let code = match refusal {
+                TeamRefusal::NeedsAdmin => ErrorCode::OrgRoleRequired,
+                TeamRefusal::OrgMemoryDisabled => ErrorCode::OrgMemoryDisabled,
+                TeamRefusal::AgentsMayNotPropose => ErrorCode::OrgAgentsMayNotPropose,
+            };
+            return AccessError::new(code, refusal.describe());
+        }
+        StoreError::NotFound(ref what) if what.starts_with("org ") => ErrorCode::OrganizationNotFound,
         _ => ErrorCode::Internal,
     };
     AccessError::new(code, format!("the local memory bank failed: {err}"))
@@ -209,14 +225,16 @@ impl MemoryAccess for LocalAccess {
         self.may_confirm
     }
 
-    async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
+    async fn search(&self, query: &str, limit: u32, scope: Option<BankScope>) -> Result<Vec<SearchResult>, AccessError> {
         let request = validate::parse_search(Some(query), Some(&limit.to_string()), None).map_err(invalid)?;
-        self.bank.search(&self.user_id, &request).await.map_err(store_error)
+        let banks = self.bank.banks_for(&self.user_id, &self.org_id, scope.unwrap_or_default()).await.map_err(store_error)?;
+        self.bank.search_in(&banks, &request).await.map_err(store_error)
     }
 
-    async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {
+    async fn list(&self, limit: u32, cursor: Option<&str>, scope: Option<BankScope>) -> Result<ListResponse, AccessError> {
         let request = validate::parse_list(Some(&limit.to_string()), cursor).map_err(invalid)?;
-        self.bank.list(&self.user_id, &request).await.map_err(store_error)
+        let banks = self.bank.banks_for(&self.user_id, &self.org_id, scope.unwrap_or_default()).await.map_err(store_error)?;
+        self.bank.list_in(&banks, &request).await.map_err(store_error)
     }
 
     async fn memory(&self, id: &str) -> Result<Memory, AccessError> {

@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use memory_bank_client::{Client, ClientError};
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
 };
@@ -72,12 +73,12 @@ impl MemoryAccess for RemoteAccess {
         self.may_confirm
     }
 
-    async fn search(&self, query: &str, limit: u32) -> Result<Vec<SearchResult>, AccessError> {
-        Ok(self.client.search(&self.org, query, Some(limit), self.words_only, None).await.map_err(client_error)?.results)
+    async fn search(&self, query: &str, limit: u32, scope: Option<BankScope>) -> Result<Vec<SearchResult>, AccessError> {
+        Ok(self.client.search(&self.org, query, Some(limit), self.words_only, scope).await.map_err(client_error)?.results)
     }
 
-    async fn list(&self, limit: u32, cursor: Option<&str>) -> Result<ListResponse, AccessError> {
-        self.client.list(&self.org, Some(limit), cursor, None).await.map_err(client_error)
+    async fn list(&self, limit: u32, cursor: Option<&str>, scope: Option<BankScope>) -> Result<ListResponse, AccessError> {
+        self.client.list(&self.org, Some(limit), cursor, scope).await.map_err(client_error)
     }
 
     async fn memory(&self, id: &str) -> Result<Memory, AccessError> {

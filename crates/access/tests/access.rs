@@ -66,7 +66,7 @@ async fn contract(access: &dyn MemoryAccess) {
     // Propose: nothing saved until accepted.
     let proposal = access.propose(draft("Ada prefers tea")).await.unwrap();
     assert_eq!((proposal.status, proposal.action), (ProposalStatus::Pending, ProposalAction::Save));
-    assert!(access.search("tea", 10).await.unwrap().is_empty());
+    assert!(access.search("tea", 10, None).await.unwrap().is_empty());
     assert_eq!(access.proposal(&proposal.id).await.unwrap().status, ProposalStatus::Pending);
 
     // Accepted in the agent's client, as edited there.
@@ -80,7 +80,7 @@ async fn contract(access: &dyn MemoryAccess) {
     assert_eq!(memory.content, "Ada prefers green tea");
     assert_eq!((memory.confirmed_via, memory.proposed_by.as_deref()), (Some(ConfirmedVia::Elicitation), Some("claude-code")));
     assert_eq!(access.proposal(&proposal.id).await.unwrap().status, ProposalStatus::Accepted);
-    let hits = access.search("green tea", 10).await.unwrap();
+    let hits = access.search("green tea", 10, None).await.unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].memory, memory);
     assert_eq!(access.memory(&memory.id).await.unwrap(), memory);
@@ -90,13 +90,13 @@ async fn contract(access: &dyn MemoryAccess) {
     // Declined: nothing saved.
     let declined = access.propose(draft("Ada likes coffee")).await.unwrap();
     assert_eq!(access.reject(&declined.id).await.unwrap().status, ProposalStatus::Rejected);
-    assert!(access.search("coffee", 10).await.unwrap().iter().all(|h| h.memory.content != "Ada likes coffee"));
+    assert!(access.search("coffee", 10, None).await.unwrap().iter().all(|h| h.memory.content != "Ada likes coffee"));
 
     // A delete, only once accepted.
     let delete = ProposeRequest { action: Some(ProposalAction::Delete), memory_id: Some(memory.id.clone()), ..Default::default() };
     let proposal = access.propose(delete).await.unwrap();
     assert_eq!(proposal.content, "Ada prefers green tea");
-    assert_eq!(access.list(10, None).await.unwrap().memories.len(), 1);
+    assert_eq!(access.list(10, None, None).await.unwrap().memories.len(), 1);
     access.accept(&proposal.id, AcceptProposalRequest::default()).await.unwrap();
     assert_eq!(access.memory(&memory.id).await.unwrap_err().code, ErrorCode::MemoryNotFound);
 
@@ -109,15 +109,15 @@ async fn contract(access: &dyn MemoryAccess) {
     let missing = ProposeRequest { action: Some(ProposalAction::Delete), memory_id: Some("mem_nope".into()), ..Default::default() };
     assert_eq!(access.propose(missing).await.unwrap_err().code, ErrorCode::MemoryNotFound);
     assert_eq!(access.proposal("prop_nope").await.unwrap_err().code, ErrorCode::ProposalNotFound);
-    assert_eq!(access.search("", 10).await.unwrap_err().code, ErrorCode::InvalidRequest);
+    assert_eq!(access.search("", 10, None).await.unwrap_err().code, ErrorCode::InvalidRequest);
 
     // Paging walks everything once.
     for i in 0..5 {
         let p = access.propose(draft(&format!("fact number {i}"))).await.unwrap();
         access.accept(&p.id, AcceptProposalRequest::default()).await.unwrap();
     }
-    let first = access.list(3, None).await.unwrap();
-    let second = access.list(3, first.next_cursor.as_deref()).await.unwrap();
+    let first = access.list(3, None, None).await.unwrap();
+    let second = access.list(3, first.next_cursor.as_deref(), None).await.unwrap();
     assert_eq!(first.memories.len() + second.memories.len(), 5);
     assert!(second.next_cursor.is_none());
 }
@@ -181,7 +181,7 @@ async fn two_openers_of_one_bank_file_never_lose_each_others_writes() {
     let mut seen = 0;
     let mut cursor = None;
     loop {
-        let page = reader.list(100, cursor.as_deref()).await.unwrap();
+        let page = reader.list(100, cursor.as_deref(), None).await.unwrap();
         seen += page.memories.len();
         cursor = page.next_cursor;
         if cursor.is_none() {
@@ -206,9 +206,52 @@ async fn a_memory_service_is_searched_by_words_only_when_the_person_chose_it() {
     }
     // No word of the query is in the memory: only its meaning finds it.
     let by_meaning = remote(&service, &service.agent).await.with_words_only(false);
-    let found = by_meaning.search("favourite beverage", 5).await.unwrap();
+    let found = by_meaning.search("favourite beverage", 5, None).await.unwrap();
     assert_eq!(found.len(), 1, "found by its meaning: {found:?}");
     let by_words = remote(&service, &service.agent).await.with_words_only(true);
-    assert!(by_words.search("favourite beverage", 5).await.unwrap().is_empty(), "words only: no word in common");
-    assert_eq!(by_words.search("green tea", 5).await.unwrap().len(), 1, "and by its words it is still found");
+    assert!(by_words.search("favourite beverage", 5, None).await.unwrap().is_empty(), "words only: no word in common");
+    assert_eq!(by_words.search("green tea", 5, None).await.unwrap().len(), 1, "and by its words it is still found");
+}
+
+fn sentence(text: &str) -> memory_bank_contract::validate::ValidSave {
+    memory_bank_contract::validate::validate_save(memory_bank_contract::wire::SaveMemoryRequest { content: text.into(), ..Default::default() }).unwrap()
+}
+
+/// Whose memories a search and a list cover, the same through both: the person's own,
+/// their org's team bank, or both (the default); and the org's kill switch, with its code.
+async fn scopes(access: &dyn MemoryAccess, bank: &Bank, user: &str, org: &str) {
+    use memory_bank_contract::teams::{BankScope, OrgPolicy};
+    bank.save(user, org, sentence("Ada's own deploy checklist")).await.unwrap();
+    bank.save_to_team(user, org, sentence("Team deploys need the VPN")).await.unwrap();
+    let found = |scope: Option<BankScope>| async move {
+        let mut found: Vec<String> = access.search("deploys", 10, scope).await.unwrap().into_iter().map(|h| h.memory.content).collect();
+        found.sort();
+        found
+    };
+    assert_eq!(found(None).await, ["Ada's own deploy checklist", "Team deploys need the VPN"], "{}", access.describe());
+    assert_eq!(found(Some(BankScope::All)).await, found(None).await);
+    assert_eq!(found(Some(BankScope::Team)).await, ["Team deploys need the VPN"]);
+    assert_eq!(found(Some(BankScope::Mine)).await, ["Ada's own deploy checklist"]);
+    let team = access.list(10, None, Some(BankScope::Team)).await.unwrap().memories;
+    assert_eq!(team.len(), 1);
+    assert_eq!((team[0].scope, team[0].saved_by.as_deref()), (memory_bank_contract::wire::Scope::Org, Some(user)));
+    assert_eq!(access.list(10, None, None).await.unwrap().memories.len(), 2);
+
+    bank.set_org_policy(org, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    assert_eq!(access.search("deploys", 10, None).await.unwrap_err().code, ErrorCode::OrgMemoryDisabled);
+    assert_eq!(access.list(10, None, Some(BankScope::Mine)).await.unwrap_err().code, ErrorCode::OrgMemoryDisabled);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_local_bank_reads_the_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let access = LocalAccess::open(dir.path(), &KeySource::None).await.unwrap();
+    let (bank, user, org) = (access.bank().clone(), access.user_id().to_owned(), access.org_id().to_owned());
+    scopes(&access, &bank, &user, &org).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_memory_service_reads_the_scopes() {
+    let service = remote_service().await;
+    scopes(&remote(&service, &service.full).await, &service.bank, &service.user, &service.org).await;
 }

@@ -228,6 +228,17 @@ pub struct AuditEntry {
     pub content_chars: Option<u32>,
 }
 
+/// One page of an org's audit log (`GET /v1/orgs/{id}/audit`), newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct AuditPage {
+    /// The lines, newest first.
+    pub entries: Vec<AuditEntry>,
+    /// Pass as `before` for the next, older page; null on the last.
+    pub next_before: Option<i64>,
+}
+
 /// An audit line about to be written (the store numbers it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewAuditEntry {

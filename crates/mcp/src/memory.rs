@@ -10,6 +10,7 @@
 //! and the tool says so; `proposal_status` tells how it ended.
 
 
+use memory_bank_contract::teams::BankScope;
 use memory_bank_access::{AccessError, MemoryAccess};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{
@@ -70,6 +71,30 @@ pub struct SearchMemoriesParams {
     /// How many results, 1–50 (default 10). Fewer come back when they would pass 10 000 characters.
     #[schemars(range(min = 1, max = 50))]
     pub limit: Option<u32>,
+    /// Whose memories: mine (the person's own), team (their org's, shared by its members) or all (both, the default).
+    pub scope: Option<ScopeArg>,
+}
+
+/// `scope` of the memory tools, in their JSON schema: the contract's [`BankScope`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ScopeArg {
+    /// The person's own memories.
+    Mine,
+    /// Their org's team memories.
+    Team,
+    /// Both.
+    All,
+}
+
+impl From<ScopeArg> for BankScope {
+    fn from(scope: ScopeArg) -> Self {
+        match scope {
+            ScopeArg::Mine => BankScope::Mine,
+            ScopeArg::Team => BankScope::Team,
+            ScopeArg::All => BankScope::All,
+        }
+    }
 }
 
 /// Arguments of `list_memories`.
@@ -81,6 +106,8 @@ pub struct ListMemoriesParams {
     pub limit: Option<u32>,
     /// The nextCursor of the previous page; leave it out for the first page.
     pub cursor: Option<String>,
+    /// Whose memories: mine, team or all (both, the default).
+    pub scope: Option<ScopeArg>,
 }
 
 /// Arguments of `propose_memory`.
@@ -139,7 +166,7 @@ impl MemoryBankMcp {
         Parameters(p): Parameters<SearchMemoriesParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.search_answer(&context, &p.query, p.limit).await)
+        Ok(self.search_answer(&context, &p.query, p.limit, p.scope.map(BankScope::from)).await)
     }
 
     #[tool(
@@ -153,7 +180,7 @@ createdAt, contexts}], nextCursor}; pass nextCursor back as cursor for the next 
         Parameters(p): Parameters<ListMemoriesParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        Ok(self.list_answer(&context, p.limit, p.cursor).await)
+        Ok(self.list_answer(&context, p.limit, p.cursor, p.scope.map(BankScope::from)).await)
     }
 
     #[tool(
@@ -239,7 +266,13 @@ client, {status: \"pending\", proposalId, message} when it waits in Memory Bank'
 
 /// The shared bodies of the memory tools and of the meta face's memory capabilities.
 impl MemoryBankMcp {
-    pub(crate) async fn search_answer(&self, context: &RequestContext<RoleServer>, query: &str, limit: Option<u32>) -> CallToolResult {
+    pub(crate) async fn search_answer(
+        &self,
+        context: &RequestContext<RoleServer>,
+        query: &str,
+        limit: Option<u32>,
+        scope: Option<BankScope>,
+    ) -> CallToolResult {
         let access = match self.access(context) {
             Ok(access) => access,
             Err(fail) => return fail,
@@ -248,7 +281,7 @@ impl MemoryBankMcp {
             Ok(limit) => limit,
             Err(fail) => return fail,
         };
-        match access.search(query, limit).await {
+        match access.search(query, limit, scope).await {
             Ok(results) => {
                 let matched: Vec<Matched> = results.iter().map(|r| r.matched).collect();
                 let memories: Vec<Memory> = results.into_iter().map(|r| r.memory).collect();
@@ -273,7 +306,13 @@ impl MemoryBankMcp {
         }
     }
 
-    pub(crate) async fn list_answer(&self, context: &RequestContext<RoleServer>, limit: Option<u32>, cursor: Option<String>) -> CallToolResult {
+    pub(crate) async fn list_answer(
+        &self,
+        context: &RequestContext<RoleServer>,
+        limit: Option<u32>,
+        cursor: Option<String>,
+        scope: Option<BankScope>,
+    ) -> CallToolResult {
         let access = match self.access(context) {
             Ok(access) => access,
             Err(fail) => return fail,
@@ -282,7 +321,7 @@ impl MemoryBankMcp {
             Ok(limit) => limit,
             Err(fail) => return fail,
         };
-        match access.list(limit, cursor.as_deref()).await {
+        match access.list(limit, cursor.as_deref(), scope).await {
             Ok(page) => {
                 let memories = page.memories;
                 let (_, answer) = fit_count(memories.len(), |k| {

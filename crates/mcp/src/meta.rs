@@ -5,6 +5,7 @@
 //! `postMemory` and `deleteMemoryById` go through the same confirmation as
 //! `propose_memory` and `delete_memory`.
 
+use memory_bank_contract::teams::BankScope;
 use std::time::Duration;
 
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -136,6 +137,15 @@ fn number(from: &Map<String, Value>, name: &str) -> Result<Option<u32>, CallTool
     }
 }
 
+/// The optional `scope` of a search or a list: mine, team or all.
+fn scope(from: &Map<String, Value>) -> Result<Option<BankScope>, CallToolResult> {
+    match from.get("scope") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => BankScope::parse(s).map(Some).ok_or_else(|| invalid(&format!("scope is mine, team or all, got {s:?}"))),
+        Some(other) => Err(invalid(&format!("scope is mine, team or all, got {other}"))),
+    }
+}
+
 fn invalid(message: &str) -> CallToolResult {
     bounded::failure("invalid_capability_arguments", message)
 }
@@ -173,11 +183,11 @@ impl MemoryBankMcp {
             }
             "getMemorySearch" => {
                 let q = arg!(text(&query, "q", "query"));
-                Ok(self.search_answer(&context, &q, arg!(number(&query, "limit"))).await.into())
+                Ok(self.search_answer(&context, &q, arg!(number(&query, "limit")), arg!(scope(&query))).await.into())
             }
             "getMemory" => {
                 let cursor = query.get("cursor").and_then(Value::as_str).map(str::to_owned);
-                Ok(self.list_answer(&context, arg!(number(&query, "limit")), cursor).await.into())
+                Ok(self.list_answer(&context, arg!(number(&query, "limit")), cursor, arg!(scope(&query))).await.into())
             }
             "deleteMemoryById" => {
                 let id = arg!(text(&path, "id", "path"));

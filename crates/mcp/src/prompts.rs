@@ -55,7 +55,7 @@ impl MemoryBankMcp {
             return Err(McpError::invalid_params("topic must be 1 to 512 characters", None));
         }
         let access = self.access(&context).map_err(|_| McpError::internal_error("this server has no memory bank", None))?;
-        let found = access.search(topic, RECALL_LIMIT).await.map_err(|e| McpError::internal_error(e.message, None))?;
+        let found = access.search(topic, RECALL_LIMIT, None).await.map_err(|e| McpError::internal_error(e.message, None))?;
         Ok(vec![PromptMessage::new_text(Role::User, recall_text(topic, &found))])
     }
 

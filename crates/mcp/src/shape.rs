@@ -34,6 +34,9 @@ pub(crate) fn shaped(memories: &[Memory]) -> Vec<Value> {
             if let Some(client) = &m.proposed_by {
                 shown["proposedBy"] = json!(client);
             }
+            if let Some(author) = &m.saved_by {
+                shown["savedBy"] = json!(author);
+            }
             if cut {
                 shown["truncated"] = json!(true);
             }

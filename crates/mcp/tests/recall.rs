@@ -83,7 +83,7 @@ async fn the_recall_and_remember_this_prompts() {
         let peer = client.peer().clone();
         async move { peer.get_prompt(request).await }
     };
-    let deploy = access.search("VPN", 1).await.unwrap().remove(0).memory;
+    let deploy = access.search("VPN", 1, None).await.unwrap().remove(0).memory;
     let found = text_of(&get("recall", json!({"topic": "deploying"})).await.unwrap());
     assert!(found.contains(&format!("- {} [{}]", deploy.content, deploy.id)), "{found}");
     assert!(!found.contains("tea"), "{found}");

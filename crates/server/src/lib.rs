@@ -18,6 +18,7 @@ pub mod metrics;
 mod proposal_routes;
 mod rate_limit;
 mod routes;
+mod team_routes;
 mod transfer_routes;
 pub mod transport;
 
@@ -74,7 +75,7 @@ pub struct AppState {
         edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
         transfer_routes::export, transfer_routes::import,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
-        proposal_routes::accept_proposal, proposal_routes::reject_proposal, routes::me, routes::healthz
+        proposal_routes::accept_proposal, proposal_routes::reject_proposal, team_routes::org_audit, routes::me, routes::healthz
     ),
     modifiers(&BearerAuth),
     tags((name = "Memory", description = "The caller's memories"))
@@ -119,6 +120,7 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .route("/v1/proposals/{id}", get(proposal_routes::get_proposal))
         .route("/v1/proposals/{id}/accept", post(proposal_routes::accept_proposal))
         .route("/v1/proposals/{id}/reject", post(proposal_routes::reject_proposal))
+        .route("/v1/orgs/{id}/audit", get(team_routes::org_audit))
         .route("/v1/me", get(routes::me))
         .route("/healthz", get(routes::healthz))
         .route("/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))

@@ -196,3 +196,43 @@ async fn only_admins_and_owners_save_to_the_team_bank_and_the_audit_log_says_so(
     assert_eq!(audit.len(), 1, "{audit:?}");
     assert_eq!((audit[0].memory_id.as_deref(), audit[0].actor_id.as_str()), (Some(id.as_str()), s.ada.0.as_str()));
 }
+
+#[tokio::test]
+async fn the_audit_log_is_paged_for_admins_and_owners_and_refused_to_everyone_else() {
+    let s = Service::start().await;
+    let mut saved = Vec::new();
+    for text in ["First team fact", "Second team fact", "Third team fact"] {
+        saved.push(s.bank.save_to_team(&s.ada.0, &s.acme, sentence(text)).await.unwrap().id);
+    }
+    let path = |query: &str| format!("/v1/orgs/{}/audit{query}", s.acme);
+
+    let (status, first) = s.get(&s.ada.1, &s.acme, &path("?limit=2")).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let ids = |page: &Value| page["entries"].as_array().unwrap().iter().map(|e| e["memoryId"].as_str().unwrap().to_owned()).collect::<Vec<_>>();
+    assert_eq!(ids(&first), [saved[2].clone(), saved[1].clone()], "newest first");
+    assert_eq!(first["entries"][0]["action"].as_str(), Some("saved"));
+    assert_eq!(first["entries"][0]["actorId"].as_str(), Some(s.ada.0.as_str()));
+    assert_eq!(first["entries"][0]["contentChars"].as_u64(), Some(15));
+    let text = first.to_string();
+    assert!(!text.contains("team fact"), "ids and lengths only: {text}");
+    let before = first["nextBefore"].as_i64().expect("a next page");
+    let (status, second) = s.get(&s.ada.1, &s.acme, &path(&format!("?limit=2&before={before}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(ids(&second), [saved[0].clone()]);
+    assert!(second["nextBefore"].is_null(), "the last page");
+
+    // A member, an agent token: refused with their codes; another org's owner and an org
+    // that does not exist: the same 404.
+    let (status, body) = s.get(&s.bob.1, &s.acme, &path("")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")));
+    let (status, body) = s.get(&s.bob_agent, &s.acme, &path("")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("agent_token_cannot_confirm")));
+    let (status, outsider) = s.get(&s.eve.1, &s.globex, &path("")).await;
+    let (_, unknown) = s.get(&s.eve.1, &s.globex, "/v1/orgs/org_01JD00000000000000000000000/audit").await;
+    assert_eq!((status, &outsider), (StatusCode::NOT_FOUND, &unknown));
+    assert_eq!(outsider["error"].as_str(), Some("organization_not_found"));
+    let (status, body) = s.get(&s.ada.1, &s.acme, &path("?limit=500&before=x")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let paths: Vec<&str> = body["details"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["limit", "before"]);
+}
