@@ -153,6 +153,31 @@ impl TeamStore for SqliteStore {
             .collect()
     }
 
+    async fn member_access(&self, user_id: &str, org_id: &str) -> Result<Option<(Role, OrgPolicy)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT m.role, p.memory_enabled, p.agents_may_propose, p.max_memories
+             FROM org_members AS m LEFT JOIN org_policy AS p ON p.org_id = m.org_id
+             WHERE m.org_id = ?1 AND m.user_id = ?2",
+        )
+        .bind(org_id)
+        .bind(user_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(db_err)?;
+        let Some(row) = row else { return Ok(None) };
+        let role = parse_role(&row.try_get::<String, _>("role").map_err(db_err)?)?;
+        // No policy row: the org never set one, so the defaults.
+        let policy = match row.try_get::<Option<i64>, _>("memory_enabled").map_err(db_err)? {
+            None => OrgPolicy::default(),
+            Some(enabled) => OrgPolicy {
+                memory_enabled: enabled != 0,
+                agents_may_propose: row.try_get::<i64, _>("agents_may_propose").map_err(db_err)? != 0,
+                max_memories: row.try_get::<Option<i64>, _>("max_memories").map_err(db_err)?.and_then(|n| u64::try_from(n).ok()),
+            },
+        };
+        Ok(Some((role, policy)))
+    }
+
     async fn org_policy(&self, org_id: &str) -> Result<OrgPolicy, StoreError> {
         let row = sqlx::query("SELECT memory_enabled, agents_may_propose, max_memories FROM org_policy WHERE org_id = ?1")
             .bind(org_id)

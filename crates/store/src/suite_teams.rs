@@ -61,8 +61,12 @@ pub async fn org_policy_defaults_and_round_trips(f: &dyn Fixture) {
     let w = world(f).await;
     assert_eq!(w.bank.org_policy(&w.org).await.unwrap(), OrgPolicy::default());
     let strict = OrgPolicy { memory_enabled: false, agents_may_propose: false, max_memories: Some(250) };
+    assert_eq!(w.bank.store().member_access(&w.bob, &w.org).await.unwrap(), Some((Role::Member, OrgPolicy::default())));
     w.bank.set_org_policy(&w.org, &strict).await.unwrap();
     assert_eq!(w.bank.org_policy(&w.org).await.unwrap(), strict);
+    assert_eq!(w.bank.store().member_access(&w.alice, &w.org).await.unwrap(), Some((Role::Owner, strict.clone())), "one lookup, the same answer");
+    let carol = w.bank.add_user("carol@example.com").await.unwrap().id;
+    assert_eq!(w.bank.store().member_access(&carol, &w.org).await.unwrap(), None, "not a member");
     let open = OrgPolicy { memory_enabled: true, agents_may_propose: true, max_memories: None };
     w.bank.set_org_policy(&w.org, &open).await.unwrap();
     assert_eq!(w.bank.org_policy(&w.org).await.unwrap(), open);

@@ -20,8 +20,8 @@ impl Bank {
     /// once, whatever token they hold); `TeamRefused(OrgMemoryDisabled)` when the org
     /// turned memory off.
     pub async fn team_access(&self, user_id: &str, org_id: &str) -> Result<(Role, OrgPolicy), StoreError> {
-        let role = self.store().member_role(user_id, org_id).await?.ok_or_else(|| StoreError::NotFound(format!("org {org_id}")))?;
-        let policy = self.store().org_policy(org_id).await?;
+        let (role, policy) =
+            self.store().member_access(user_id, org_id).await?.ok_or_else(|| StoreError::NotFound(format!("org {org_id}")))?;
         if !policy.memory_enabled {
             return Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled));
         }

@@ -59,6 +59,10 @@ pub trait TeamStore: Send + Sync {
     /// The org's members, owners first, then admins, then members, each by email.
     async fn org_members(&self, org_id: &str) -> Result<Vec<OrgMember>, StoreError>;
 
+    /// The user's role in the org and the org's policy, in one lookup (every read of a
+    /// memory route asks it); `None` when they are not a member.
+    async fn member_access(&self, user_id: &str, org_id: &str) -> Result<Option<(Role, OrgPolicy)>, StoreError>;
+
     /// The org's policy (the defaults when it never set one).
     async fn org_policy(&self, org_id: &str) -> Result<OrgPolicy, StoreError>;
 
