@@ -126,7 +126,7 @@ async fn a_revision_holding_a_secret_is_never_made_current_again() {
         confirmed_via: None,
         revision_id: memory_bank_contract::ids::new_id(memory_bank_contract::ids::REVISION_PREFIX),
     };
-    assert!(s.bank.store().update_memory(&s.alice.id, id, &old).await.unwrap());
+    assert!(s.bank.store().update_memory(memory_bank_store::Change::personal(&s.alice.id), id, &old).await.unwrap());
     let (status, _) = s.call(Method::PATCH, &format!("/v1/memory/{id}"), Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "The staging deploy key is in the vault"}))).await;
     assert_eq!(status, StatusCode::OK);
     let (_, history) = s.call(Method::GET, &format!("/v1/memory/{id}/revisions"), Some(&s.alice.token), Some(&s.acme), None).await;

@@ -459,3 +459,41 @@ async fn a_secret_typed_into_the_form_is_refused_on_every_mcp_door() {
     }
     serving.child.kill().unwrap();
 }
+
+/// A proposal to the team's bank is decided in the org Inbox by the org's admins and
+/// owners, never by a form in the proposer's client: a new memory, an edit and a delete
+/// of a team memory each come back pending, no form is shown, and nothing changes.
+#[tokio::test]
+async fn a_team_proposal_is_never_confirmed_in_the_proposers_client() {
+    let bank = Bank::new();
+    let team_id = {
+        let data = bank.dir.path().join("data");
+        let key = memory_bank_access::default_key_source(&data, None);
+        let local = memory_bank_access::LocalAccess::open(&data, &key).await.unwrap();
+        let save = memory_bank_contract::validate::validate_save(memory_bank_contract::wire::SaveMemoryRequest {
+            content: "Team deploys need the VPN".into(),
+            ..Default::default()
+        })
+        .unwrap();
+        local.bank().save_to_team(local.user_id(), local.org_id(), save).await.unwrap().id
+    };
+    let person = Person::answering(ElicitResult::new(ElicitationAction::Accept));
+    let shown = Arc::clone(&person.shown);
+    let client = bank.client(person).await;
+    let calls = [
+        ("propose_memory", json!({"content": "Team releases ship on Tuesdays", "scope": "team"})),
+        ("propose_edit", json!({"id": team_id, "content": "Team deploys need the office VPN"})),
+        ("delete_memory", json!({"id": team_id})),
+    ];
+    for (tool, args) in calls {
+        let answer = json_of(&call(&client, tool, args).await);
+        assert_eq!(answer["status"], "pending", "{tool}: {answer}");
+        assert!(answer["message"].as_str().unwrap().contains("org Inbox"), "{tool}: {answer}");
+        let status = json_of(&call(&client, "proposal_status", json!({"proposalId": answer["proposalId"]})).await);
+        assert_eq!(status["status"], "pending", "{tool}: {status}");
+    }
+    assert!(shown.lock().unwrap().is_empty(), "no form for a team proposal");
+    let listed: Vec<Value> = memories(&client).await.iter().map(|m| m["content"].clone()).collect();
+    assert_eq!(listed, [json!("Team deploys need the VPN")], "nothing changed");
+    client.cancel().await.unwrap();
+}

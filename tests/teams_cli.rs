@@ -1,7 +1,8 @@
 //! `memory-bank admin` for team banks (docs/teams.md), end to end on a real SQLite file:
 //! roles (an org's first member owns it, one owner always stays), removing a member,
 //! an org's policy, and deleting the last owner saying what the operator must do next;
-//! then `memory save --team` and `--scope` on search and list through a real `serve`.
+//! then `memory save --team` (a member's proposed to the org Inbox) and `--scope` on
+//! search and list through a real `serve`.
 
 #[path = "support/serve_process.rs"]
 mod serve_process;
@@ -108,10 +109,11 @@ fn the_team_bank_through_save_search_and_list() {
 
     let saved = memory(&serving.url, &ada_token, &org, &["save", "--team", "Staging deploys need the VPN"]);
     assert!(saved.status.success(), "{}", String::from_utf8_lossy(&saved.stderr));
-    let refused = memory(&serving.url, &bob_token, &org, &["save", "--team", "Bob's team fact"]);
-    assert!(!refused.status.success());
-    let why = String::from_utf8_lossy(&refused.stderr);
-    assert!(why.contains("admins and owners") && why.contains("propose"), "says why and what to do: {why}");
+    let proposed = memory(&serving.url, &bob_token, &org, &["save", "--team", "Bob's team fact"]);
+    assert!(proposed.status.success(), "{}", String::from_utf8_lossy(&proposed.stderr));
+    assert!(String::from_utf8_lossy(&proposed.stdout).starts_with("proposed prop_"), "{}", String::from_utf8_lossy(&proposed.stdout));
+    let why = String::from_utf8_lossy(&proposed.stderr);
+    assert!(why.contains("admins and owners") && why.contains("org Inbox"), "says where it waits: {why}");
     assert!(memory(&serving.url, &bob_token, &org, &["save", "Bob deploys on Fridays"]).status.success());
 
     let search = |scope: &str| memory(&serving.url, &bob_token, &org, &["--json", "list", "--all", "--scope", scope]);

@@ -1097,6 +1097,16 @@ similar: Array<SimilarMemory>,
  */
 proposedAgainst?: MemoryVersion | null, 
 /**
+ * Which bank it changes: `user` (the proposer's own; their Inbox) or `org` (the team
+ * bank of `orgId`; the org Inbox, answered by its admins and owners).
+ */
+scope: Scope, 
+/**
+ * A team proposal's proposer: the member (by user id) who, or whose agent,
+ * proposed it. Absent for a personal proposal, which only its owner sees.
+ */
+proposer?: string | null, 
+/**
  * A pending edit or delete whose memory changed since it was proposed: the memory as
  * it is now. Accepting it then needs this version in the accept's `memoryNow`, so a
  * change the person has not seen is never overwritten or deleted.

@@ -238,27 +238,30 @@ impl MemoryAccess for LocalAccess {
     }
 
     async fn memory(&self, id: &str) -> Result<Memory, AccessError> {
-        let found = self.bank.memory(&self.user_id, id).await.map_err(store_error)?;
+        let banks = self.bank.banks_for(&self.user_id, &self.org_id, BankScope::All).await.map_err(store_error)?;
+        let found = self.bank.memory_in(&banks, id).await.map_err(store_error)?;
         found.ok_or_else(|| AccessError::new(ErrorCode::MemoryNotFound, format!("no memory {id}")))
     }
 
     async fn propose(&self, request: ProposeRequest) -> Result<Proposal, AccessError> {
         let input = validate::validate_propose(request).map_err(|r| refused_error(&r))?;
+        // Through this door it is an agent proposing (the person answers, at most), so
+        // the org's `agents_may_propose` applies.
         self.bank.propose(&self.user_id, &self.org_id, input).await.map_err(proposal_error)
     }
 
     async fn proposal(&self, id: &str) -> Result<Proposal, AccessError> {
-        self.bank.proposal(&self.user_id, id).await.map_err(proposal_error)
+        self.bank.proposal_for(&self.user_id, &self.org_id, id).await.map_err(proposal_error)
     }
 
     async fn accept(&self, id: &str, edits: AcceptProposalRequest) -> Result<ProposalResponse, AccessError> {
         self.require_person()?;
-        let accepted = self.bank.accept_proposal(&self.user_id, id, edits).await.map_err(proposal_error)?;
+        let accepted = self.bank.accept_proposal_for(&self.user_id, &self.org_id, id, edits).await.map_err(proposal_error)?;
         Ok(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory, similar: accepted.similar })
     }
 
     async fn reject(&self, id: &str) -> Result<Proposal, AccessError> {
         self.require_person()?;
-        self.bank.reject_proposal(&self.user_id, id).await.map_err(proposal_error)
+        self.bank.reject_proposal_for(&self.user_id, &self.org_id, id).await.map_err(proposal_error)
     }
 }

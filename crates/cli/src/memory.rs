@@ -4,7 +4,7 @@ use std::io::{Read as _, Write as _};
 
 use anyhow::{bail, Context as _};
 use clap::{Args, Subcommand};
-use memory_bank_client::{Client, DeleteOutcome};
+use memory_bank_client::{Client, DeleteOutcome, SaveOutcome};
 use memory_bank_contract::edit::EditMemoryRequest;
 use memory_bank_contract::transfer::{ExportedMemory, OnConflict};
 use memory_bank_contract::teams::BankScope;
@@ -171,7 +171,20 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 confirmed_via: Some(memory_bank_contract::wire::ConfirmedVia::Cli),
                 scope: team.then_some(memory_bank_contract::wire::Scope::Org),
             };
-            let saved = client.save(org()?, &request).await?;
+            let saved = match client.save_or_propose(org()?, &request).await? {
+                SaveOutcome::Saved(saved) => *saved,
+                SaveOutcome::Proposed(proposed) => {
+                    if args.json {
+                        return print_json(&proposed);
+                    }
+                    println!("proposed {}", proposed.proposal.id);
+                    eprintln!(
+                        "only the org's admins and owners save to its team bank: this waits in the org Inbox for one of \
+                         them to accept it"
+                    );
+                    return Ok(());
+                }
+            };
             if args.json {
                 return print_json(&saved);
             }

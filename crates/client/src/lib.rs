@@ -126,6 +126,15 @@ pub enum DeleteOutcome {
     NotFound,
 }
 
+/// What a save came to (`POST /v1/memory`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveOutcome {
+    /// Saved (201).
+    Saved(Box<SaveMemoryResponse>),
+    /// A member's save to the team bank, proposed to the org Inbox instead (202).
+    Proposed(Box<ProposalResponse>),
+}
+
 /// A client bound to one service URL and token.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -239,6 +248,17 @@ impl Client {
     /// `POST /v1/memory` in `org`.
     pub async fn save(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveMemoryResponse, ClientError> {
         self.json(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await
+    }
+
+    /// `POST /v1/memory` in `org`, where a save to the team bank may come back proposed.
+    pub async fn save_or_propose(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveOutcome, ClientError> {
+        let (status, body) = self.send(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await?;
+        let protocol = |e: serde_json::Error| ClientError::Protocol { url: self.base.to_string(), status: status.as_u16(), reason: e.to_string() };
+        Ok(if status == StatusCode::ACCEPTED {
+            SaveOutcome::Proposed(Box::new(serde_json::from_slice(&body.0).map_err(protocol)?))
+        } else {
+            SaveOutcome::Saved(Box::new(serde_json::from_slice(&body.0).map_err(protocol)?))
+        })
     }
 
     /// `POST /v1/memory/similar` in `org`: the caller's memories worded like `request.content`.

@@ -63,6 +63,8 @@ pub enum ValidProposal {
     Delete {
         /// Its id (trimmed; not checked for existence here).
         memory_id: String,
+        /// The bank it is in, when the proposer said (else the bank holding it).
+        scope: Option<Scope>,
         /// The proposing client's name.
         proposed_by: Option<String>,
     },
@@ -71,11 +73,31 @@ pub enum ValidProposal {
     Edit {
         /// Its id (trimmed; not checked for existence here).
         memory_id: String,
+        /// The bank it is in, when the proposer said (else the bank holding it).
+        scope: Option<Scope>,
         /// The new sentence and/or tags, within the memory limits.
         edit: ValidEdit,
         /// The proposing client's name.
         proposed_by: Option<String>,
     },
+}
+
+impl ValidProposal {
+    /// A save proposal of a memory that passed the save gate (a member's save to the
+    /// team bank, which becomes a proposal in the org Inbox).
+    pub fn save(save: ValidSave, proposed_by: Option<String>) -> ValidProposal {
+        ValidProposal::Save { save, proposed_by }
+    }
+
+    /// The bank the proposer named: `org` for the active org's team bank (its Inbox is
+    /// the org's), `user` for their own; `None` when they did not say (a save goes to
+    /// their own bank, an edit or delete to the bank holding its memory).
+    pub fn scope(&self) -> Option<Scope> {
+        match self {
+            ValidProposal::Save { save, .. } => Some(save.scope),
+            ValidProposal::Delete { scope, .. } | ValidProposal::Edit { scope, .. } => *scope,
+        }
+    }
 }
 
 /// Parses and validates a `POST /v1/proposals` body.
@@ -97,7 +119,7 @@ pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Refuse
                 gate.error(FieldError::new("content", "content is required: the sentence to remember"));
                 return Err(gate.admit().expect_err("an error was recorded"));
             };
-            let draft = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None, scope: None };
+            let draft = SaveMemoryRequest { content, tags: request.tags, contexts: request.contexts, confirmed_via: None, scope: request.scope };
             ValidProposal::Save { save: save_fields(&mut gate, draft), proposed_by }
         }
         ProposalAction::Delete => {
@@ -105,7 +127,7 @@ pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Refuse
                 gate.error(FieldError::new("action", "a delete proposal takes only memoryId"));
             }
             let memory_id = memory_id(&mut gate, request.memory_id, "delete");
-            ValidProposal::Delete { memory_id, proposed_by }
+            ValidProposal::Delete { memory_id, scope: request.scope, proposed_by }
         }
         ProposalAction::Edit => {
             if request.contexts.is_some() {
@@ -113,7 +135,7 @@ pub fn validate_propose(request: ProposeRequest) -> Result<ValidProposal, Refuse
             }
             let memory_id = memory_id(&mut gate, request.memory_id, "edit");
             let change = EditMemoryRequest { content: request.content, tags: request.tags, confirmed_via: None };
-            ValidProposal::Edit { memory_id, edit: edit::edit_fields(&mut gate, change), proposed_by }
+            ValidProposal::Edit { memory_id, scope: request.scope, edit: edit::edit_fields(&mut gate, change), proposed_by }
         }
     };
     gate.admit().map(|()| proposal)

@@ -17,6 +17,11 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// `user`, the default where a scope is absent.
+    pub fn user() -> Scope {
+        Scope::User
+    }
+
     /// The stored spelling.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -523,6 +528,14 @@ pub struct Proposal {
     /// An edit or a delete: the memory as it was when the agent proposed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed_against: Option<MemoryVersion>,
+    /// Which bank it changes: `user` (the proposer's own; their Inbox) or `org` (the team
+    /// bank of `orgId`; the org Inbox, answered by its admins and owners).
+    #[serde(default = "Scope::user")]
+    pub scope: Scope,
+    /// A team proposal's proposer: the member (by user id) who, or whose agent,
+    /// proposed it. Absent for a personal proposal, which only its owner sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposer: Option<String>,
     /// A pending edit or delete whose memory changed since it was proposed: the memory as
     /// it is now. Accepting it then needs this version in the accept's `memoryNow`, so a
     /// change the person has not seen is never overwritten or deleted.
@@ -564,6 +577,11 @@ pub struct ProposeRequest {
     /// The proposing MCP client's name, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposed_by: Option<String>,
+    /// Which bank: `user` (the caller's own, the default) or `org` (the `X-Org-Id` org's
+    /// team bank: the proposal waits in the org Inbox for its admins and owners). An edit
+    /// or delete without it goes to the bank holding its memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
 }
 
 /// Body of `POST /v1/proposals/{id}/accept`: the person's edits, all optional; what is

@@ -23,7 +23,7 @@
 //! as every save (a secret typed there is refused, and the proposal still waits).
 
 use memory_bank_access::MemoryAccess;
-use memory_bank_contract::wire::{AcceptProposalRequest, ConfirmedVia, Proposal, ProposalAction, ProposalStatus, ProposeRequest};
+use memory_bank_contract::wire::{AcceptProposalRequest, ConfirmedVia, Proposal, ProposalAction, ProposalStatus, ProposeRequest, Scope};
 use memory_bank_contract::ErrorCode;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
@@ -154,8 +154,9 @@ impl MemoryBankMcp {
         form: ElicitationSchema,
     ) -> CallToolResponse {
         // A form the person answers in vain (this token may not confirm) is worse than
-        // none: the Inbox decides.
-        if !access.may_confirm() || !offers_forms(context) {
+        // none: the Inbox decides. A team proposal is decided in the org Inbox by the
+        // org's admins and owners, never in the proposer's client.
+        if proposal.scope == Scope::Org || !access.may_confirm() || !offers_forms(context) {
             return pending(proposal).into();
         }
         let params = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: form };
@@ -451,6 +452,17 @@ fn pending_because(proposal: &Proposal, why: &str) -> CallToolResult {
         ProposalAction::Edit => "accept the change",
         _ => "save it",
     };
+    if proposal.scope == Scope::Org {
+        return bounded::answer(&json!({
+            "status": "pending",
+            "proposalId": proposal.id,
+            "message": format!(
+                "{why}{}It is proposed to the team's bank: it waits in the org Inbox for an admin or owner of the org. \
+                 Nothing is changed until one of them chooses to {what}; tell the person, and check later with proposal_status.",
+                if why.is_empty() { "" } else { " " }
+            ),
+        }));
+    }
     bounded::answer(&json!({
         "status": "pending",
         "proposalId": proposal.id,

@@ -14,7 +14,7 @@ use memory_bank_contract::teams::BankScope;
 use memory_bank_access::{AccessError, MemoryAccess};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{
-    ContextInput, Matched, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest,
+    ContextInput, Matched, Memory, Origin, ProposalAction, ProposalStatus, ProposeRequest, Scope,
 };
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
@@ -124,6 +124,28 @@ pub struct ProposeMemoryParams {
     pub session_id: Option<String>,
     /// The message the snippet came from (a messageId from read_transcript).
     pub message_id: Option<String>,
+    /// Whose bank: mine (the person's own, the default) or team (their org's, shared by its members: it then waits
+    /// in the org Inbox for the org's admins and owners).
+    pub scope: Option<ProposeScope>,
+}
+
+/// `scope` of `propose_memory`: which bank a new memory is proposed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ProposeScope {
+    /// The person's own bank.
+    Mine,
+    /// Their org's team bank.
+    Team,
+}
+
+impl From<ProposeScope> for Scope {
+    fn from(scope: ProposeScope) -> Self {
+        match scope {
+            ProposeScope::Mine => Scope::User,
+            ProposeScope::Team => Scope::Org,
+        }
+    }
 }
 
 /// Arguments of `propose_edit`.
@@ -205,7 +227,8 @@ it in this client, {status: \"pending\", proposalId, message} when it waits in M
                 origin: Some(Origin::ActiveConversation),
             }]
         });
-        let request = ProposeRequest { content: Some(p.content), tags: p.tags, contexts, ..Default::default() };
+        let scope = p.scope.map(Scope::from);
+        let request = ProposeRequest { content: Some(p.content), tags: p.tags, contexts, scope, ..Default::default() };
         Ok(self.propose_and_confirm(&context, request, Retry { state, responses }).await)
     }
 

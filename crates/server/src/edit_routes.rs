@@ -18,7 +18,7 @@ use crate::{ApiError, AppState};
 /// Edit a memory.
 #[utoipa::path(
     patch, path = "/v1/memory/{id}", operation_id = "patchMemoryById", tag = "Memory",
-    summary = "Edit one of the caller's memories: {content?, tags?} (at least one; the save limits apply; [] clears the tags). Same id and createdAt, new updatedAt, contexts kept; the previous version is kept as a revision.",
+    summary = "Edit one of the caller's memories, or, for the org's admins and owners, a team memory: {content?, tags?} (at least one; the save limits apply; [] clears the tags). Same id and createdAt, new updatedAt, contexts kept; the previous version is kept as a revision.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "mem_… id"),
@@ -29,7 +29,7 @@ use crate::{ApiError, AppState};
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "An agent token: propose the edit instead (POST /v1/proposals, action edit)", body = ErrorBody),
+        (status = 403, description = "An agent token, or a member for a team memory (org_role_required): propose the edit instead (POST /v1/proposals, action edit)", body = ErrorBody),
         (status = 404, description = "Memory or organization not found", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -43,8 +43,12 @@ pub async fn patch_memory(
     caller.require_person()?;
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
     let edit = parse_edit_body(&body_bytes(body)?)?;
-    let memory = state.bank.edit(&caller.user.id, &id, edit).await?.ok_or(ApiError::MemoryNotFound)?;
-    let similar = state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?;
+    let memory = state.bank.edit_for(&caller.user.id, &caller.org_id, &id, edit).await?.ok_or(ApiError::MemoryNotFound)?;
+    // Hints compare with the caller's own memories; a team memory gets none yet.
+    let similar = match memory.scope {
+        memory_bank_contract::wire::Scope::User => state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?,
+        memory_bank_contract::wire::Scope::Org => Vec::new(),
+    };
     Ok(Json(SaveMemoryResponse { memory, similar }))
 }
 

@@ -99,6 +99,9 @@ impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::Refused(refused) => refused.into(),
+            // What a memory route's bank call finds missing is the caller's membership of
+            // the org (removed since the extractor checked): the 404 of an unknown org.
+            StoreError::NotFound(_) => ApiError::OrganizationNotFound,
             other => ApiError::Store(other),
         }
     }

@@ -1,5 +1,6 @@
-//! The proposal routes: agents (any token) propose; only the person (a full token)
-//! accepts or rejects. Thin adapters over [`memory_bank_store::Bank`]'s proposals.
+//! The proposal routes: agents (any token) propose; only a person (a full token)
+//! accepts or rejects: the owner in their own Inbox, an org's admins and owners in the
+//! org Inbox (`docs/teams.md`). Thin adapters over [`memory_bank_store::Bank`]'s proposals.
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
@@ -18,7 +19,7 @@ use crate::{ApiError, AppState};
 /// Propose a memory to save, or one to delete.
 #[utoipa::path(
     post, path = "/v1/proposals", operation_id = "postProposals", tag = "Memory",
-    summary = "Propose a memory for the person to confirm: {action?: save|delete|edit, content (save: 1-8000 chars; edit: the new wording), tags?, contexts? (save), memoryId (delete, edit)}. Nothing is saved or deleted until the person accepts it in Memory Bank; poll GET /v1/proposals/{id} for the outcome.",
+    summary = "Propose a memory for the person to confirm: {action?: save|delete|edit, content (save: 1-8000 chars; edit: the new wording), tags?, contexts? (save), memoryId (delete, edit), scope?: user|org}. scope org (or an edit or delete of a team memory) waits in the org Inbox for its admins and owners. Nothing is saved or deleted until someone entitled accepts it in Memory Bank; poll GET /v1/proposals/{id} for the outcome.",
     params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
     request_body = memory_bank_contract::wire::ProposeRequest,
     responses(
@@ -26,6 +27,7 @@ use crate::{ApiError, AppState};
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 403, description = "The org turned memory off (org_memory_disabled), or does not let agents propose to its team bank (org_agents_may_not_propose)", body = ErrorBody),
         (status = 404, description = "Organization, or the memory to delete, not found", body = ErrorBody),
         (status = 409, description = "too_many_proposals: 200 proposals already wait for the person; nothing stored", body = ErrorBody),
     ),
@@ -37,7 +39,7 @@ pub async fn post_proposal(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<ProposalResponse>), ApiError> {
     let input = validate::parse_propose_body(&body_bytes(body)?)?;
-    let proposal = state.bank.propose(&caller.user.id, &caller.org_id, input).await?;
+    let proposal = state.bank.propose_as(&caller.user.id, &caller.org_id, input, caller.kind).await?;
     let similar = proposal.similar.clone();
     Ok((StatusCode::CREATED, Json(ProposalResponse { proposal, memory: None, similar })))
 }
@@ -45,9 +47,10 @@ pub async fn post_proposal(
 /// List proposals.
 #[utoipa::path(
     get, path = "/v1/proposals", operation_id = "getProposals", tag = "Memory",
-    summary = "The caller's proposals, newest first; status=pending for the Inbox.",
+    summary = "The caller's Inbox (scope=mine, the default) or the org Inbox (scope=team: proposals to the team bank, for its admins and owners), newest first; status=pending for what waits.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("scope" = Option<String>, Query, description = "mine (the default) or team"),
         ("status" = Option<String>, Query, description = "pending, accepted, rejected or expired; all when absent"),
         ("limit" = Option<u32>, Query, description = "1-100, default 20"),
         ("cursor" = Option<String>, Query, description = "nextCursor from the previous page"),
@@ -56,6 +59,7 @@ pub async fn post_proposal(
         (status = 200, description = "One page", body = ProposalListResponse),
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
+        (status = 403, description = "scope=team without an admin role (org_role_required); the org turned memory off", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]
@@ -75,6 +79,14 @@ pub async fn list_proposals(
         Some(other) => {
             errors.push(FieldError::new("status", format!("status must be pending, accepted, rejected or expired, got {other:?}")));
             None
+        }
+    };
+    let team = match query.get("scope").map(|s| s.trim()) {
+        None | Some("") | Some("mine") => false,
+        Some("team") => true,
+        Some(other) => {
+            errors.push(FieldError::new("scope", format!("scope must be mine or team, got {other:?}")));
+            false
         }
     };
     let limit = validate::parse_list(query.get("limit").map(String::as_str), None).map(|l| l.limit);
@@ -97,7 +109,12 @@ pub async fn list_proposals(
     if !errors.is_empty() {
         return Err(ApiError::InvalidRequest(errors));
     }
-    Ok(Json(state.bank.list_proposals(&caller.user.id, status, Some(limit), cursor.as_ref()).await?))
+    let (user, org) = (&caller.user.id, &caller.org_id);
+    Ok(Json(if team {
+        state.bank.list_team_proposals(user, org, status, Some(limit), cursor.as_ref()).await?
+    } else {
+        state.bank.list_proposals_for(user, org, status, Some(limit), cursor.as_ref()).await?
+    }))
 }
 
 /// One proposal.
@@ -121,7 +138,7 @@ pub async fn get_proposal(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<ProposalResponse>, ApiError> {
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
-    let proposal = state.bank.proposal(&caller.user.id, &id).await?;
+    let proposal = state.bank.proposal_for(&caller.user.id, &caller.org_id, &id).await?;
     let similar = proposal.similar.clone();
     Ok(Json(ProposalResponse { proposal, memory: None, similar }))
 }
@@ -139,7 +156,7 @@ pub async fn get_proposal(
         (status = 200, description = "Accepted", body = ProposalResponse),
         (status = 400, description = "Edits outside the memory limits, or editInstead not one of the proposal's similar memories", body = ErrorBody),
         (status = 422, description = "The edits hold text that looks like a secret; nothing stored", body = ErrorBody),
-        (status = 403, description = "An agent token", body = ErrorBody),
+        (status = 403, description = "An agent token; a team proposal, for a member (org_role_required: its admins and owners decide it)", body = ErrorBody),
         (status = 404, description = "Proposal not found", body = ErrorBody),
         (status = 409, description = "Decided already, or expired (proposal_not_pending); or the memory changed since it was proposed (memory_changed)", body = ErrorBody),
     ),
@@ -154,7 +171,7 @@ pub async fn accept_proposal(
     caller.require_person()?;
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
     let edits = validate::parse_accept_body(&body_bytes(body)?).map_err(ApiError::InvalidRequest)?;
-    let accepted = state.bank.accept_proposal(&caller.user.id, &id, edits).await?;
+    let accepted = state.bank.accept_proposal_for(&caller.user.id, &caller.org_id, &id, edits).await?;
     Ok(Json(ProposalResponse { proposal: accepted.proposal, memory: accepted.memory, similar: accepted.similar }))
 }
 
@@ -168,7 +185,7 @@ pub async fn accept_proposal(
     ),
     responses(
         (status = 200, description = "Rejected", body = ProposalResponse),
-        (status = 403, description = "An agent token", body = ErrorBody),
+        (status = 403, description = "An agent token; a team proposal, for a member (org_role_required)", body = ErrorBody),
         (status = 404, description = "Proposal not found", body = ErrorBody),
         (status = 409, description = "Decided already, or expired", body = ErrorBody),
     ),
@@ -181,6 +198,6 @@ pub async fn reject_proposal(
 ) -> Result<Json<ProposalResponse>, ApiError> {
     caller.require_person()?;
     let Ok(Path(id)) = id else { return Err(ApiError::ProposalNotFound) };
-    let proposal = state.bank.reject_proposal(&caller.user.id, &id).await?;
+    let proposal = state.bank.reject_proposal_for(&caller.user.id, &caller.org_id, &id).await?;
     Ok(Json(ProposalResponse { proposal, memory: None, similar: Vec::new() }))
 }

@@ -6,13 +6,14 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::validate;
-use memory_bank_contract::wire::{Scope, HealthResponse, ListResponse, MeResponse, SaveMemoryResponse, SearchResponse};
+use memory_bank_contract::wire::{HealthResponse, ListResponse, MeResponse, ProposalResponse, SaveMemoryResponse, Scope, SearchResponse};
 use memory_bank_contract::{ErrorBody, FieldError};
 
-use memory_bank_store::{BankKey, StoreError};
+use memory_bank_store::{BankKey, Saved, StoreError};
 
 use crate::auth::{Caller, OrgCaller};
 use crate::{ApiError, AppState};
@@ -45,15 +46,16 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
 /// Save a memory.
 #[utoipa::path(
     post, path = "/v1/memory", operation_id = "postMemory", tag = "Memory",
-    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16), scope?: user|org}. scope org saves to the org's team bank (admins and owners; 403 org_role_required otherwise). Save only sentences the human confirmed; never secrets.",
+    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16), scope?: user|org}. scope org saves to the org's team bank (admins and owners; a member's becomes a proposal in the org Inbox, answered 202). Save only sentences the human confirmed; never secrets.",
     params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
     request_body = memory_bank_contract::wire::SaveMemoryRequest,
     responses(
         (status = 201, description = "Saved", body = SaveMemoryResponse),
+        (status = 202, description = "scope org from a member: proposed to the org Inbox, waiting for its admins and owners", body = memory_bank_contract::wire::ProposalResponse),
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 422, description = "Text that looks like a secret (API key, token, private key, password in a URL); nothing stored", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "An agent token: propose instead (POST /v1/proposals); scope org without an admin role (org_role_required); the org turned memory off (org_memory_disabled)", body = ErrorBody),
+        (status = 403, description = "An agent token: propose instead (POST /v1/proposals); the org turned memory off (org_memory_disabled)", body = ErrorBody),
         (status = 404, description = "Organization not found", body = ErrorBody),
         (status = 413, description = "Body over 256 KiB", body = ErrorBody),
     ),
@@ -63,19 +65,25 @@ pub async fn save_memory(
     State(state): State<AppState>,
     caller: OrgCaller,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<SaveMemoryResponse>), ApiError> {
+) -> Result<Response, ApiError> {
     caller.require_person()?;
     let body = body_bytes(body)?;
     // The gate (limits, characters, the secret detector the Remember dialog uses): a
     // client that skips the dialog's checks is refused here.
     let input = validate::parse_save_body(&body)?;
-    let memory = state.bank.save(&caller.user.id, &caller.org_id, input).await?;
+    let memory = match state.bank.save_or_propose(&caller.user.id, &caller.org_id, input).await? {
+        Saved::Memory(memory) => *memory,
+        Saved::Proposed(proposal) => {
+            let answer = ProposalResponse { similar: proposal.similar.clone(), proposal: *proposal, memory: None };
+            return Ok((StatusCode::ACCEPTED, Json(answer)).into_response());
+        }
+    };
     // Hints compare with the caller's own memories; a team memory gets none yet.
     let similar = match memory.scope {
         Scope::User => state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?,
         Scope::Org => Vec::new(),
     };
-    Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })))
+    Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })).into_response())
 }
 
 /// Memories worded like a sentence.
@@ -233,7 +241,7 @@ pub async fn get_memory(
 /// Delete a memory.
 #[utoipa::path(
     delete, path = "/v1/memory/{id}", operation_id = "deleteMemoryById", tag = "Memory",
-    summary = "Delete one of the caller's memories and its contexts. Delete only after the human confirms.",
+    summary = "Delete one of the caller's memories, or, for the org's admins and owners, a team memory, with its contexts. Delete only after the human confirms.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "mem_… id"),
@@ -241,7 +249,7 @@ pub async fn get_memory(
     responses(
         (status = 204, description = "Deleted"),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "An agent token: propose the delete instead", body = ErrorBody),
+        (status = 403, description = "An agent token, or a member for a team memory (org_role_required): propose the delete instead", body = ErrorBody),
         (status = 404, description = "Memory or organization not found", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -256,7 +264,7 @@ pub async fn delete_memory(
     let Ok(Path(id)) = id else {
         return Err(ApiError::MemoryNotFound);
     };
-    if state.bank.delete(&caller.user.id, &id).await? {
+    if state.bank.delete_for(&caller.user.id, &caller.org_id, &id).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         Err(ApiError::MemoryNotFound)

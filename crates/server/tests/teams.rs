@@ -3,11 +3,13 @@
 //! team bank beside their own and never another org's (a 404 that leaks nothing); an
 //! owner never reads a member's personal bank; a removed member's token stops at once;
 //! the org's kill switch is a 403 with its code; a scope that is none of the three is a
-//! 400 that says what they are.
+//! 400 that says what they are. And for writes: the org Inbox is decided by the org's
+//! admins and owners alone, never a member or an agent token, and team memories change
+//! only through them.
 
 use std::sync::Arc;
 
-use memory_bank_contract::teams::OrgPolicy;
+use memory_bank_contract::teams::{AuditAction, OrgPolicy};
 use memory_bank_contract::validate::validate_save;
 use memory_bank_contract::wire::SaveMemoryRequest;
 use memory_bank_store::{Bank, TokenKind};
@@ -79,6 +81,18 @@ impl Service {
             body["results"].as_array().unwrap().iter().map(|r| r["content"].as_str().unwrap().to_owned()).collect();
         found.sort();
         found
+    }
+
+    /// Any request with an optional JSON body: its status and JSON answer (`null` for none).
+    async fn send(&self, method: Method, token: &str, org: &str, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut request = self.http.request(method, format!("{}{path}", self.url)).bearer_auth(token).header("X-Org-Id", org);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        (status, if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap() })
     }
 
     async fn listed(&self, token: &str, org: &str, query: &str) -> Vec<(String, String)> {
@@ -178,9 +192,12 @@ async fn only_admins_and_owners_save_to_the_team_bank_and_the_audit_log_says_so(
     let id = body["memory"]["id"].as_str().unwrap().to_owned();
     assert_eq!(s.found(&s.bob.1, &s.acme, "q=invoices&scope=team").await, ["The billing service owns invoices"]);
 
-    // A member, and an agent token of anyone: refused, nothing saved.
+    // A member: proposed to the org Inbox instead (202), nothing saved yet; an agent
+    // token of anyone: refused, nothing saved.
     let (status, body) = post(s.bob.1.clone(), serde_json::json!({"content": "Bob's team fact about invoices", "scope": "org"})).await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!((body["proposal"]["scope"].as_str(), body["proposal"]["status"].as_str()), (Some("org"), Some("pending")));
+    assert_eq!(body["proposal"]["proposer"].as_str(), Some(s.bob.0.as_str()));
     let (status, body) = post(s.bob_agent.clone(), serde_json::json!({"content": "An agent's fact about invoices", "scope": "org"})).await;
     assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("agent_token_cannot_confirm")), "{body}");
     assert_eq!(s.found(&s.ada.1, &s.acme, "q=invoices").await, ["The billing service owns invoices"]);
@@ -193,8 +210,9 @@ async fn only_admins_and_owners_save_to_the_team_bank_and_the_audit_log_says_so(
     assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_memory_disabled")), "{body}");
 
     let audit = s.bank.org_audit(&s.acme, None, 10).await.unwrap();
-    assert_eq!(audit.len(), 1, "{audit:?}");
-    assert_eq!((audit[0].memory_id.as_deref(), audit[0].actor_id.as_str()), (Some(id.as_str()), s.ada.0.as_str()));
+    assert_eq!(audit.len(), 2, "{audit:?}");
+    assert_eq!((audit[0].action, audit[0].actor_id.as_str()), (AuditAction::Proposed, s.bob.0.as_str()), "newest first");
+    assert_eq!((audit[1].memory_id.as_deref(), audit[1].actor_id.as_str()), (Some(id.as_str()), s.ada.0.as_str()));
 }
 
 #[tokio::test]
@@ -235,4 +253,91 @@ async fn the_audit_log_is_paged_for_admins_and_owners_and_refused_to_everyone_el
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let paths: Vec<&str> = body["details"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["limit", "before"]);
+}
+
+/// The org Inbox over HTTP, cell by cell: a member's save to the team bank and their
+/// agent's proposal wait in it; its owner lists and decides them, a member cannot (not
+/// even their own), an agent token never, and another org's owner finds nothing. A
+/// team memory is edited and deleted by its admins and owners only; an agent's team
+/// proposal obeys the org's policy; the log says every step, without the words.
+#[tokio::test]
+async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
+    let s = Service::start().await;
+    let ada_agent = s.bank.issue_token_of_kind(&s.ada.0, TokenKind::Agent).await.unwrap();
+    let json = |value: Value| Some(value);
+    let (status, saved) =
+        s.send(Method::POST, &s.bob.1, &s.acme, "/v1/memory", json(serde_json::json!({"content": "Staging deploys need the VPN", "scope": "org"}))).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{saved}");
+    let from_bob = saved["proposal"]["id"].as_str().unwrap().to_owned();
+    let (status, proposed) = s
+        .send(Method::POST, &s.bob_agent, &s.acme, "/v1/proposals", json(serde_json::json!({"content": "Invoices belong to billing", "scope": "org"})))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{proposed}");
+    let from_agent = proposed["proposal"]["id"].as_str().unwrap().to_owned();
+
+    // Who sees what.
+    let (status, inbox) = s.get(&s.ada.1, &s.acme, "/v1/proposals?scope=team&status=pending").await;
+    assert_eq!(status, StatusCode::OK, "{inbox}");
+    let waiting: Vec<&str> = inbox["proposals"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(waiting, [from_agent.as_str(), from_bob.as_str()], "newest first");
+    let (status, own) = s.get(&s.ada.1, &s.acme, "/v1/proposals").await;
+    assert_eq!((status, own["proposals"].as_array().map(Vec::len)), (StatusCode::OK, Some(0)), "not in her own Inbox");
+    let (status, body) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=team").await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = s.get(&s.bob.1, &s.acme, &format!("/v1/proposals/{from_bob}")).await;
+    assert_eq!((status, body["proposal"]["status"].as_str()), (StatusCode::OK, Some("pending")), "the proposer follows it");
+    let (status, body) = s.get(&s.eve.1, &s.globex, &format!("/v1/proposals/{from_bob}")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("proposal_not_found")), "another org's");
+    let (status, body) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=everyone").await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+
+    // Who decides.
+    for (token, code) in [(&s.bob.1, "org_role_required"), (&s.bob_agent, "agent_token_cannot_confirm"), (&ada_agent, "agent_token_cannot_confirm")] {
+        for verb in ["accept", "reject"] {
+            let (status, body) = s.send(Method::POST, token, &s.acme, &format!("/v1/proposals/{from_bob}/{verb}"), None).await;
+            assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some(code)), "{verb}: {body}");
+        }
+    }
+    let (status, body) = s.send(Method::POST, &s.eve.1, &s.globex, &format!("/v1/proposals/{from_bob}/accept"), None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("proposal_not_found")));
+    assert!(s.found(&s.bob.1, &s.acme, "q=VPN&scope=team").await.is_empty(), "nothing saved by any refusal");
+    let (status, accepted) = s.send(Method::POST, &s.ada.1, &s.acme, &format!("/v1/proposals/{from_bob}/accept"), None).await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    let memory = &accepted["memory"];
+    assert_eq!((memory["scope"].as_str(), memory["savedBy"].as_str()), (Some("org"), Some(s.bob.0.as_str())));
+    assert_eq!(memory["confirmedBy"].as_str(), Some(s.ada.0.as_str()));
+    let team_id = memory["id"].as_str().unwrap().to_owned();
+    let (status, _) = s.send(Method::POST, &s.ada.1, &s.acme, &format!("/v1/proposals/{from_agent}/reject"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(s.found(&s.bob.1, &s.acme, "q=VPN").await, ["Staging deploys need the VPN"]);
+
+    // Team memories change through admins and owners only.
+    let path = format!("/v1/memory/{team_id}");
+    let wording = json(serde_json::json!({"content": "Staging deploys need the office VPN"}));
+    let (status, body) = s.send(Method::PATCH, &s.bob.1, &s.acme, &path, wording.clone()).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = s.send(Method::DELETE, &s.bob.1, &s.acme, &path, None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = s.send(Method::PATCH, &s.ada.1, &s.acme, &path, wording).await;
+    assert_eq!((status, body["memory"]["content"].as_str()), (StatusCode::OK, Some("Staging deploys need the office VPN")), "{body}");
+    let (status, _) = s.send(Method::DELETE, &s.ada.1, &s.acme, &path, None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = s.send(Method::DELETE, &s.eve.1, &s.globex, &path, None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("memory_not_found")));
+
+    // The org's policy on agents' team proposals; a person's still goes through.
+    s.bank.set_org_policy(&s.acme, &OrgPolicy { agents_may_propose: false, ..OrgPolicy::default() }).await.unwrap();
+    let fact = json(serde_json::json!({"content": "Agents may not say this", "scope": "org"}));
+    let (status, body) = s.send(Method::POST, &s.bob_agent, &s.acme, "/v1/proposals", fact.clone()).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_agents_may_not_propose")), "{body}");
+    let (status, _) = s.send(Method::POST, &s.bob.1, &s.acme, "/v1/proposals", fact).await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    let (status, log) = s.get(&s.ada.1, &s.acme, &format!("/v1/orgs/{}/audit?limit=50", s.acme)).await;
+    assert_eq!(status, StatusCode::OK);
+    let mut actions: Vec<&str> = log["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+    actions.reverse();
+    assert_eq!(actions, ["proposed", "proposed", "accepted", "saved", "rejected", "edited", "deleted", "proposed"]);
+    let text = log.to_string();
+    assert!(!text.contains("VPN") && !text.contains("Invoices"), "ids and lengths only: {text}");
 }

@@ -2,29 +2,30 @@
 //! transaction. Its own module because both a delete (`store`) and an import's
 //! overwrite (`transfer`) need it, and neither should reach into the other.
 
-use memory_bank_store::StoreError;
+use memory_bank_store::{BankKey, StoreError};
 use sqlx::MySqlConnection;
 
 use crate::revisions;
 use crate::rows::db_err;
 
-/// Deletes the user's memory and its contexts inside `tx`; false when there is no such
-/// row for this user. No foreign keys (managed MySQL forbids them): the contexts go
+/// Deletes the bank's memory and its contexts inside `tx`: the characters of the
+/// sentence deleted, `None` when the bank has no such row. No foreign keys (managed MySQL forbids them): the contexts go
 /// here, in the same transaction as their memory.
-pub(crate) async fn delete_in(tx: &mut MySqlConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
+pub(crate) async fn delete_in(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &str) -> Result<Option<u32>, StoreError> {
+    let user_id = bank.owner();
     // Locks the row so a concurrent delete waits and then finds nothing.
-    let found: Option<i32> = sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
-        .bind(id)
-        .bind(user_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db_err)?;
-    if found.is_none() {
-        return Ok(false);
-    }
+    let found: Option<i64> =
+        sqlx::query_scalar("SELECT CHAR_LENGTH(content) FROM memory WHERE id = ? AND user_id = ? AND scope = ? FOR UPDATE")
+            .bind(id)
+            .bind(user_id)
+            .bind(bank.scope().as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+    let Some(chars) = found else { return Ok(None) };
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory WHERE id = ? AND user_id = ?").bind(id).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
-    Ok(true)
+    Ok(Some(u32::try_from(chars).unwrap_or(u32::MAX)))
 }

@@ -3,10 +3,10 @@
 
 use chrono::{DateTime, Utc};
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext};
+use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext, Scope};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::parse_tags;
-use memory_bank_store::StoreError;
+use memory_bank_store::{BankKey, Change, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, MySqlPool};
 
@@ -27,20 +27,29 @@ pub(crate) async fn count_pending(pool: &MySqlPool, now: Timestamp) -> Result<u6
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
-/// Inserts `p` unless the user has `max_pending` pending, unexpired proposals. The
-/// user's row is locked first (`FOR UPDATE`), so two proposals of one person count and
-/// insert one after the other; false when the cap held it back.
-pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
+/// Inserts `p` into the Inbox of `by.bank` inside `tx` unless `by.actor` has
+/// `max_pending` pending, unexpired proposals there. The proposer's row is locked first
+/// (`FOR UPDATE`), so two proposals of one person count and insert one after the other;
+/// false when the cap held it back.
+pub(crate) async fn insert(tx: &mut MySqlConnection, by: Change<'_>, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
     let tags = p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let contexts = serde_json::to_string(&p.contexts).map_err(|e| StoreError::Database(e.to_string()))?;
     let against = p.proposed_against.as_ref();
     let against_tags = against.and_then(|v| v.tags.as_ref()).map(|t| serde_json::Value::from(t.clone()).to_string());
-    let mut tx = pool.begin().await.map_err(db_err)?;
-    sqlx::query("SELECT id FROM users WHERE id = ? FOR UPDATE").bind(user_id).fetch_optional(&mut *tx).await.map_err(db_err)?;
+    // A personal proposal's org is the one that was active; a team proposal's, its bank's.
+    let org_id = match by.bank {
+        BankKey::Personal(_) => p.org_id.as_str(),
+        BankKey::Team(org_id) => org_id,
+    };
+    let scope = by.bank.scope().as_str();
+    sqlx::query("SELECT id FROM users WHERE id = ? FOR UPDATE").bind(by.actor).fetch_optional(&mut *tx).await.map_err(db_err)?;
     let pending: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM proposals WHERE user_id = ? AND status = 'pending' AND expires_at > ?",
+        "SELECT COUNT(*) FROM proposals WHERE user_id = ? AND scope = ? AND (scope = 'user' OR org_id = ?)
+           AND status = 'pending' AND expires_at > ?",
     )
-    .bind(user_id)
+    .bind(by.actor)
+    .bind(scope)
+    .bind(org_id)
     .bind(at(p.created_at))
     .fetch_one(&mut *tx)
     .await
@@ -50,12 +59,12 @@ pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal, max_pe
     }
     sqlx::query(
         "INSERT INTO proposals (id, user_id, org_id, action, status, content, tags, contexts, memory_id, proposed_by,
-                                created_at, expires_at, against_content, against_tags)
-         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                created_at, expires_at, against_content, against_tags, scope)
+         VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&p.id)
-    .bind(user_id)
-    .bind(&p.org_id)
+    .bind(by.actor)
+    .bind(org_id)
     .bind(p.action.as_str())
     .bind(&p.content)
     .bind(tags)
@@ -66,38 +75,72 @@ pub(crate) async fn insert(pool: &MySqlPool, user_id: &str, p: &Proposal, max_pe
     .bind(at(p.expires_at))
     .bind(against.map(|v| v.content.as_str()))
     .bind(against_tags)
+    .bind(scope)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
-    tx.commit().await.map_err(db_err)?;
     Ok(true)
 }
 
-pub(crate) async fn get_proposal(pool: &MySqlPool, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
-    let row = sqlx::query(
-        "SELECT id, org_id, CAST(action AS CHAR) AS action, CAST(status AS CHAR) AS status, content,
-                CAST(tags AS CHAR) AS tags, CAST(contexts AS CHAR) AS contexts, memory_id, proposed_by,
-                created_at, expires_at, decided_at, against_content, CAST(against_tags AS CHAR) AS against_tags
-         FROM proposals WHERE id = ? AND user_id = ?",
-    )
-    .bind(id)
-    .bind(user_id)
-    .fetch_optional(pool)
-    .await
-    .map_err(db_err)?;
+/// The columns every read of a proposal takes, before its `WHERE`.
+macro_rules! select_proposals {
+    ($($rest:tt)*) => {
+        concat!(
+            "SELECT id, user_id, CAST(scope AS CHAR) AS scope, org_id, CAST(action AS CHAR) AS action,
+                    CAST(status AS CHAR) AS status, content, CAST(tags AS CHAR) AS tags, CAST(contexts AS CHAR) AS contexts,
+                    memory_id, proposed_by, created_at, expires_at, decided_at, against_content,
+                    CAST(against_tags AS CHAR) AS against_tags
+             FROM proposals ",
+            $($rest)*
+        )
+    };
+}
+
+/// The rows of a bank's Inbox, for statements that find one row by id (its primary
+/// key), binding the bank's scope, owner, scope again and owner again. A person's Inbox
+/// holds what was proposed to their own bank; an org's, what was proposed to its team bank.
+macro_rules! in_inbox {
+    () => {
+        "((? = 'user' AND scope = 'user' AND user_id = ?) OR (? = 'org' AND scope = 'org' AND org_id = ?))"
+    };
+}
+
+pub(crate) async fn get_proposal(pool: &MySqlPool, bank: BankKey<'_>, id: &str) -> Result<Option<Proposal>, StoreError> {
+    let (scope, owner) = (bank.scope().as_str(), bank.owner());
+    let row = sqlx::query(select_proposals!("WHERE id = ? AND ", in_inbox!()))
+        .bind(id)
+        .bind(scope)
+        .bind(owner)
+        .bind(scope)
+        .bind(owner)
+        .fetch_optional(pool)
+        .await
+        .map_err(db_err)?;
     row.as_ref().map(from_row).transpose()
 }
 
+/// One page of an Inbox, newest first, whose rows `$inbox` picks: one statement for
+/// every filter (NULL parameters switch their condition off).
+macro_rules! inbox_page {
+    ($inbox:literal) => {
+        select_proposals!(
+            "WHERE ", $inbox,
+            " AND (? IS NULL OR status = ?)
+              AND (? IS NULL OR (expires_at > ?) = ?)
+              AND (? IS NULL OR (created_at, id) < (?, ?))
+             ORDER BY created_at DESC, id DESC LIMIT ?"
+        )
+    };
+}
 
 pub(crate) async fn list(
     pool: &MySqlPool,
-    user_id: &str,
+    bank: BankKey<'_>,
     status: Option<ProposalStatus>,
     now: Timestamp,
     cursor: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<Proposal>, StoreError> {
-    // One statement for every filter: NULL parameters switch their condition off.
     let (stored, live): (Option<&str>, Option<bool>) = match status {
         None => (None, None),
         Some(ProposalStatus::Pending) => (Some("pending"), Some(true)),
@@ -106,18 +149,14 @@ pub(crate) async fn list(
         Some(ProposalStatus::Rejected) => (Some("rejected"), None),
     };
     let cursor_at = cursor.map(|c| at(Timestamp::from_unix_ms(c.created_at_ms)));
-    let rows = sqlx::query(
-        "SELECT id, org_id, CAST(action AS CHAR) AS action, CAST(status AS CHAR) AS status, content,
-                CAST(tags AS CHAR) AS tags, CAST(contexts AS CHAR) AS contexts, memory_id, proposed_by,
-                created_at, expires_at, decided_at, against_content, CAST(against_tags AS CHAR) AS against_tags
-         FROM proposals
-         WHERE user_id = ?
-           AND (? IS NULL OR status = ?)
-           AND (? IS NULL OR (expires_at > ?) = ?)
-           AND (? IS NULL OR (created_at, id) < (?, ?))
-         ORDER BY created_at DESC, id DESC LIMIT ?",
-    )
-    .bind(user_id)
+    // Each Inbox walks its own key: a person's `(user_id, status, created_at, id)`, an
+    // org's `(org_id, scope, status, created_at, id)`.
+    let sql = match bank {
+        BankKey::Personal(_) => inbox_page!("user_id = ? AND scope = 'user'"),
+        BankKey::Team(_) => inbox_page!("org_id = ? AND scope = 'org'"),
+    };
+    let rows = sqlx::query(sql)
+    .bind(bank.owner())
     .bind(stored)
     .bind(stored)
     .bind(live)
@@ -137,22 +176,27 @@ pub(crate) async fn list(
 /// false when it was not pending any more.
 pub(crate) async fn mark(
     tx: &mut MySqlConnection,
-    user_id: &str,
+    bank: BankKey<'_>,
     id: &str,
     status: &str,
     memory_id: Option<&str>,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
-    let changed = sqlx::query(
+    let (scope, owner) = (bank.scope().as_str(), bank.owner());
+    let changed = sqlx::query(concat!(
         "UPDATE proposals SET status = ?, decided_at = ?, memory_id = COALESCE(?, memory_id)
-         WHERE id = ? AND user_id = ? AND status = 'pending' AND expires_at > ?",
-    )
+         WHERE id = ? AND status = 'pending' AND expires_at > ? AND ",
+        in_inbox!()
+    ))
     .bind(status)
     .bind(at(now))
     .bind(memory_id)
     .bind(id)
-    .bind(user_id)
     .bind(at(now))
+    .bind(scope)
+    .bind(owner)
+    .bind(scope)
+    .bind(owner)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?
@@ -168,7 +212,10 @@ fn from_row(row: &MySqlRow) -> Result<Proposal, StoreError> {
     let status: String = get(row, "status")?;
     let decided: Option<DateTime<Utc>> = get(row, "decided_at")?;
     let against_tags: Option<String> = get(row, "against_tags")?;
+    let scope = if get::<String>(row, "scope")? == "org" { Scope::Org } else { Scope::User };
     Ok(Proposal {
+        scope,
+        proposer: if scope == Scope::Org { Some(get(row, "user_id")?) } else { None },
         id: get(row, "id")?,
         action: match action.as_str() {
             "delete" => ProposalAction::Delete,

@@ -6,7 +6,7 @@ use memory_bank_contract::edit::Revision;
 use memory_bank_contract::transfer::ExportedRevision;
 use memory_bank_contract::wire::ConfirmedVia;
 use memory_bank_store::stored::{parse_imported_from, parse_tags};
-use memory_bank_store::{MemoryUpdate, StoreError};
+use memory_bank_store::{BankKey, MemoryUpdate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, MySqlPool};
 
@@ -15,13 +15,15 @@ use crate::rows::{db_err, get, timestamp};
 /// Inside `tx`: locks the row, keeps it as a revision, then writes `update` to it;
 /// false when the user has no such memory. An imported memory's file claim goes with
 /// the version it was about: the new one is the person's own.
-pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+pub(crate) async fn update(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+    let (user_id, scope) = (bank.owner(), bank.scope().as_str());
     // The row lock first: two edits of one memory queue here instead of deadlocking on
     // the shared lock INSERT … SELECT would take.
     let found: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = 'user' FOR UPDATE")
+        sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = ? FOR UPDATE")
             .bind(id)
             .bind(user_id)
+            .bind(scope)
             .fetch_optional(&mut *tx)
             .await
             .map_err(db_err)?;
@@ -45,7 +47,7 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
         "UPDATE memory SET content = ?, tags = ?, search_text = ?, updated_at = ?, confirmed_via = ?, imported_from = NULL
-         WHERE id = ? AND user_id = ? AND scope = 'user'",
+         WHERE id = ? AND user_id = ? AND scope = ?",
     )
     .bind(&update.content)
     .bind(tags)
@@ -54,6 +56,7 @@ pub(crate) async fn update(tx: &mut MySqlConnection, user_id: &str, id: &str, up
     .bind(update.confirmed_via.map(|v| v.as_str()))
     .bind(id)
     .bind(user_id)
+    .bind(scope)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;

@@ -8,8 +8,10 @@ use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
+use memory_bank_contract::teams::{AuditAction, NewAuditEntry};
+use memory_bank_store::teams::{change_entry, chars, proposed_entry};
 use memory_bank_store::{
-    BankKey, Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -19,6 +21,14 @@ use crate::rows::{
     org_from_row, user_from_row,
 };
 use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
+
+/// Writes `entry` (a team bank's change; `None` for a personal bank) inside `tx`.
+async fn audit_if_team(tx: &mut MySqlConnection, entry: Option<NewAuditEntry>) -> Result<(), StoreError> {
+    match entry {
+        Some(entry) => teams::append_audit(tx, &entry).await,
+        None => Ok(()),
+    }
+}
 
 fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
@@ -453,16 +463,23 @@ impl MemoryStore for MySqlStore {
         memories_from_joined_rows(&rows)
     }
 
-    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+    async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let deleted = delete_in(&mut tx, user_id, id).await?;
+        let deleted = delete_in(&mut tx, by.bank, id).await?;
+        if let Some(chars) = deleted {
+            audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(id), None, Some(chars))).await?;
+        }
         tx.commit().await.map_err(db_err)?;
-        Ok(deleted)
+        Ok(deleted.is_some())
     }
 
-    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+    async fn update_memory(&self, by: Change<'_>, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let updated = revisions::update(&mut tx, user_id, id, update).await?;
+        let updated = revisions::update(&mut tx, by.bank, id, update).await?;
+        if updated {
+            let entry = change_entry(by, AuditAction::Edited, update.updated_at, Some(id), None, Some(chars(&update.content)));
+            audit_if_team(&mut tx, entry).await?;
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(updated)
     }
@@ -507,53 +524,64 @@ impl MemoryStore for MySqlStore {
         tx.commit().await.map_err(db_err)
     }
 
-    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
-        proposals::insert(&self.pool, user_id, proposal, max_pending).await
+    async fn insert_proposal(&self, by: Change<'_>, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(db_err)?;
+        if !proposals::insert(&mut tx, by, proposal, max_pending).await? {
+            tx.rollback().await.map_err(db_err)?;
+            return Ok(false);
+        }
+        audit_if_team(&mut tx, proposed_entry(by, proposal)).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(true)
     }
 
-    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
-        proposals::get_proposal(&self.pool, user_id, id).await
+    async fn proposal(&self, bank: BankKey<'_>, id: &str) -> Result<Option<Proposal>, StoreError> {
+        proposals::get_proposal(&self.pool, bank, id).await
     }
 
     async fn list_proposals(
         &self,
-        user_id: &str,
+        bank: BankKey<'_>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<Proposal>, StoreError> {
-        proposals::list(&self.pool, user_id, status, now, cursor, limit).await
+        proposals::list(&self.pool, bank, status, now, cursor, limit).await
     }
 
-    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
+    async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let memory_id = match decision {
-            Decision::Save(memory) => Some(memory.id.as_str()),
-            // A save accepted as an edit records the memory it rewrote.
-            Decision::Edit(memory_id, _) => Some(memory_id),
-            Decision::Delete(_) => None,
-        };
-        if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
+        let memory_id = decision.memory_id();
+        if !proposals::mark(&mut tx, by.bank, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;
             return Ok(false);
         }
+        audit_if_team(&mut tx, change_entry(by, AuditAction::Accepted, now, memory_id, Some(id), None)).await?;
         match decision {
             Decision::Save(memory) => insert_one(&mut tx, memory).await?,
             Decision::Delete(memory_id) => {
-                delete_in(&mut tx, user_id, memory_id).await?;
+                if let Some(chars) = delete_in(&mut tx, by.bank, memory_id).await? {
+                    audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(memory_id), None, Some(chars))).await?;
+                }
             }
             Decision::Edit(memory_id, update) => {
-                revisions::update(&mut tx, user_id, memory_id, update).await?;
+                if revisions::update(&mut tx, by.bank, memory_id, update).await? {
+                    let entry = change_entry(by, AuditAction::Edited, now, Some(memory_id), None, Some(chars(&update.content)));
+                    audit_if_team(&mut tx, entry).await?;
+                }
             }
         }
         tx.commit().await.map_err(db_err)?;
         Ok(true)
     }
 
-    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    async fn reject_proposal(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let rejected = proposals::mark(&mut tx, user_id, id, "rejected", None, now).await?;
+        let rejected = proposals::mark(&mut tx, by.bank, id, "rejected", None, now).await?;
+        if rejected {
+            audit_if_team(&mut tx, change_entry(by, AuditAction::Rejected, now, None, Some(id), None)).await?;
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(rejected)
     }

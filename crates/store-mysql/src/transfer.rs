@@ -50,7 +50,7 @@ pub(crate) async fn import_one(
     };
     let m = import_ids::stored_as(&row.memory, &id, &renames);
     let kind = if exists {
-        delete_in(tx, user_id, &id).await?;
+        delete_in(tx, memory_bank_store::BankKey::Personal(user_id), &id).await?;
         ImportKind::Overwritten
     } else {
         ImportKind::Imported

@@ -28,8 +28,10 @@ use memory_bank_contract::transfer::{ExportedRevision, OnConflict};
 use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
+use memory_bank_contract::teams::{AuditAction, NewAuditEntry};
+use memory_bank_store::teams::{change_entry, chars, proposed_entry};
 use memory_bank_store::{
-    BankKey, Candidate, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -319,22 +321,33 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
     Ok(())
 }
 
-/// Deletes the user's memory, its contexts and its index entry inside `tx`; false when
-/// there is no such row for this user.
-pub(crate) async fn delete_in(tx: &mut SqliteConnection, user_id: &str, id: &str) -> Result<bool, StoreError> {
-    let seq: Option<i64> = sqlx::query_scalar("SELECT seq FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = 'user'")
-        .bind(id)
-        .bind(user_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(db_err)?;
-    let Some(seq) = seq else { return Ok(false) };
+/// Deletes the bank's memory, its contexts and its index entry inside `tx`: the
+/// characters of the sentence deleted, `None` when the bank has no such row.
+pub(crate) async fn delete_in(tx: &mut SqliteConnection, bank: BankKey<'_>, id: &str) -> Result<Option<u32>, StoreError> {
+    let found: Option<(i64, i64)> =
+        sqlx::query_as("SELECT seq, length(content) FROM memory WHERE id = ?1 AND user_id = ?2 AND scope = ?3")
+            .bind(id)
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+    let Some((seq, chars)) = found else { return Ok(None) };
+    let user_id = bank.owner();
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?1").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     revisions::delete_all(tx, user_id, id).await?;
     sqlx::query("DELETE FROM memory_fts WHERE rowid = ?1").bind(seq).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory WHERE seq = ?1 AND user_id = ?2").bind(seq).bind(user_id).execute(&mut *tx).await.map_err(db_err)?;
-    Ok(true)
+    Ok(Some(u32::try_from(chars).unwrap_or(u32::MAX)))
+}
+
+/// Writes `entry` (a team bank's change; `None` for a personal bank) inside `tx`.
+async fn audit_if_team(tx: &mut SqliteConnection, entry: Option<NewAuditEntry>) -> Result<(), StoreError> {
+    match entry {
+        Some(entry) => teams::append_audit(tx, &entry).await,
+        None => Ok(()),
+    }
 }
 
 #[async_trait]
@@ -772,16 +785,24 @@ impl MemoryStore for SqliteStore {
         attach_contexts(&self.pool, memories).await
     }
 
-    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+    async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let deleted = delete_in(&mut tx, user_id, id).await?;
+        let deleted = delete_in(&mut tx, by.bank, id).await?;
+        if let Some(chars) = deleted {
+            let entry = change_entry(by, AuditAction::Deleted, now, Some(id), None, Some(chars));
+            audit_if_team(&mut tx, entry).await?;
+        }
         tx.commit().await.map_err(db_err)?;
-        Ok(deleted)
+        Ok(deleted.is_some())
     }
 
-    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
+    async fn update_memory(&self, by: Change<'_>, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let updated = revisions::update(&mut tx, user_id, id, update).await?;
+        let updated = revisions::update(&mut tx, by.bank, id, update).await?;
+        if updated {
+            let entry = change_entry(by, AuditAction::Edited, update.updated_at, Some(id), None, Some(chars(&update.content)));
+            audit_if_team(&mut tx, entry).await?;
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(updated)
     }
@@ -830,53 +851,66 @@ impl MemoryStore for SqliteStore {
         Ok(())
     }
 
-    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
-        proposals::insert(&self.writer, user_id, proposal, max_pending).await
+    async fn insert_proposal(&self, by: Change<'_>, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        if !proposals::insert(&mut tx, by, proposal, max_pending).await? {
+            tx.rollback().await.map_err(db_err)?;
+            return Ok(false);
+        }
+        let entry = proposed_entry(by, proposal);
+        audit_if_team(&mut tx, entry).await?;
+        tx.commit().await.map_err(db_err)?;
+        Ok(true)
     }
 
-    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
-        proposals::get(&self.pool, user_id, id).await
+    async fn proposal(&self, bank: BankKey<'_>, id: &str) -> Result<Option<Proposal>, StoreError> {
+        proposals::get(&self.pool, bank, id).await
     }
 
     async fn list_proposals(
         &self,
-        user_id: &str,
+        bank: BankKey<'_>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<Proposal>, StoreError> {
-        proposals::list(&self.pool, user_id, status, now, cursor, limit).await
+        proposals::list(&self.pool, bank, status, now, cursor, limit).await
     }
 
-    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
+    async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let memory_id = match decision {
-            Decision::Save(memory) => Some(memory.id.as_str()),
-            // A save accepted as an edit records the memory it rewrote.
-            Decision::Edit(memory_id, _) => Some(memory_id),
-            Decision::Delete(_) => None,
-        };
-        if !proposals::mark(&mut tx, user_id, id, "accepted", memory_id, now).await? {
+        let memory_id = decision.memory_id();
+        if !proposals::mark(&mut tx, by.bank, id, "accepted", memory_id, now).await? {
             tx.rollback().await.map_err(db_err)?;
             return Ok(false);
         }
+        audit_if_team(&mut tx, change_entry(by, AuditAction::Accepted, now, memory_id, Some(id), None)).await?;
         match decision {
             Decision::Save(memory) => insert_one(&mut tx, memory).await?,
             Decision::Delete(memory_id) => {
-                delete_in(&mut tx, user_id, memory_id).await?;
+                if let Some(chars) = delete_in(&mut tx, by.bank, memory_id).await? {
+                    let entry = change_entry(by, AuditAction::Deleted, now, Some(memory_id), None, Some(chars));
+                    audit_if_team(&mut tx, entry).await?;
+                }
             }
             Decision::Edit(memory_id, update) => {
-                revisions::update(&mut tx, user_id, memory_id, update).await?;
+                if revisions::update(&mut tx, by.bank, memory_id, update).await? {
+                    let entry = change_entry(by, AuditAction::Edited, now, Some(memory_id), None, Some(chars(&update.content)));
+                    audit_if_team(&mut tx, entry).await?;
+                }
             }
         }
         tx.commit().await.map_err(db_err)?;
         Ok(true)
     }
 
-    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    async fn reject_proposal(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let rejected = proposals::mark(&mut tx, user_id, id, "rejected", None, now).await?;
+        let rejected = proposals::mark(&mut tx, by.bank, id, "rejected", None, now).await?;
+        if rejected {
+            audit_if_team(&mut tx, change_entry(by, AuditAction::Rejected, now, None, Some(id), None)).await?;
+        }
         tx.commit().await.map_err(db_err)?;
         Ok(rejected)
     }

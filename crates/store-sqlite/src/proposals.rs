@@ -2,33 +2,40 @@
 //! decides a proposal (only a pending, unexpired one changes).
 
 use memory_bank_contract::validate::Cursor;
-use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext};
+use memory_bank_contract::wire::{MemoryVersion, Proposal, ProposalAction, ProposalStatus, ProposedContext, Scope};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::parse_tags;
-use memory_bank_store::StoreError;
+use memory_bank_store::{BankKey, Change, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{SqliteConnection, SqlitePool};
 
 use crate::rows::db_err;
 use crate::rows::get as column;
 
-/// Inserts `p` unless the user has `max_pending` pending, unexpired proposals: one
-/// statement, which SQLite runs under its write lock, so the count and the insert cannot
-/// interleave with another writer's. False when the cap held it back.
-pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
+/// Inserts `p` into the Inbox of `by.bank` inside `tx` unless `by.actor` has
+/// `max_pending` pending, unexpired proposals there: one statement, which SQLite runs
+/// under its write lock, so the count and the insert cannot interleave with another
+/// writer's. False when the cap held it back.
+pub(crate) async fn insert(tx: &mut SqliteConnection, by: Change<'_>, p: &Proposal, max_pending: u32) -> Result<bool, StoreError> {
     let tags = p.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let contexts = serde_json::to_string(&p.contexts).map_err(|e| StoreError::Database(e.to_string()))?;
     let against = p.proposed_against.as_ref();
     let against_tags = against.and_then(|v| v.tags.as_ref()).map(|t| serde_json::Value::from(t.clone()).to_string());
+    // A personal proposal's org is the one that was active; a team proposal's, its bank's.
+    let org_id = match by.bank {
+        BankKey::Personal(_) => p.org_id.as_str(),
+        BankKey::Team(org_id) => org_id,
+    };
     let inserted = sqlx::query(
         "INSERT INTO proposals (id, user_id, org_id, action, status, content, tags, contexts, memory_id, proposed_by,
-                                created_at, expires_at, against_content, against_tags)
-         SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
-         WHERE (SELECT COUNT(*) FROM proposals WHERE user_id = ?2 AND status = 'pending' AND expires_at > ?10) < ?14",
+                                created_at, expires_at, against_content, against_tags, scope)
+         SELECT ?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15
+         WHERE (SELECT COUNT(*) FROM proposals WHERE user_id = ?2 AND scope = ?15 AND (?15 = 'user' OR org_id = ?3)
+                AND status = 'pending' AND expires_at > ?10) < ?14",
     )
     .bind(&p.id)
-    .bind(user_id)
-    .bind(&p.org_id)
+    .bind(by.actor)
+    .bind(org_id)
     .bind(p.action.as_str())
     .bind(&p.content)
     .bind(tags)
@@ -40,7 +47,8 @@ pub(crate) async fn insert(pool: &SqlitePool, user_id: &str, p: &Proposal, max_p
     .bind(against.map(|v| v.content.as_str()))
     .bind(against_tags)
     .bind(max_pending)
-    .execute(pool)
+    .bind(by.bank.scope().as_str())
+    .execute(&mut *tx)
     .await
     .map_err(db_err)?
     .rows_affected();
@@ -58,29 +66,63 @@ pub(crate) async fn count_pending(pool: &SqlitePool, now: Timestamp) -> Result<u
     Ok(u64::try_from(n).unwrap_or(0))
 }
 
-pub(crate) async fn get(pool: &SqlitePool, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError> {
-    let row = sqlx::query(
-        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at,
-                against_content, against_tags
-         FROM proposals WHERE id = ?1 AND user_id = ?2",
-    )
-    .bind(id)
-    .bind(user_id)
-    .fetch_optional(pool)
-    .await
-    .map_err(db_err)?;
+/// The columns every read of a proposal takes, before its `WHERE`.
+macro_rules! select_proposals {
+    ($($rest:tt)*) => {
+        concat!(
+            "SELECT id, user_id, scope, org_id, action, status, content, tags, contexts, memory_id, proposed_by,
+                    created_at, expires_at, decided_at, against_content, against_tags
+             FROM proposals ",
+            $($rest)*
+        )
+    };
+}
+
+/// The rows of a bank's Inbox, for statements that find one row by id (its primary
+/// key): `$scope` is the parameter holding the bank's scope, `$owner` its owner's. A person's Inbox holds what was
+/// proposed to their own bank; an org's, what was proposed to its team bank.
+macro_rules! in_inbox {
+    ($scope:literal, $owner:literal) => {
+        concat!(
+            "((", $scope, " = 'user' AND scope = 'user' AND user_id = ", $owner, ") OR (",
+            $scope, " = 'org' AND scope = 'org' AND org_id = ", $owner, "))"
+        )
+    };
+}
+
+pub(crate) async fn get(pool: &SqlitePool, bank: BankKey<'_>, id: &str) -> Result<Option<Proposal>, StoreError> {
+    let row = sqlx::query(select_proposals!(concat!("WHERE id = ?1 AND ", in_inbox!("?2", "?3"))))
+        .bind(id)
+        .bind(bank.scope().as_str())
+        .bind(bank.owner())
+        .fetch_optional(pool)
+        .await
+        .map_err(db_err)?;
     row.as_ref().map(from_row).transpose()
+}
+
+/// One page of an Inbox, newest first, whose rows `$inbox` picks: one statement for
+/// every filter (NULL parameters switch their condition off).
+macro_rules! inbox_page {
+    ($inbox:literal) => {
+        select_proposals!(
+            "WHERE ", $inbox,
+            " AND (?2 IS NULL OR status = ?2)
+              AND (?3 IS NULL OR (expires_at > ?4) = ?3)
+              AND (?5 IS NULL OR (created_at, id) < (?5, ?6))
+             ORDER BY created_at DESC, id DESC LIMIT ?7"
+        )
+    };
 }
 
 pub(crate) async fn list(
     pool: &SqlitePool,
-    user_id: &str,
+    bank: BankKey<'_>,
     status: Option<ProposalStatus>,
     now: Timestamp,
     cursor: Option<&Cursor>,
     limit: u32,
 ) -> Result<Vec<Proposal>, StoreError> {
-    // One statement for every filter: NULL parameters switch their condition off.
     let (stored, live): (Option<&str>, Option<bool>) = match status {
         None => (None, None),
         Some(ProposalStatus::Pending) => (Some("pending"), Some(true)),
@@ -88,17 +130,14 @@ pub(crate) async fn list(
         Some(ProposalStatus::Accepted) => (Some("accepted"), None),
         Some(ProposalStatus::Rejected) => (Some("rejected"), None),
     };
-    let rows = sqlx::query(
-        "SELECT id, org_id, action, status, content, tags, contexts, memory_id, proposed_by, created_at, expires_at, decided_at,
-                against_content, against_tags
-         FROM proposals
-         WHERE user_id = ?1
-           AND (?2 IS NULL OR status = ?2)
-           AND (?3 IS NULL OR (expires_at > ?4) = ?3)
-           AND (?5 IS NULL OR (created_at, id) < (?5, ?6))
-         ORDER BY created_at DESC, id DESC LIMIT ?7",
-    )
-        .bind(user_id)
+    // Each Inbox walks its own index: a person's `(user_id, status, created_at, id)`, an
+    // org's the partial `(org_id, status, created_at, id) WHERE scope = 'org'`.
+    let sql = match bank {
+        BankKey::Personal(_) => inbox_page!("user_id = ?1 AND scope = 'user'"),
+        BankKey::Team(_) => inbox_page!("org_id = ?1 AND scope = 'org'"),
+    };
+    let rows = sqlx::query(sql)
+        .bind(bank.owner())
         .bind(stored)
         .bind(live)
         .bind(now.unix_ms())
@@ -115,21 +154,23 @@ pub(crate) async fn list(
 /// false when it was not pending any more.
 pub(crate) async fn mark(
     tx: &mut SqliteConnection,
-    user_id: &str,
+    bank: BankKey<'_>,
     id: &str,
     status: &str,
     memory_id: Option<&str>,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
-    let changed = sqlx::query(
+    let changed = sqlx::query(concat!(
         "UPDATE proposals SET status = ?3, decided_at = ?4, memory_id = COALESCE(?5, memory_id)
-         WHERE id = ?1 AND user_id = ?2 AND status = 'pending' AND expires_at > ?4",
-    )
+         WHERE id = ?1 AND status = 'pending' AND expires_at > ?4 AND ",
+        in_inbox!("?6", "?2")
+    ))
     .bind(id)
-    .bind(user_id)
+    .bind(bank.owner())
     .bind(status)
     .bind(now.unix_ms())
     .bind(memory_id)
+    .bind(bank.scope().as_str())
     .execute(&mut *tx)
     .await
     .map_err(db_err)?
@@ -144,7 +185,10 @@ fn from_row(row: &SqliteRow) -> Result<Proposal, StoreError> {
     let action: String = column(row, "action")?;
     let status: String = column(row, "status")?;
     let against_tags: Option<String> = column(row, "against_tags")?;
+    let scope = if column::<String>(row, "scope")? == "org" { Scope::Org } else { Scope::User };
     Ok(Proposal {
+        scope,
+        proposer: if scope == Scope::Org { Some(column(row, "user_id")?) } else { None },
         id: column(row, "id")?,
         action: match action.as_str() {
             "delete" => ProposalAction::Delete,

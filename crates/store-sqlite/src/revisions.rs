@@ -6,7 +6,7 @@ use memory_bank_contract::transfer::ExportedRevision;
 use memory_bank_contract::wire::ConfirmedVia;
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_imported_from, parse_tags};
-use memory_bank_store::{MemoryUpdate, StoreError};
+use memory_bank_store::{BankKey, MemoryUpdate, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{SqliteConnection, SqlitePool};
 
@@ -17,19 +17,20 @@ use crate::rows::{db_err, get, replace_fts_terms};
 /// claim goes with the version it was about: the new one is the person's own.
 pub(crate) async fn update(
     tx: &mut SqliteConnection,
-    user_id: &str,
+    bank: BankKey<'_>,
     id: &str,
     update: &MemoryUpdate,
 ) -> Result<bool, StoreError> {
     let kept = sqlx::query(
         "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, imported_from, created_at, replaced_at)
          SELECT ?1, id, user_id, content, tags, confirmed_via, imported_from, updated_at, ?2 FROM memory
-         WHERE id = ?3 AND user_id = ?4 AND scope = 'user'",
+         WHERE id = ?3 AND user_id = ?4 AND scope = ?5",
     )
     .bind(&update.revision_id)
     .bind(update.updated_at.unix_ms())
     .bind(id)
-    .bind(user_id)
+    .bind(bank.owner())
+    .bind(bank.scope().as_str())
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
@@ -41,7 +42,7 @@ pub(crate) async fn update(
     let tags = update.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     let seq: i64 = sqlx::query_scalar(
         "UPDATE memory SET content = ?1, tags = ?2, search_text = ?3, updated_at = ?4, confirmed_via = ?5, imported_from = NULL
-         WHERE id = ?6 AND user_id = ?7 AND scope = 'user' RETURNING seq",
+         WHERE id = ?6 AND user_id = ?7 AND scope = ?8 RETURNING seq",
     )
     .bind(&update.content)
     .bind(tags)
@@ -49,7 +50,8 @@ pub(crate) async fn update(
     .bind(update.updated_at.unix_ms())
     .bind(update.confirmed_via.map(|v| v.as_str()))
     .bind(id)
-    .bind(user_id)
+    .bind(bank.owner())
+    .bind(bank.scope().as_str())
     .fetch_one(&mut *tx)
     .await
     .map_err(db_err)?;

@@ -43,7 +43,7 @@ pub(crate) async fn import_one(
     };
     let m = import_ids::stored_as(&row.memory, &id, &renames);
     let kind = if exists {
-        crate::delete_in(tx, user_id, &id).await?;
+        crate::delete_in(tx, memory_bank_store::BankKey::Personal(user_id), &id).await?;
         ImportKind::Overwritten
     } else {
         ImportKind::Imported

@@ -286,16 +286,22 @@ impl Bank {
     /// Deletes one of the user's memories. False (never an error) when the id is
     /// malformed, absent, someone else's or org-scoped: callers cannot tell which.
     pub async fn delete(&self, user_id: &str, id: &str) -> Result<bool, StoreError> {
+        self.delete_in(crate::Change::personal(user_id), id).await
+    }
+
+    /// Deletes the memory of `by.bank`, by `by.actor` (a team bank's delete is in its
+    /// org's audit log; the doors check the actor may make it).
+    pub(crate) async fn delete_in(&self, by: crate::Change<'_>, id: &str) -> Result<bool, StoreError> {
         let well_formed = ids::is_valid(MEMORY_PREFIX, id);
-        let deleted = well_formed && self.store.delete_memory(user_id, id).await?;
+        let deleted = well_formed && self.store.delete_memory(by, id, self.clock.now()).await?;
         if deleted {
             if let Some(meaning) = &self.meaning {
-                meaning.forget(user_id, id).await;
+                meaning.forget(by.bank.owner(), id).await;
             }
         }
         // A malformed id is caller text: log that it was malformed, not what it said.
         let logged_id = if well_formed { id } else { "<malformed>" };
-        tracing::info!(user_id, memory_id = logged_id, deleted, "memory.delete");
+        tracing::info!(user_id = by.actor, memory_id = logged_id, deleted, scope = by.bank.scope().as_str(), "memory.delete");
         Ok(deleted)
     }
 

@@ -8,24 +8,33 @@ use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, Revision, Val
 use memory_bank_contract::ids::{self, MEMORY_PREFIX, REVISION_PREFIX};
 use memory_bank_contract::wire::{ConfirmedVia, Memory};
 
-use crate::{terms, Bank, MemoryUpdate, StoreError};
+use crate::{terms, Bank, Change, MemoryUpdate, StoreError};
 
 impl Bank {
     /// Applies `edit` to the user's memory; `None` when there is no such memory for
     /// this user (another user's id included). Editing to what it already says changes
     /// nothing and keeps no revision.
     pub async fn edit(&self, user_id: &str, id: &str, edit: ValidEdit) -> Result<Option<Memory>, StoreError> {
-        let Some(current) = self.memory(user_id, id).await? else { return Ok(None) };
-        let update = version_after(user_id, &current, edit, self.now());
+        self.edit_in(Change::personal(user_id), id, edit).await
+    }
+
+    /// Applies `edit` to the memory of `by.bank`, by `by.actor` (a team bank's edit is in
+    /// its org's audit log; the doors check the actor may make it).
+    pub(crate) async fn edit_in(&self, by: Change<'_>, id: &str, edit: ValidEdit) -> Result<Option<Memory>, StoreError> {
+        let (bank, owner) = (by.bank, by.bank.owner());
+        let Some(current) = self.memory_in(&[bank], id).await? else { return Ok(None) };
+        let update = version_after(owner, &current, edit, self.now());
         if update.content == current.content && update.tags == current.tags {
             return Ok(Some(current));
         }
-        if !self.store().update_memory(user_id, id, &update).await? {
+        if !self.store().update_memory(by, id, &update).await? {
             return Ok(None); // deleted between the two reads
         }
-        tracing::info!(user_id, memory_id = id, revision_id = %update.revision_id, "memory.edit");
-        self.remember_meaning(user_id, id, &update.search_text, &update.content, update.tags.as_deref().unwrap_or_default()).await;
-        self.memory(user_id, id).await
+        tracing::info!(
+            user_id = by.actor, memory_id = id, revision_id = %update.revision_id, scope = bank.scope().as_str(), "memory.edit"
+        );
+        self.remember_meaning(owner, id, &update.search_text, &update.content, update.tags.as_deref().unwrap_or_default()).await;
+        self.memory_in(&[bank], id).await
     }
 
     /// The earlier versions of the user's memory, most recently replaced first; `None`

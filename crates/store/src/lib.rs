@@ -19,6 +19,7 @@ pub mod recall;
 pub mod similar;
 mod store;
 mod team_bank;
+mod team_inbox;
 pub mod stored;
 pub mod teams;
 pub mod terms;
@@ -42,6 +43,8 @@ mod suite_proposals;
 #[cfg(feature = "test-suite")]
 mod suite_similar;
 #[cfg(feature = "test-suite")]
+mod suite_team_inbox;
+#[cfg(feature = "test-suite")]
 mod suite_teams;
 #[cfg(feature = "test-suite")]
 mod suite_transfer;
@@ -57,9 +60,10 @@ pub use search_terms::TermsStatus;
 pub use meaning::{Embed, Meaning};
 pub use meaning::status::MeaningStatus;
 pub use proposals::{Accepted, ProposalError};
+pub use team_inbox::Saved;
 pub use recall::{RecallQuery, RecallRule, Recalled};
 pub use store::{
-    BankKey, Candidate, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    BankKey, Candidate, Change, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };

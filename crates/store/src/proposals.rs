@@ -5,7 +5,7 @@
 
 use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
 use memory_bank_contract::gate::Refused;
-use memory_bank_contract::ids::{self, MEMORY_PREFIX, PROPOSAL_PREFIX};
+use memory_bank_contract::ids::{self, PROPOSAL_PREFIX};
 use memory_bank_contract::limits::{DEFAULT_LIST_LIMIT, MAX_PENDING_PROPOSALS, PROPOSAL_TTL_DAYS};
 use memory_bank_contract::validate::{self, Cursor, ValidProposal};
 use memory_bank_contract::wire::{
@@ -14,8 +14,12 @@ use memory_bank_contract::wire::{
 };
 use memory_bank_contract::{FieldError, Timestamp};
 
+use memory_bank_contract::teams::TeamRefusal;
+use memory_bank_contract::wire::Scope;
+
 use crate::bank::new_memory;
-use crate::store::Decision;
+use crate::store::{BankKey, Change, Decision};
+use crate::tokens::TokenKind;
 use crate::events::{BankEvent, CreatedVia};
 use crate::{terms, Bank, StoreError};
 
@@ -78,11 +82,39 @@ fn as_seen(mut proposal: Proposal, now: Timestamp) -> Proposal {
 }
 
 impl Bank {
-    /// Stores what an agent proposes, pending until the person decides. A delete or an
-    /// edit must name one of the user's memories (else [`ProposalError::MemoryNotFound`])
-    /// and records the version it was made against. At most [`MAX_PENDING_PROPOSALS`]
-    /// wait at once ([`ProposalError::TooMany`]).
+    /// Stores what an agent proposes, pending until the person decides (see
+    /// [`Bank::propose_as`]; an agent is the proposer here).
     pub async fn propose(&self, user_id: &str, org_id: &str, input: ValidProposal) -> Result<Proposal, ProposalError> {
+        self.propose_as(user_id, org_id, input, TokenKind::Agent).await
+    }
+
+    /// Stores what `user_id` (a person, or their agent: `kind`) proposes, pending until
+    /// someone entitled decides: a proposal to their own bank waits in their Inbox, one to
+    /// the active org's team bank (`scope: org`, or an edit or delete of a team memory) in
+    /// the org Inbox for its admins and owners. The org's kill switch stops both, and its
+    /// `agents_may_propose` an agent's team proposal. A delete or an edit must name a
+    /// memory of that bank (else [`ProposalError::MemoryNotFound`]) and records the version
+    /// it was made against. At most [`MAX_PENDING_PROPOSALS`] of one proposer wait in
+    /// one Inbox at once ([`ProposalError::TooMany`]).
+    pub async fn propose_as(&self, user_id: &str, org_id: &str, input: ValidProposal, kind: TokenKind) -> Result<Proposal, ProposalError> {
+        let (_, policy) = self.team_access(user_id, org_id).await?;
+        let to_team = match (input.scope(), &input) {
+            (Some(scope), _) => scope == Scope::Org,
+            (None, ValidProposal::Save { .. }) => false,
+            // An edit or delete goes to the bank holding its memory: the person's own first.
+            (None, ValidProposal::Delete { memory_id, .. } | ValidProposal::Edit { memory_id, .. }) => {
+                self.memory(user_id, memory_id).await?.is_none()
+                    && self.memory_in(&[BankKey::Team(org_id)], memory_id).await?.is_some()
+            }
+        };
+        if to_team && kind == TokenKind::Agent && !policy.agents_may_propose {
+            return Err(StoreError::TeamRefused(TeamRefusal::AgentsMayNotPropose).into());
+        }
+        let by = if to_team { Change::team(org_id, user_id) } else { Change::personal(user_id) };
+        self.propose_in(by, org_id, input).await
+    }
+
+    async fn propose_in(&self, by: Change<'_>, org_id: &str, input: ValidProposal) -> Result<Proposal, ProposalError> {
         let now = self.now();
         let base = |action, content, proposed_by| Proposal {
             id: ids::new_id_at(PROPOSAL_PREFIX, now.unix_ms()),
@@ -99,6 +131,8 @@ impl Bank {
             decided_at: None,
             similar: Vec::new(),
             proposed_against: None,
+            scope: by.bank.scope(),
+            proposer: matches!(by.bank, BankKey::Team(_)).then(|| by.actor.to_owned()),
             memory_now: None,
         };
         let proposal = match input {
@@ -112,12 +146,7 @@ impl Bank {
                 ..base(ProposalAction::Save, save.content, proposed_by)
             },
             ValidProposal::Delete { memory_id, proposed_by, .. } => {
-                let found = if ids::is_valid(MEMORY_PREFIX, &memory_id) {
-                    self.store().memories_by_ids(crate::BankKey::Personal(user_id), std::slice::from_ref(&memory_id)).await?.pop()
-                } else {
-                    None
-                };
-                let memory = found.ok_or(ProposalError::MemoryNotFound)?;
+                let memory = self.memory_in(&[by.bank], &memory_id).await?.ok_or(ProposalError::MemoryNotFound)?;
                 Proposal {
                     memory_id: Some(memory.id.clone()),
                     tags: memory.tags.clone(),
@@ -128,7 +157,7 @@ impl Bank {
             // The proposal holds the whole new version: the new sentence (or the current
             // one when only tags change) and the new tags (or the current ones).
             ValidProposal::Edit { memory_id, edit, proposed_by, .. } => {
-                let memory = self.memory(user_id, &memory_id).await?.ok_or(ProposalError::MemoryNotFound)?;
+                let memory = self.memory_in(&[by.bank], &memory_id).await?.ok_or(ProposalError::MemoryNotFound)?;
                 let tags = match edit.tags {
                     Some(tags) if tags.is_empty() => None,
                     Some(tags) => Some(tags),
@@ -144,26 +173,30 @@ impl Bank {
                 }
             }
         };
-        if !self.store().insert_proposal(user_id, &proposal, MAX_PENDING_PROPOSALS).await? {
-            tracing::info!(user_id, limit = MAX_PENDING_PROPOSALS, "proposal.too_many");
+        if !self.store().insert_proposal(by, &proposal, MAX_PENDING_PROPOSALS).await? {
+            tracing::info!(user_id = by.actor, limit = MAX_PENDING_PROPOSALS, "proposal.too_many");
             return Err(ProposalError::TooMany { limit: MAX_PENDING_PROPOSALS });
         }
-        tracing::info!(user_id, proposal_id = %proposal.id, action = proposal.action.as_str(), "proposal.create");
+        tracing::info!(
+            user_id = by.actor, proposal_id = %proposal.id, action = proposal.action.as_str(),
+            scope = by.bank.scope().as_str(), "proposal.create"
+        );
         self.record(BankEvent::ProposalCreated);
-        self.as_it_stands(user_id, proposal).await
+        self.as_it_stands(by.bank, proposal).await
     }
 
-    /// A pending proposal as it stands now: a save or edit with the memories worded like
-    /// it, an edit or delete with its memory's words when they changed since.
-    async fn as_it_stands(&self, user_id: &str, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
+    /// A pending proposal as it stands now: a save or edit to a person's bank with the
+    /// memories worded like it (a team bank gets no such hint yet), an edit or delete
+    /// with its memory's words when they changed since.
+    async fn as_it_stands(&self, bank: BankKey<'_>, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
         if proposal.status != ProposalStatus::Pending {
             return Ok(proposal);
         }
-        if proposal.action != ProposalAction::Delete {
+        if let (BankKey::Personal(user_id), false) = (bank, proposal.action == ProposalAction::Delete) {
             proposal.similar = self.similar(user_id, &proposal.content, proposal.memory_id.as_deref()).await?;
         }
         if let (Some(against), Some(id)) = (&proposal.proposed_against, &proposal.memory_id) {
-            if let Some(memory) = self.memory(user_id, id).await? {
+            if let Some(memory) = self.memory_in(&[bank], id).await? {
                 let now = version_of(&memory);
                 proposal.memory_now = (now != *against).then_some(now);
             }
@@ -171,16 +204,22 @@ impl Bank {
         Ok(proposal)
     }
 
-    /// The user's proposal as it stands now.
+    /// The proposal in the user's own Inbox, as it stands now.
     pub async fn proposal(&self, user_id: &str, id: &str) -> Result<Proposal, ProposalError> {
+        self.proposal_in(BankKey::Personal(user_id), id).await
+    }
+
+    /// The proposal in the Inbox of `bank` (a person's own, or an org's), as it stands now.
+    pub(crate) async fn proposal_in(&self, bank: BankKey<'_>, id: &str) -> Result<Proposal, ProposalError> {
         if !ids::is_valid(PROPOSAL_PREFIX, id) {
             return Err(ProposalError::NotFound);
         }
-        let found = self.store().proposal(user_id, id).await?.ok_or(ProposalError::NotFound)?;
-        self.as_it_stands(user_id, as_seen(found, self.now())).await
+        let found = self.store().proposal(bank, id).await?.ok_or(ProposalError::NotFound)?;
+        self.as_it_stands(bank, as_seen(found, self.now())).await
     }
 
-    /// The user's proposals with `status` (all when `None`), newest first, paged.
+    /// The proposals in the user's own Inbox with `status` (all when `None`), newest
+    /// first, paged.
     pub async fn list_proposals(
         &self,
         user_id: &str,
@@ -188,9 +227,20 @@ impl Bank {
         limit: Option<u32>,
         cursor: Option<&Cursor>,
     ) -> Result<ProposalListResponse, StoreError> {
+        self.list_inbox(BankKey::Personal(user_id), status, limit, cursor).await
+    }
+
+    /// The proposals in the Inbox of `bank`, newest first, paged.
+    pub(crate) async fn list_inbox(
+        &self,
+        bank: BankKey<'_>,
+        status: Option<ProposalStatus>,
+        limit: Option<u32>,
+        cursor: Option<&Cursor>,
+    ) -> Result<ProposalListResponse, StoreError> {
         let limit = limit.unwrap_or(DEFAULT_LIST_LIMIT);
         let now = self.now();
-        let mut proposals = self.store().list_proposals(user_id, status, now, cursor, limit + 1).await?;
+        let mut proposals = self.store().list_proposals(bank, status, now, cursor, limit + 1).await?;
         let more = proposals.len() > limit as usize;
         proposals.truncate(limit as usize);
         let next_cursor = more
@@ -199,7 +249,7 @@ impl Bank {
             .map(|p| Cursor { created_at_ms: p.created_at.unix_ms(), id: p.id.clone() }.encode());
         let mut seen = Vec::with_capacity(proposals.len());
         for proposal in proposals {
-            match self.as_it_stands(user_id, as_seen(proposal, now)).await {
+            match self.as_it_stands(bank, as_seen(proposal, now)).await {
                 Ok(proposal) => seen.push(proposal),
                 Err(ProposalError::Store(e)) => return Err(e),
                 Err(other) => return Err(StoreError::Database(other.to_string())),
@@ -215,7 +265,14 @@ impl Bank {
     /// delete whose memory changed since it was proposed, unless the person accepted it
     /// over the version there now ([`ProposalError::MemoryChanged`]).
     pub async fn accept_proposal(&self, user_id: &str, id: &str, edits: AcceptProposalRequest) -> Result<Accepted, ProposalError> {
-        let proposal = self.proposal(user_id, id).await?;
+        self.accept_in(Change::personal(user_id), id, edits).await
+    }
+
+    /// Accepts the proposal in the Inbox of `by.bank`, by `by.actor` (the doors check
+    /// they may: the owner of a personal Inbox, an org's admin or owner for its Inbox).
+    pub(crate) async fn accept_in(&self, by: Change<'_>, id: &str, edits: AcceptProposalRequest) -> Result<Accepted, ProposalError> {
+        let (bank, owner) = (by.bank, by.bank.owner());
+        let proposal = self.proposal_in(bank, id).await?;
         if proposal.status != ProposalStatus::Pending {
             return Err(ProposalError::NotPending(proposal.status));
         }
@@ -236,16 +293,16 @@ impl Bank {
                          leave it out to save a new memory",
                     )])));
                 }
-                let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
+                let current = self.memory_in(&[bank], &target).await?.ok_or(ProposalError::MemoryNotFound)?;
                 let change = EditMemoryRequest {
                     content: Some(edits.content.unwrap_or_else(|| proposal.content.clone())),
                     tags: edits.tags.or_else(|| proposal.tags.clone()).or_else(|| current.tags.clone()),
                     confirmed_via: Some(via),
                 };
                 let change = validate_edit(change).map_err(ProposalError::Refused)?;
-                let update = crate::edits::version_after(user_id, &current, change, now);
-                let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
-                (accepted, self.memory(user_id, &target).await?)
+                let update = crate::edits::version_after(owner, &current, change, now);
+                let accepted = self.store().accept_proposal(by, id, Decision::Edit(&target, &update), now).await?;
+                (accepted, self.memory_in(&[bank], &target).await?)
             }
             ProposalAction::Save => {
                 let draft = SaveMemoryRequest {
@@ -256,19 +313,31 @@ impl Bank {
                     scope: None,
                 };
                 let (save, _via) = validate::merge_accept(draft, edits).map_err(ProposalError::Refused)?;
-                self.check_quota(user_id, 1).await.map_err(ProposalError::Store)?;
-                let memory = new_memory(user_id, &proposal.org_id, save, now, proposal.proposed_by.clone());
-                let accepted = self.store().accept_proposal(user_id, id, Decision::Save(&memory), now).await?;
+                let memory = match bank {
+                    BankKey::Personal(user_id) => {
+                        self.check_quota(user_id, 1).await?;
+                        new_memory(user_id, &proposal.org_id, save, now, proposal.proposed_by.clone())
+                    }
+                    BankKey::Team(org_id) => {
+                        self.check_team_quota(org_id).await?;
+                        let mut memory = new_memory(org_id, org_id, save, now, proposal.proposed_by.clone());
+                        memory.scope = Scope::Org;
+                        memory.saved_by = proposal.proposer.clone();
+                        memory.confirmed_by = Some(by.actor.to_owned());
+                        memory
+                    }
+                };
+                let accepted = self.store().accept_proposal(by, id, Decision::Save(&memory), now).await?;
                 (accepted, Some(memory.to_memory()))
             }
             ProposalAction::Delete => {
                 let target = proposal.memory_id.clone().unwrap_or_default();
                 unchanged_or_seen(&proposal, edits.memory_now.as_ref())?;
-                (self.store().accept_proposal(user_id, id, Decision::Delete(&target), now).await?, None)
+                (self.store().accept_proposal(by, id, Decision::Delete(&target), now).await?, None)
             }
             ProposalAction::Edit => {
                 let target = proposal.memory_id.clone().unwrap_or_default();
-                let current = self.memory(user_id, &target).await?.ok_or(ProposalError::MemoryNotFound)?;
+                let current = self.memory_in(&[bank], &target).await?.ok_or(ProposalError::MemoryNotFound)?;
                 unchanged_or_seen(&proposal, edits.memory_now.as_ref())?;
                 // The person's edits over the agent's proposal, checked like any edit.
                 let change = EditMemoryRequest {
@@ -277,16 +346,16 @@ impl Bank {
                     confirmed_via: Some(via),
                 };
                 let change = validate_edit(change).map_err(ProposalError::Refused)?;
-                let update = crate::edits::version_after(user_id, &current, change, now);
-                let accepted = self.store().accept_proposal(user_id, id, Decision::Edit(&target, &update), now).await?;
-                (accepted, self.memory(user_id, &target).await?)
+                let update = crate::edits::version_after(owner, &current, change, now);
+                let accepted = self.store().accept_proposal(by, id, Decision::Edit(&target, &update), now).await?;
+                (accepted, self.memory_in(&[bank], &target).await?)
             }
         };
-        let proposal = self.proposal(user_id, id).await?;
+        let proposal = self.proposal_in(bank, id).await?;
         if !accepted {
             return Err(ProposalError::NotPending(proposal.status));
         }
-        tracing::info!(user_id, proposal_id = id, action = proposal.action.as_str(), "proposal.accept");
+        tracing::info!(user_id = by.actor, proposal_id = id, action = proposal.action.as_str(), scope = bank.scope().as_str(), "proposal.accept");
         self.record(BankEvent::ProposalAccepted);
         if created {
             self.record(BankEvent::MemoriesCreated { via: CreatedVia::Proposal, count: 1 });
@@ -295,34 +364,40 @@ impl Bank {
             Some(m) => {
                 // The terms the store wrote, derived again by the one rule (the guard of the vector's write).
                 let tags = m.tags.as_deref().unwrap_or_default();
-                let search_text = terms::memory_index_text(user_id, &m.content, tags, m.contexts.iter().map(|c| c.snippet.as_str()));
-                self.remember_meaning(user_id, &m.id, &search_text, &m.content, tags).await;
+                let search_text = terms::memory_index_text(owner, &m.content, tags, m.contexts.iter().map(|c| c.snippet.as_str()));
+                self.remember_meaning(owner, &m.id, &search_text, &m.content, tags).await;
             }
             None => {
                 if let (Some(meaning), Some(target)) = (self.meaning(), proposal.memory_id.as_deref()) {
-                    meaning.forget(user_id, target).await;
+                    meaning.forget(owner, target).await;
                 }
             }
         }
-        let similar = match &memory {
-            Some(memory) => self.similar(user_id, &memory.content, Some(&memory.id)).await?,
-            None => Vec::new(),
+        let similar = match (&memory, bank) {
+            (Some(memory), BankKey::Personal(user_id)) => self.similar(user_id, &memory.content, Some(&memory.id)).await?,
+            _ => Vec::new(),
         };
         Ok(Accepted { proposal, memory, similar })
     }
 
     /// The person rejects: nothing is saved or deleted.
     pub async fn reject_proposal(&self, user_id: &str, id: &str) -> Result<Proposal, ProposalError> {
-        let proposal = self.proposal(user_id, id).await?;
+        self.reject_in(Change::personal(user_id), id).await
+    }
+
+    /// Rejects the proposal in the Inbox of `by.bank`, by `by.actor` (checked by the doors
+    /// as for [`Bank::accept_in`]).
+    pub(crate) async fn reject_in(&self, by: Change<'_>, id: &str) -> Result<Proposal, ProposalError> {
+        let proposal = self.proposal_in(by.bank, id).await?;
         if proposal.status != ProposalStatus::Pending {
             return Err(ProposalError::NotPending(proposal.status));
         }
-        let rejected = self.store().reject_proposal(user_id, id, self.now()).await?;
-        let proposal = self.proposal(user_id, id).await?;
+        let rejected = self.store().reject_proposal(by, id, self.now()).await?;
+        let proposal = self.proposal_in(by.bank, id).await?;
         if !rejected {
             return Err(ProposalError::NotPending(proposal.status));
         }
-        tracing::info!(user_id, proposal_id = id, "proposal.reject");
+        tracing::info!(user_id = by.actor, proposal_id = id, scope = by.bank.scope().as_str(), "proposal.reject");
         self.record(BankEvent::ProposalRejected);
         Ok(proposal)
     }

@@ -43,6 +43,30 @@ impl<'a> BankKey<'a> {
     }
 }
 
+/// Who changes which bank: every write to a memory or a proposal names both, so a team
+/// bank's change is written to its org's audit log, by its actor, in the change's own
+/// transaction (the store does it; no caller can forget it). In a personal bank the actor
+/// is its owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Change<'a> {
+    /// The bank changed (or, for a proposal, the Inbox it waits in).
+    pub bank: BankKey<'a>,
+    /// The person changing it: the owner, an org's admin, or the member proposing.
+    pub actor: &'a str,
+}
+
+impl<'a> Change<'a> {
+    /// The owner changing their own bank.
+    pub fn personal(user_id: &'a str) -> Change<'a> {
+        Change { bank: BankKey::Personal(user_id), actor: user_id }
+    }
+
+    /// `actor` changing the org's team bank.
+    pub fn team(org_id: &'a str, actor: &'a str) -> Change<'a> {
+        Change { bank: BankKey::Team(org_id), actor }
+    }
+}
+
 /// A memory ready to insert: ids, timestamp and search terms already decided.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewMemory {
@@ -211,6 +235,18 @@ pub enum Decision<'a> {
     /// Writes this new version of the caller's memory with this id (keeping the old one
     /// as a revision), if it still exists.
     Edit(&'a str, &'a MemoryUpdate),
+}
+
+impl Decision<'_> {
+    /// The memory the accepted proposal records: the one saved, or the one a save
+    /// accepted as an edit rewrote (a delete records none: its memory is gone).
+    pub fn memory_id(&self) -> Option<&str> {
+        match self {
+            Decision::Save(memory) => Some(memory.id.as_str()),
+            Decision::Edit(memory_id, _) => Some(memory_id),
+            Decision::Delete(_) => None,
+        }
+    }
 }
 
 /// A full-text match before ranking.
@@ -503,16 +539,15 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// The bank's memories with these ids, with contexts, any order.
     async fn memories_by_ids(&self, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Memory>, StoreError>;
 
-    /// Deletes the user's `scope = 'user'` memory, its contexts and its revisions in one
-    /// transaction.
-    /// False when there is no such row for this user.
-    async fn delete_memory(&self, user_id: &str, id: &str) -> Result<bool, StoreError>;
+    /// Deletes the bank's memory, its contexts and its revisions in one transaction (a
+    /// team bank's with its `deleted` audit line). False when the bank has no such row.
+    async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError>;
 
-    /// In one transaction: keeps the user's `scope = 'user'` memory as it is now as a
-    /// revision (its content, tags, `updated_at` as `created_at`, confirmation), then
-    /// writes `update` to the row and its full-text entry. False (nothing changed) when
-    /// there is no such memory for this user.
-    async fn update_memory(&self, user_id: &str, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError>;
+    /// In one transaction: keeps the bank's memory as it is now as a revision (its
+    /// content, tags, `updated_at` as `created_at`, confirmation), then writes `update`
+    /// to the row and its full-text entry (a team bank's with its `edited` audit line).
+    /// False (nothing changed) when the bank has no such memory.
+    async fn update_memory(&self, by: Change<'_>, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError>;
 
     /// The user's revisions of these memories, by memory then most recently replaced
     /// first, each with the claim of its import file if it was imported.
@@ -544,33 +579,39 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError>;
 
     /// Stores a new proposal (its `status` is `pending`), with what it was proposed
-    /// against, unless the user already has `max_pending` proposals pending and not
-    /// expired at its `created_at`: false then, and nothing is stored. The count and the
-    /// insert are one atomic step, so parallel proposals cannot pass the cap.
-    async fn insert_proposal(&self, user_id: &str, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError>;
+    /// against, in the Inbox of `by.bank` (the person's own, or the org's for a team
+    /// bank, with its `proposed` audit line), unless `by.actor` already has `max_pending`
+    /// proposals pending there and not expired at its `created_at`: false then, and
+    /// nothing is stored. The count and the insert are one atomic step, so parallel
+    /// proposals cannot pass the cap.
+    async fn insert_proposal(&self, by: Change<'_>, proposal: &Proposal, max_pending: u32) -> Result<bool, StoreError>;
 
-    /// The user's proposal with this id, with its stored status (`pending` even past
-    /// `expires_at`: the caller decides what expired means at its `now`).
-    async fn proposal(&self, user_id: &str, id: &str) -> Result<Option<Proposal>, StoreError>;
+    /// The proposal with this id in the Inbox of `bank` (a person's own, or an org's),
+    /// with its stored status (`pending` even past `expires_at`: the caller decides what
+    /// expired means at its `now`).
+    async fn proposal(&self, bank: BankKey<'_>, id: &str) -> Result<Option<Proposal>, StoreError>;
 
-    /// The user's proposals, newest first, strictly after `cursor`, at most `limit`.
-    /// `Pending` means pending and not expired at `now`; `Expired` pending and expired.
+    /// The proposals in the Inbox of `bank`, newest first, strictly after `cursor`, at
+    /// most `limit`. `Pending` means pending and not expired at `now`; `Expired` pending
+    /// and expired.
     async fn list_proposals(
         &self,
-        user_id: &str,
+        bank: BankKey<'_>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<Proposal>, StoreError>;
 
-    /// In one transaction: marks the user's proposal accepted if it is pending and not
-    /// expired at `now`, then carries out `decision`. False (and nothing changed) when
-    /// it is not pending any more.
-    async fn accept_proposal(&self, user_id: &str, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError>;
+    /// In one transaction: marks the proposal in the Inbox of `by.bank` accepted if it is
+    /// pending and not expired at `now`, then carries out `decision` on that bank (a team
+    /// bank's with the `accepted` audit line and the change's own). False (and nothing
+    /// changed) when it is not pending any more.
+    async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError>;
 
-    /// Marks the user's proposal rejected if it is pending and not expired at `now`.
-    async fn reject_proposal(&self, user_id: &str, id: &str, now: Timestamp) -> Result<bool, StoreError>;
+    /// Marks the proposal in the Inbox of `by.bank` rejected if it is pending and not
+    /// expired at `now` (a team bank's with its `rejected` audit line).
+    async fn reject_proposal(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError>;
 
     /// How many proposals, of every user, are pending and not expired at `now` (the
     /// `proposals_pending` gauge of `serve --metrics`). Reads the `(status, expires_at)`

@@ -94,7 +94,9 @@ macro_rules! store_suite {
             older_terms_are_rewritten_resumably_from_the_memories_text,
             roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
             org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy,
-            team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank);
+            team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank,
+            team_proposals_wait_in_the_org_inbox_for_an_admin, team_edits_and_deletes_go_through_an_admin_or_the_org_inbox,
+            org_policy_governs_team_proposals);
     };
     (@cases $make:expr; $($case:ident),* $(,)?) => {
         $(
@@ -152,6 +154,7 @@ pub use crate::suite_edits::*;
 pub use crate::suite_offboarding::*;
 pub use crate::suite_proposals::*;
 pub use crate::suite_similar::*;
+pub use crate::suite_team_inbox::*;
 pub use crate::suite_teams::*;
 pub use crate::suite_transfer::*;
 pub use crate::suite_word_forms::*;

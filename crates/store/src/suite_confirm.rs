@@ -115,7 +115,7 @@ pub async fn the_person_s_words_on_accept_and_restore_pass_the_gate(f: &dyn Fixt
     );
     old.content = format!("the deploy key is {key}");
     let written: &MemoryUpdate = &old;
-    assert!(w.bank.store().update_memory(&w.alice, &tabs.id, written).await.unwrap());
+    assert!(w.bank.store().update_memory(crate::Change::personal(&w.alice), &tabs.id, written).await.unwrap());
     w.clock.advance(1_000);
     let clean = memory_bank_contract::edit::validate_edit(memory_bank_contract::edit::EditMemoryRequest {
         content: Some("I use tabs, always".into()),

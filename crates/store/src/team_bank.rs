@@ -40,6 +40,23 @@ impl Bank {
         })
     }
 
+    /// Refuses one more team memory past the org's own cap (`QuotaExceeded`).
+    pub(crate) async fn check_team_quota(&self, org_id: &str) -> Result<(), StoreError> {
+        let policy = self.store().org_policy(org_id).await?;
+        self.within_team_quota(org_id, &policy).await
+    }
+
+    async fn within_team_quota(&self, org_id: &str, policy: &OrgPolicy) -> Result<(), StoreError> {
+        let Some(limit) = policy.max_memories else { return Ok(()) };
+        let have = self.store().count_memories(BankKey::Team(org_id)).await?;
+        if have >= limit {
+            tracing::info!(org_id, have, limit, "team.quota_exceeded");
+            self.record(BankEvent::QuotaRefused { count: 1 });
+            return Err(StoreError::QuotaExceeded { limit });
+        }
+        Ok(())
+    }
+
     /// Saves a validated memory straight into the org's team bank: only an admin or
     /// owner may (a person; the doors refuse agent tokens before this), and the org's
     /// own cap applies. The memory records who saved and confirmed it (the admin), and
@@ -49,14 +66,7 @@ impl Bank {
         if !role.may_confirm_team() {
             return Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin));
         }
-        if let Some(limit) = policy.max_memories {
-            let have = self.store().count_memories(BankKey::Team(org_id)).await?;
-            if have >= limit {
-                tracing::info!(org_id, have, limit, "team.quota_exceeded");
-                self.record(BankEvent::QuotaRefused { count: 1 });
-                return Err(StoreError::QuotaExceeded { limit });
-            }
-        }
+        self.within_team_quota(org_id, &policy).await?;
         let mut memory = crate::bank::new_memory(org_id, org_id, input, self.now(), None);
         memory.scope = Scope::Org;
         memory.saved_by = Some(actor.to_owned());

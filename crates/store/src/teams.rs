@@ -29,8 +29,43 @@ pub fn saved_entry(memory: &crate::NewMemory) -> Option<NewAuditEntry> {
         action: AuditAction::Saved,
         memory_id: Some(memory.id.clone()),
         proposal_id: None,
-        content_chars: Some(u32::try_from(memory.content.chars().count()).unwrap_or(u32::MAX)),
+        content_chars: Some(chars(&memory.content)),
     })
+}
+
+/// The audit line of a change to a team bank, by its actor; `None` for a personal bank,
+/// which no org's log records. Every store writes it in the change's own transaction.
+pub fn change_entry(
+    by: crate::Change<'_>,
+    action: AuditAction,
+    at: Timestamp,
+    memory_id: Option<&str>,
+    proposal_id: Option<&str>,
+    content_chars: Option<u32>,
+) -> Option<NewAuditEntry> {
+    let crate::BankKey::Team(org_id) = by.bank else { return None };
+    Some(NewAuditEntry {
+        org_id: org_id.to_owned(),
+        at,
+        actor_id: by.actor.to_owned(),
+        action,
+        memory_id: memory_id.map(str::to_owned),
+        proposal_id: proposal_id.map(str::to_owned),
+        content_chars,
+    })
+}
+
+/// The `proposed` line of a proposal to a team bank (`None` for a personal one): its
+/// proposer, the proposal, the memory an edit or delete names, the proposed sentence's
+/// length.
+pub fn proposed_entry(by: crate::Change<'_>, proposal: &memory_bank_contract::wire::Proposal) -> Option<NewAuditEntry> {
+    let chars = chars(&proposal.content);
+    change_entry(by, AuditAction::Proposed, proposal.created_at, proposal.memory_id.as_deref(), Some(&proposal.id), Some(chars))
+}
+
+/// A sentence's length in characters, as the audit log records it.
+pub fn chars(text: &str) -> u32 {
+    u32::try_from(text.chars().count()).unwrap_or(u32::MAX)
 }
 
 /// The refusal for a change that would leave an org without an owner.
