@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use memory_bank_contract::gate::Refused;
-use memory_bank_contract::teams::{BankScope, TeamRefusal};
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::validate;
 use memory_bank_contract::wire::{
     AcceptProposalRequest, ListResponse, Memory, Proposal, ProposalResponse, ProposeRequest, SearchResult,
@@ -151,14 +151,7 @@ fn store_error(err: StoreError) -> AccessError {
         StoreError::Invalid(_) => ErrorCode::InvalidRequest,
         StoreError::Refused(ref refused) => return refused_error(refused),
         // The org's own words: its policy or the caller's role (the HTTP routes' codes).
-        StoreError::TeamRefused(refusal) => {
-            let code = match refusal {
-                TeamRefusal::NeedsAdmin => ErrorCode::OrgRoleRequired,
-                TeamRefusal::OrgMemoryDisabled => ErrorCode::OrgMemoryDisabled,
-                TeamRefusal::AgentsMayNotPropose => ErrorCode::OrgAgentsMayNotPropose,
-            };
-            return AccessError::new(code, refusal.describe());
-        }
+        StoreError::TeamRefused(refusal) => return AccessError::new(refusal.code(), refusal.describe()),
         StoreError::NotFound(ref what) if what.starts_with("org ") => ErrorCode::OrganizationNotFound,
         _ => ErrorCode::Internal,
     };

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+mod orgs;
+
 use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::transfer::{ImportReport, OnConflict};
@@ -87,7 +89,7 @@ fn describe(status: u16, body: &ErrorBody) -> String {
             format!("invalid request (400): {}", details.join("; "))
         }
         // The service says why and what to do in the details (TeamRefusal::describe).
-        ErrorCode::OrgRoleRequired | ErrorCode::OrgMemoryDisabled | ErrorCode::OrgAgentsMayNotPropose => {
+        ErrorCode::OrgRoleRequired | ErrorCode::OrgMemoryDisabled | ErrorCode::OrgAgentsMayNotPropose | ErrorCode::OrgNeedsOwner => {
             let why = body.details.first().map(|d| d.message.as_str()).unwrap_or("the org's policy or your role does not allow it");
             format!("refused by the org ({status} {}): {why}", body.error)
         }

@@ -35,6 +35,11 @@ pub enum ErrorCode {
     OrgMemoryDisabled,
     /// The org does not let agents propose to its team bank (403).
     OrgAgentsMayNotPropose,
+    /// The user is not a member of the org (404).
+    MemberNotFound,
+    /// The change would leave the org without an owner; make another member an owner
+    /// first (409). Nothing changed.
+    OrgNeedsOwner,
     /// The request failed validation; `details` says where (400).
     InvalidRequest,
     /// A field looks like it holds a secret (an API key, a token, a password);
@@ -117,6 +122,8 @@ impl ErrorCode {
             ErrorCode::OrgRoleRequired => "org_role_required",
             ErrorCode::OrgMemoryDisabled => "org_memory_disabled",
             ErrorCode::OrgAgentsMayNotPropose => "org_agents_may_not_propose",
+            ErrorCode::MemberNotFound => "member_not_found",
+            ErrorCode::OrgNeedsOwner => "org_needs_owner",
             ErrorCode::InvalidRequest => "invalid_request",
             ErrorCode::LooksLikeSecret => "looks_like_secret",
             ErrorCode::QuotaExceeded => "quota_exceeded",
@@ -230,6 +237,7 @@ mod tests {
             ErrorCode::NoAccount, ErrorCode::SessionNotFound, ErrorCode::NoMessages, ErrorCode::NoOpenSession,
             ErrorCode::Index, ErrorCode::AgentConfig, ErrorCode::AgentConfigChanged, ErrorCode::CliNotFound,
             ErrorCode::OrgRoleRequired, ErrorCode::OrgMemoryDisabled, ErrorCode::OrgAgentsMayNotPropose,
+            ErrorCode::MemberNotFound, ErrorCode::OrgNeedsOwner,
         ];
         for code in every {
             assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());

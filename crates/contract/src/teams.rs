@@ -55,6 +55,9 @@ pub enum TeamRefusal {
     OrgMemoryDisabled,
     /// The org does not let its members' agents propose to the team bank.
     AgentsMayNotPropose,
+    /// Changing the org's policy, or making someone an owner or changing an owner's role,
+    /// needs an owner.
+    NeedsOwner,
 }
 
 impl TeamRefusal {
@@ -64,6 +67,16 @@ impl TeamRefusal {
             TeamRefusal::NeedsAdmin => "only the org's admins and owners can do this to its team memories; propose it instead, or ask an admin",
             TeamRefusal::OrgMemoryDisabled => "this org has turned memory off; an owner can turn it on again (`memory-bank admin org policy --memory on`)",
             TeamRefusal::AgentsMayNotPropose => "this org does not let agents propose team memories; propose it yourself, or ask an owner to allow it",
+            TeamRefusal::NeedsOwner => "only the org's owners can change its policy or an owner's role, or make someone an owner; ask an owner",
+        }
+    }
+
+    /// The error code every door answers with.
+    pub fn code(self) -> crate::ErrorCode {
+        match self {
+            TeamRefusal::NeedsAdmin | TeamRefusal::NeedsOwner => crate::ErrorCode::OrgRoleRequired,
+            TeamRefusal::OrgMemoryDisabled => crate::ErrorCode::OrgMemoryDisabled,
+            TeamRefusal::AgentsMayNotPropose => crate::ErrorCode::OrgAgentsMayNotPropose,
         }
     }
 }
@@ -256,6 +269,26 @@ pub struct NewAuditEntry {
     pub proposal_id: Option<String>,
     /// Characters in the sentence concerned.
     pub content_chars: Option<u32>,
+}
+
+/// `GET /v1/orgs/{id}/members`: the org's members, owners first, and the caller's own role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OrgMembersResponse {
+    /// Owners first, then admins, then members, each by email.
+    pub members: Vec<OrgMember>,
+    /// The caller's role: what the Settings page lets them change.
+    pub your_role: Role,
+}
+
+/// Body of `PUT /v1/orgs/{id}/members/{userId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeRoleRequest {
+    /// `owner`, `admin` or `member`.
+    pub role: Role,
 }
 
 /// A member of an org, as its admins see the list.

@@ -6,7 +6,6 @@ use axum::Json;
 use memory_bank_contract::{ErrorBody, ErrorCode, FieldError};
 use memory_bank_contract::gate::Refused;
 use memory_bank_contract::wire::{MemoryVersion, ProposalStatus};
-use memory_bank_contract::teams::TeamRefusal;
 use memory_bank_store::{ProposalError, StoreError};
 
 /// Everything a handler can fail with. Converted to a response in one place.
@@ -61,6 +60,8 @@ pub enum ApiError {
     MetricsNeedToken,
     /// 500: a fault in the service itself (a handler panicked).
     Internal,
+    /// 404: the user is not a member of the org.
+    MemberNotFound,
     /// 429: this token sent more requests than the limit; retry after this many seconds.
     RateLimited {
         /// Whole seconds until the next request is allowed (at least 1).
@@ -235,13 +236,10 @@ impl IntoResponse for ApiError {
                 return (StatusCode::TOO_MANY_REQUESTS, headers, Json(ErrorBody::code(ErrorCode::RateLimited))).into_response();
             }
             ApiError::Store(StoreError::TeamRefused(refusal)) => {
-                let code = match refusal {
-                    TeamRefusal::NeedsAdmin => ErrorCode::OrgRoleRequired,
-                    TeamRefusal::OrgMemoryDisabled => ErrorCode::OrgMemoryDisabled,
-                    TeamRefusal::AgentsMayNotPropose => ErrorCode::OrgAgentsMayNotPropose,
-                };
-                (StatusCode::FORBIDDEN, code, vec![FieldError::new("orgId", refusal.describe())])
+                (StatusCode::FORBIDDEN, refusal.code(), vec![FieldError::new("orgId", refusal.describe())])
             }
+            ApiError::Store(StoreError::Conflict(why)) => (StatusCode::CONFLICT, ErrorCode::OrgNeedsOwner, vec![FieldError::new("role", why)]),
+            ApiError::MemberNotFound => (StatusCode::NOT_FOUND, ErrorCode::MemberNotFound, vec![]),
             ApiError::Store(err) => match err {
                 StoreError::Unavailable(_) | StoreError::Contended(_) | StoreError::SearchIndexMissing { .. } => {
                     tracing::error!(error = %err, "storage unavailable");

@@ -18,6 +18,7 @@ pub mod metrics;
 mod proposal_routes;
 mod rate_limit;
 mod routes;
+mod org_routes;
 mod team_routes;
 mod transfer_routes;
 pub mod transport;
@@ -28,7 +29,7 @@ use std::time::Instant;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use memory_bank_contract::limits::MAX_BODY_BYTES;
 use memory_bank_store::Bank;
@@ -75,7 +76,9 @@ pub struct AppState {
         edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
         transfer_routes::export, transfer_routes::import,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
-        proposal_routes::accept_proposal, proposal_routes::reject_proposal, team_routes::org_audit, routes::me, routes::healthz
+        proposal_routes::accept_proposal, proposal_routes::reject_proposal, team_routes::org_audit,
+        org_routes::org_members, org_routes::put_org_member, org_routes::delete_org_member, org_routes::get_org_policy,
+        org_routes::put_org_policy, routes::me, routes::healthz
     ),
     modifiers(&BearerAuth),
     tags((name = "Memory", description = "The caller's memories"))
@@ -121,6 +124,9 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .route("/v1/proposals/{id}/accept", post(proposal_routes::accept_proposal))
         .route("/v1/proposals/{id}/reject", post(proposal_routes::reject_proposal))
         .route("/v1/orgs/{id}/audit", get(team_routes::org_audit))
+        .route("/v1/orgs/{id}/members", get(org_routes::org_members))
+        .route("/v1/orgs/{id}/members/{user_id}", put(org_routes::put_org_member).delete(org_routes::delete_org_member))
+        .route("/v1/orgs/{id}/policy", get(org_routes::get_org_policy).put(org_routes::put_org_policy))
         .route("/v1/me", get(routes::me))
         .route("/healthz", get(routes::healthz))
         .route("/v1/openapi.json", get(|| async { Json(ApiDoc::openapi()) }))

@@ -341,3 +341,75 @@ async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
     let text = log.to_string();
     assert!(!text.contains("VPN") && !text.contains("Invoices"), "ids and lengths only: {text}");
 }
+
+/// The owners' page over HTTP: members are listed for admins and owners with the
+/// caller's role; owners change any role and the policy, admins move people between
+/// member and admin only, members neither; the org keeps an owner; agent tokens change
+/// nothing; outsiders get the 404 of an unknown org; a removed member stops at once.
+#[tokio::test]
+async fn owners_and_admins_manage_members_and_owners_alone_the_policy() {
+    let s = Service::start().await;
+    let carol = s.bank.add_user("carol@example.com").await.unwrap().id;
+    let carol_token = s.bank.issue_token(&carol).await.unwrap();
+    s.bank.add_member(&s.acme, &carol).await.unwrap();
+    let members = format!("/v1/orgs/{}/members", s.acme);
+    let member = |id: &str| format!("{members}/{id}");
+    let policy = format!("/v1/orgs/{}/policy", s.acme);
+    let roles = |body: &Value| -> Vec<(String, String)> {
+        body["members"].as_array().unwrap().iter().map(|m| (m["email"].as_str().unwrap().to_owned(), m["role"].as_str().unwrap().to_owned())).collect()
+    };
+
+    let (status, body) = s.get(&s.ada.1, &s.acme, &members).await;
+    assert_eq!((status, body["yourRole"].as_str()), (StatusCode::OK, Some("owner")), "{body}");
+    assert_eq!(roles(&body), [("ada@example.com".into(), "owner".into()), ("bob@example.com".into(), "member".into()), ("carol@example.com".into(), "member".into())]);
+    let (status, body) = s.get(&s.bob.1, &s.acme, &members).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "a member: {body}");
+    let (status, outsider) = s.get(&s.eve.1, &s.globex, &members).await;
+    assert_eq!((status, outsider["error"].as_str()), (StatusCode::NOT_FOUND, Some("organization_not_found")));
+
+    // The owner makes Bob an admin; Bob then moves Carol between member and admin, but
+    // cannot make anyone an owner, touch the owner, or change the policy.
+    let role = |r: &str| Some(serde_json::json!({"role": r}));
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &member(&s.bob.0), role("admin")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(roles(&body)[1], ("bob@example.com".into(), "admin".into()));
+    let (status, _) = s.send(Method::PUT, &s.bob.1, &s.acme, &member(&carol), role("admin")).await;
+    assert_eq!(status, StatusCode::OK);
+    for (target, to) in [(carol.as_str(), "owner"), (s.ada.0.as_str(), "member")] {
+        let (status, body) = s.send(Method::PUT, &s.bob.1, &s.acme, &member(target), role(to)).await;
+        assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{to}: {body}");
+    }
+    let (status, body) = s.send(Method::DELETE, &s.bob.1, &s.acme, &member(&s.ada.0), None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = s.send(Method::PUT, &s.bob_agent, &s.acme, &member(&carol), role("member")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("agent_token_cannot_confirm")), "{body}");
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &member(&s.eve.0), role("admin")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("member_not_found")), "not in Acme: {body}");
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &member(&carol), role("chief")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &member(&s.ada.0), role("admin")).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::CONFLICT, Some("org_needs_owner")), "the last owner: {body}");
+
+    // The policy: every member reads it (agents too); only the owner changes it.
+    let strict = serde_json::json!({"memoryEnabled": true, "agentsMayPropose": false, "maxMemories": 500});
+    let (status, body) = s.get(&s.bob_agent, &s.acme, &policy).await;
+    assert_eq!((status, body["agentsMayPropose"].as_bool()), (StatusCode::OK, Some(true)), "{body}");
+    let (status, body) = s.send(Method::PUT, &s.bob.1, &s.acme, &policy, Some(strict.clone())).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "an admin: {body}");
+    assert!(body["details"][0]["message"].as_str().unwrap().contains("owners"), "{body}");
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &policy, Some(strict.clone())).await;
+    assert_eq!((status, &body), (StatusCode::OK, &strict));
+    let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &policy, Some(serde_json::json!({"memoryEnabled": "yes"}))).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
+    assert_eq!(s.bank.org_policy(&s.acme).await.unwrap().max_memories, Some(500), "a refused change changes nothing");
+
+    // Removed by an admin: Carol's token stops at once; anyone may leave.
+    let (status, _) = s.send(Method::DELETE, &s.bob.1, &s.acme, &member(&carol), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = s.get(&carol_token, &s.acme, "/v1/memory").await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("organization_not_found")));
+    let (status, _) = s.send(Method::DELETE, &s.bob.1, &s.acme, &member(&s.bob.0), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "Bob leaves");
+    let (status, body) = s.get(&s.ada.1, &s.acme, &members).await;
+    assert_eq!((status, roles(&body)), (StatusCode::OK, vec![("ada@example.com".to_owned(), "owner".to_owned())]));
+}
