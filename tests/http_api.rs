@@ -409,7 +409,7 @@ async fn openapi_documents_exactly_the_routes_that_exist() {
         "postMemory", "getMemorySearch", "getMemory", "getMemoryById", "deleteMemoryById", "postProposals", "getProposals",
         "getProposalsById", "postProposalsByIdAccept", "postProposalsByIdReject", "getMe", "getHealthz",
         "patchMemoryById", "postMemorySimilar", "getMemoryCiting", "getMemoryRevisions", "postMemoryRevisionRestore", "getExport", "postImport",
-        "getMemorySearchStatus", "getOrgAudit", "getOrgMembers", "putOrgMember", "deleteOrgMember", "getOrgPolicy", "putOrgPolicy",
+        "getMemorySearchStatus", "getOrgAudit", "getOrgExport", "getOrgMembers", "putOrgMember", "deleteOrgMember", "getOrgPolicy", "putOrgPolicy",
     ]
     .into_iter()
     .map(String::from)

@@ -103,7 +103,7 @@ async fn the_team_bank_over_mcp_cell_by_cell() {
     assert_eq!(contents(&ada_mcp, "search_memories", json!({"query": "deploys"})).await, ["Staging deploys need the VPN"]);
     let eve_mcp = connect(&url, &eve_agent, &globex).await.unwrap();
     assert_eq!(contents(&eve_mcp, "search_memories", json!({"query": "deploys"})).await, ["Globex deploys through Jenkins"]);
-    let refused = connect(&url, &eve_agent, &acme).await.err().expect("not Eve's org");
+    let Err(refused) = connect(&url, &eve_agent, &acme).await else { panic!("not Eve's org") };
     assert!(refused.contains("404") || refused.contains("organization_not_found"), "{refused}");
 
     // A member's agent proposes to the team bank: it waits in the org Inbox.

@@ -123,6 +123,18 @@ fn the_team_bank_through_save_search_and_list() {
     let found = memory(&serving.url, &ada_token, &org, &["search", "deploys", "--scope", "all"]);
     let text = String::from_utf8_lossy(&found.stdout);
     assert!(text.contains("Staging deploys need the VPN") && !text.contains("Bob deploys"), "the owner never reads Bob's own: {text}");
+    // The org's export: its memories, then its log (the Markdown: the memories only);
+    // refused to a member with the org's reason.
+    let exported = memory(&serving.url, &ada_token, &org, &["export", "--team"]);
+    assert!(exported.status.success(), "{}", String::from_utf8_lossy(&exported.stderr));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&exported.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["content"], "Staging deploys need the VPN");
+    assert!(lines[1..].iter().all(|l| l["audit"]["action"].is_string()) && lines.len() >= 3, "then the log: {lines:?}");
+    let readable = memory(&serving.url, &ada_token, &org, &["export", "--team", "--format", "markdown"]);
+    let text = String::from_utf8_lossy(&readable.stdout);
+    assert!(text.contains("Staging deploys need the VPN") && !text.contains("audit") && !text.contains("Bob deploys"), "{text}");
+    let refused = memory(&serving.url, &bob_token, &org, &["export", "--team"]);
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("admins and owners"), "{}", String::from_utf8_lossy(&refused.stderr));
     let bad = memory(&serving.url, &bob_token, &org, &["search", "deploys", "--scope", "everyone"]);
     assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("mine (your own memories), team"), "{}", String::from_utf8_lossy(&bad.stderr));
     let _ = serving.child.kill();

@@ -61,6 +61,8 @@ mod tests {
             confirmed_via: None,
             proposed_by: None,
             imported_from: None,
+            saved_by: None,
+            confirmed_by: None,
         }
     }
 

@@ -120,6 +120,10 @@ enum MemoryCommand {
         /// jsonl (for `memory import`) or markdown (for people).
         #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
         format: String,
+        /// The org's team bank instead, then its audit log (admins and owners); the
+        /// Markdown holds the memories only.
+        #[arg(long)]
+        team: bool,
     },
     /// Import a `memory export` file: every line is checked first; bad lines are
     /// reported by number and the good ones imported, as imported (the file's claim of
@@ -269,18 +273,23 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
             }
             println!("restored {} to {revision}", restored.id);
         }
-        MemoryCommand::Export { format } => {
+        MemoryCommand::Export { format, team } => {
             let org = org()?;
             if format == "markdown" {
                 let mut ndjson = Vec::new();
-                client.export(org, |chunk| {
+                let sink = |chunk: &[u8]| {
                     ndjson.extend_from_slice(chunk);
                     Ok(())
-                })
-                .await?;
+                };
+                if team {
+                    client.export_team(org, sink).await?;
+                } else {
+                    client.export(org, sink).await?;
+                }
                 let memories = std::str::from_utf8(&ndjson)?
                     .lines()
-                    .filter(|l| !l.trim().is_empty())
+                    // An org's audit lines are not memories to read.
+                    .filter(|l| !l.trim().is_empty() && !l.starts_with("{\"audit\""))
                     .map(serde_json::from_str)
                     .collect::<Result<Vec<ExportedMemory>, _>>()
                     .context("the service sent an export this version cannot read")?;
@@ -288,7 +297,11 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
             } else {
                 // The service's bytes as they come: importing them gives the same bank.
                 let mut stdout = std::io::stdout().lock();
-                client.export(org, |chunk| stdout.write_all(chunk)).await?;
+                if team {
+                    client.export_team(org, |chunk| stdout.write_all(chunk)).await?;
+                } else {
+                    client.export(org, |chunk| stdout.write_all(chunk)).await?;
+                }
                 stdout.flush()?;
             }
         }

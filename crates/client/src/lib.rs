@@ -368,9 +368,14 @@ impl Client {
 
     /// `GET /v1/export` in `org`: hands each chunk of the NDJSON to `sink` as it
     /// arrives, so a bank of any size is written out without being held in memory.
-    pub async fn export(&self, org: &str, mut sink: impl FnMut(&[u8]) -> std::io::Result<()>) -> Result<(), ClientError> {
+    pub async fn export(&self, org: &str, sink: impl FnMut(&[u8]) -> std::io::Result<()>) -> Result<(), ClientError> {
+        self.stream_export(self.request(Method::GET, "v1/export", Some(org))?, sink).await
+    }
+
+    /// Streams the NDJSON answer of an export request into `sink` as it arrives.
+    async fn stream_export(&self, builder: RequestBuilder, mut sink: impl FnMut(&[u8]) -> std::io::Result<()>) -> Result<(), ClientError> {
         let unreachable = |e: &reqwest::Error| ClientError::Unreachable { url: self.base.to_string(), reason: error_chain(e) };
-        let builder = self.request(Method::GET, "v1/export", Some(org))?.timeout(TRANSFER_TIMEOUT);
+        let builder = builder.timeout(TRANSFER_TIMEOUT);
         let mut response = builder.send().await.map_err(|e| unreachable(&e))?;
         if !response.status().is_success() {
             let status = response.status().as_u16();

@@ -58,6 +58,12 @@ impl Client {
         self.json(self.http.get(self.org_url(org, &["audit"])?).bearer_auth(&self.token).query(&params)).await
     }
 
+    /// `GET /v1/orgs/{org}/export` (admins and owners): the team bank's memory lines, then
+    /// its audit lines, streamed into `sink`.
+    pub async fn export_team(&self, org: &str, sink: impl FnMut(&[u8]) -> std::io::Result<()>) -> Result<(), ClientError> {
+        self.stream_export(self.http.get(self.org_url(org, &["export"])?).bearer_auth(&self.token), sink).await
+    }
+
     /// `v1/orgs/{org}/{rest…}`, each id its own encoded path segment.
     fn org_url(&self, org: &str, rest: &[&str]) -> Result<reqwest::Url, ClientError> {
         let bad = || ClientError::BadUrl(self.base.to_string());

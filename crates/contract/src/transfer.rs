@@ -60,6 +60,20 @@ pub struct ExportedMemory {
     /// An imported memory's claim from its import file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported_from: Option<ImportedFrom>,
+    /// A team memory's author (an org's export only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_by: Option<String>,
+    /// A team memory's confirmer (an org's export only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
+}
+
+/// An org export's line for one line of its audit log, after its memories' lines
+/// (`GET /v1/orgs/{id}/export`): `{"audit": {...}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ExportedAuditLine {
+    /// The log line, ids and lengths only.
+    pub audit: crate::teams::AuditEntry,
 }
 
 /// An earlier version in an export line: the revision, and for an imported one what
@@ -89,6 +103,8 @@ impl ExportedMemory {
             confirmed_via: memory.confirmed_via,
             proposed_by: memory.proposed_by,
             imported_from: memory.imported_from,
+            saved_by: memory.saved_by,
+            confirmed_by: memory.confirmed_by,
         }
     }
 }
@@ -230,6 +246,12 @@ struct Line {
     proposed_by: Option<String>,
     #[serde(default)]
     imported_from: Option<ImportedFrom>,
+    // A team memory's authorship, from an org's export: read so such a line imports,
+    // not kept (an import fills the importer's own bank, where nobody else saves).
+    #[serde(default, rename = "savedBy")]
+    _saved_by: Option<String>,
+    #[serde(default, rename = "confirmedBy")]
+    _confirmed_by: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -366,6 +388,8 @@ pub fn parse_import_line(number: usize, text: &str, now: Timestamp) -> Result<Op
         confirmed_via,
         proposed_by: None,
         imported_from,
+        saved_by: None,
+        confirmed_by: None,
     };
     Ok(Some(ValidImport { line: number, memory }))
 }
@@ -377,6 +401,9 @@ fn read_line(text: &str) -> Result<Line, String> {
         serde_json::from_str(text).map_err(|e| format!("not a memory line: this is not JSON ({e})"))?;
     if !value.is_object() {
         return Err("not a memory line: each line is one JSON object, as `memory export` writes".into());
+    }
+    if value.get("audit").is_some() {
+        return Err("an org's audit line, not a memory: the log stays with its org; nothing to import".into());
     }
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();

@@ -330,6 +330,8 @@ fn export_line(n: i64) -> String {
         confirmed_via: None,
         proposed_by: None,
         imported_from: None,
+        saved_by: None,
+        confirmed_by: None,
     };
     serde_json::to_string(&memory).unwrap()
 }

@@ -76,7 +76,7 @@ pub struct AppState {
         edit_routes::patch_memory, edit_routes::list_revisions, edit_routes::restore_revision,
         transfer_routes::export, transfer_routes::import,
         proposal_routes::post_proposal, proposal_routes::list_proposals, proposal_routes::get_proposal,
-        proposal_routes::accept_proposal, proposal_routes::reject_proposal, team_routes::org_audit,
+        proposal_routes::accept_proposal, proposal_routes::reject_proposal, team_routes::org_audit, team_routes::org_export,
         org_routes::org_members, org_routes::put_org_member, org_routes::delete_org_member, org_routes::get_org_policy,
         org_routes::put_org_policy, routes::me, routes::healthz
     ),
@@ -124,6 +124,7 @@ pub fn router_with(bank: Bank, options: &ServeOptions) -> Router {
         .route("/v1/proposals/{id}/accept", post(proposal_routes::accept_proposal))
         .route("/v1/proposals/{id}/reject", post(proposal_routes::reject_proposal))
         .route("/v1/orgs/{id}/audit", get(team_routes::org_audit))
+        .route("/v1/orgs/{id}/export", get(team_routes::org_export))
         .route("/v1/orgs/{id}/members", get(org_routes::org_members))
         .route("/v1/orgs/{id}/members/{user_id}", put(org_routes::put_org_member).delete(org_routes::delete_org_member))
         .route("/v1/orgs/{id}/policy", get(org_routes::get_org_policy).put(org_routes::put_org_policy))

@@ -413,3 +413,49 @@ async fn owners_and_admins_manage_members_and_owners_alone_the_policy() {
     let (status, body) = s.get(&s.ada.1, &s.acme, &members).await;
     assert_eq!((status, roles(&body)), (StatusCode::OK, vec![("ada@example.com".to_owned(), "owner".to_owned())]));
 }
+
+/// The org's export: its team memories (each with who saved and who confirmed it), then
+/// its audit log, for admins and owners only; a person importing it into their own bank
+/// gets the memories and is told each audit line stays with its org.
+#[tokio::test]
+async fn the_org_export_holds_the_team_bank_and_its_audit_log() {
+    let s = Service::start().await;
+    let first = s.bank.save_to_team(&s.ada.0, &s.acme, sentence("Invoices belong to billing")).await.unwrap();
+    let second = s.bank.save_to_team(&s.ada.0, &s.acme, sentence("Staging deploys need the VPN")).await.unwrap();
+    s.bank.save(&s.bob.0, &s.acme, sentence("Bob's own note")).await.unwrap();
+    s.bank.save_to_team(&s.eve.0, &s.globex, sentence("Globex deploys through Jenkins")).await.unwrap();
+    let path = format!("/v1/orgs/{}/export", s.acme);
+
+    let response = s.http.get(format!("{}{path}", s.url)).bearer_auth(&s.ada.1).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let text = response.text().await.unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4, "two memories, then two audit lines: {text}");
+    assert_eq!((lines[0]["id"].as_str(), lines[1]["id"].as_str()), (Some(second.id.as_str()), Some(first.id.as_str())), "newest first");
+    assert_eq!((lines[0]["savedBy"].as_str(), lines[0]["confirmedBy"].as_str()), (Some(s.ada.0.as_str()), Some(s.ada.0.as_str())));
+    assert_eq!(lines[2]["audit"]["action"].as_str(), Some("saved"));
+    assert_eq!(lines[3]["audit"]["memoryId"].as_str(), Some(first.id.as_str()));
+    assert!(!text.contains("Bob's own") && !text.contains("Globex"), "nobody else's memories: {text}");
+    assert!(!lines[2].to_string().contains("billing") && !lines[2].to_string().contains("VPN"), "the log holds no words");
+
+    for (token, org, status, code) in [
+        (&s.bob.1, &s.acme, StatusCode::FORBIDDEN, "org_role_required"),
+        (&s.bob_agent, &s.acme, StatusCode::FORBIDDEN, "agent_token_cannot_confirm"),
+        (&s.eve.1, &s.globex, StatusCode::NOT_FOUND, "organization_not_found"),
+    ] {
+        let (got, body) = s.get(token, org, &path).await;
+        assert_eq!((got, body["error"].as_str()), (status, Some(code)), "{body}");
+    }
+
+    // Into Eve's own bank: the memories import (authorship is the org's, not kept), and
+    // each audit line is reported by number, with why.
+    let response = s.http.post(format!("{}/v1/import", s.url)).bearer_auth(&s.eve.1).header("X-Org-Id", &s.globex).body(text).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let report: Value = response.json().await.unwrap();
+    assert_eq!(report["imported"].as_u64(), Some(2), "{report}");
+    let failed: Vec<(u64, &str)> = report["failed"].as_array().unwrap().iter().map(|f| (f["line"].as_u64().unwrap(), f["message"].as_str().unwrap())).collect();
+    assert_eq!(failed.len(), 2, "{report}");
+    assert_eq!((failed[0].0, failed[1].0), (3, 4));
+    assert!(failed[0].1.contains("audit line") && failed[0].1.contains("stays with its org"), "{report}");
+}

@@ -33,7 +33,18 @@ impl Bank {
         user_id: &str,
         cursor: Option<&Cursor>,
     ) -> Result<(Vec<ExportedMemory>, Option<Cursor>), StoreError> {
-        let memories = self.store().list_memories(crate::BankKey::Personal(user_id), cursor, EXPORT_PAGE).await?;
+        self.export_page_of(crate::BankKey::Personal(user_id), cursor).await
+    }
+
+    /// One page of a bank's export (a person's, or an org's team bank: each line then
+    /// says who saved and who confirmed it), as [`Bank::export_page`].
+    pub async fn export_page_of(
+        &self,
+        bank: crate::BankKey<'_>,
+        cursor: Option<&Cursor>,
+    ) -> Result<(Vec<ExportedMemory>, Option<Cursor>), StoreError> {
+        let user_id = bank.owner();
+        let memories = self.store().list_memories(bank, cursor, EXPORT_PAGE).await?;
         let next = (memories.len() == EXPORT_PAGE as usize)
             .then(|| memories.last())
             .flatten()
