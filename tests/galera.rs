@@ -5,7 +5,9 @@
 //! the others carry a load of saves and searches takes down only its own instance,
 //! which answers 503 until the node rejoins and then serves the rows written meanwhile.
 //! A node cut off from the others (process up, outside the Primary component) makes its
-//! instance answer 503 too, `/healthz` included. Timings are printed (`[galera]` lines,
+//! instance answer 503 too, `/healthz` included. The team bank is written through
+//! several nodes: a member's proposal through one, decided through another, and one
+//! proposal accepted and rejected at once through two is decided once. Timings are printed (`[galera]` lines,
 //! see BENCHMARKS.md), never asserted.
 //!
 //! Never skipped: without Galera, MariaDB or rsync it fails saying what to install.
@@ -281,6 +283,52 @@ async fn serve_instances_on_three_galera_nodes_share_one_database_and_outlive_a_
         median_ms(search_0),
         median_ms(search_1)
     );
+
+    // --- the team bank written through two nodes (still wsrep_sync_wait=1) ---
+    // The operator (the org's first member, its owner) saves to the team bank through
+    // node 0; a member's team save through node 1 becomes a proposal; the owner decides
+    // it through node 2, and accepting and rejecting one proposal at once through two
+    // nodes decides it once. The audit log, read through any node, has each step once.
+    let dev = ok(&node_url[0], &["admin", "user", "add", "dev@example.com"]).trim().to_owned();
+    ok(&node_url[0], &["admin", "member", "add", &org, &dev]);
+    let dev_token = ok(&node_url[0], &["admin", "token", "issue", &dev]).trim().to_owned();
+    let member = Api { http: api.http.clone(), token: dev_token, org: org.clone() };
+    let team_save = |text: &str| Some(json!({ "content": text, "scope": "org" }));
+    let (status, body) = api.call(&base[0], reqwest::Method::POST, "/v1/memory", team_save("the team rotates on-call on Mondays")).await;
+    assert_eq!(status, 201, "{body}");
+    let mut proposals = Vec::new();
+    for text in ["the team keeps runbooks in the wiki", "the team pages through the rota tool"] {
+        let (status, body) = member.call(&base[1], reqwest::Method::POST, "/v1/memory", team_save(text)).await;
+        assert_eq!(status, 202, "a member's team save is a proposal: {body}");
+        proposals.push(body["proposal"]["id"].as_str().unwrap().to_owned());
+    }
+    let (status, body) = api.call(&base[2], reqwest::Method::POST, &format!("/v1/proposals/{}/accept", proposals[0]), None).await;
+    assert_eq!(status, 200, "accepted through node 2: {body}");
+    assert_eq!(body["memory"]["savedBy"].as_str(), Some(dev.as_str()));
+    let decide = |verb: &'static str, node: usize| {
+        let (api, base, id) = (api.clone(), base[node].clone(), proposals[1].clone());
+        tokio::spawn(async move { api.call(&base, reqwest::Method::POST, &format!("/v1/proposals/{id}/{verb}"), None).await })
+    };
+    let (accepting, rejecting) = (decide("accept", 0), decide("reject", 1));
+    let outcomes = [accepting.await.unwrap(), rejecting.await.unwrap()];
+    let won: Vec<&(u16, Value)> = outcomes.iter().filter(|(status, _)| *status == 200).collect();
+    assert_eq!(won.len(), 1, "one decision wins: {outcomes:?}");
+    let lost = outcomes.iter().find(|(status, _)| *status != 200).unwrap();
+    assert!(lost.0 == 409 || lost.0 == 503, "the other is told it was decided (or to retry): {lost:?}");
+    let accepted = won[0].1["proposal"]["status"] == "accepted";
+    let team_found = member.found(&base[2], "team").await;
+    assert_eq!(team_found.len(), if accepted { 3 } else { 2 }, "what the decision left, through a third node: {team_found:?}");
+    for (node, service) in base.iter().enumerate() {
+        let (status, log) = api.call(service, reqwest::Method::GET, &format!("/v1/orgs/{org}/audit?limit=50"), None).await;
+        assert_eq!(status, 200, "{log}");
+        let mut actions: Vec<&str> = log["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
+        actions.reverse();
+        let decided = if accepted { vec!["accepted", "saved"] } else { vec!["rejected"] };
+        let mut expected = vec!["saved", "proposed", "proposed", "accepted", "saved"];
+        expected.extend(decided);
+        assert_eq!(actions, expected, "the same log, each step once, through node {node}");
+    }
+    eprintln!("[galera] team bank through three nodes: concurrent accept and reject of one proposal, {} won", if accepted { "accept" } else { "reject" });
 
     // --- node 2 killed mid-load ---
     let stop = Arc::new(AtomicBool::new(false));

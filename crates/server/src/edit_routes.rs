@@ -55,7 +55,7 @@ pub async fn patch_memory(
 /// A memory's earlier versions.
 #[utoipa::path(
     get, path = "/v1/memory/{id}/revisions", operation_id = "getMemoryRevisions", tag = "Memory",
-    summary = "The earlier versions of one of the caller's memories, most recently replaced first.",
+    summary = "The earlier versions of one of the caller's memories, or of a team memory of the org, most recently replaced first.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "mem_… id"),
@@ -73,14 +73,14 @@ pub async fn list_revisions(
     id: Result<Path<String>, PathRejection>,
 ) -> Result<Json<RevisionListResponse>, ApiError> {
     let Ok(Path(id)) = id else { return Err(ApiError::MemoryNotFound) };
-    let revisions = state.bank.revisions(&caller.user.id, &id).await?.ok_or(ApiError::MemoryNotFound)?;
+    let revisions = state.bank.revisions_for(&caller.user.id, &caller.org_id, &id).await?.ok_or(ApiError::MemoryNotFound)?;
     Ok(Json(RevisionListResponse { revisions }))
 }
 
 /// Make an earlier version current again.
 #[utoipa::path(
     post, path = "/v1/memory/{id}/revisions/{revisionId}/restore", operation_id = "postMemoryRevisionRestore", tag = "Memory",
-    summary = "Restore an earlier version of one of the caller's memories: an edit like any other (the version it replaces becomes a revision).",
+    summary = "Restore an earlier version of one of the caller's memories, or, for the org's admins and owners, of a team memory: an edit like any other (the version it replaces becomes a revision; a team one is in the org's audit log).",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
         ("id" = String, Path, description = "mem_… id"),
@@ -90,7 +90,7 @@ pub async fn list_revisions(
         (status = 200, description = "The restored memory", body = SaveMemoryResponse),
         (status = 422, description = "That version holds text that looks like a secret: it stays in the history, never current again", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "An agent token", body = ErrorBody),
+        (status = 403, description = "An agent token, or a member for a team memory (org_role_required)", body = ErrorBody),
         (status = 404, description = "Memory, revision or organization not found", body = ErrorBody),
     ),
     security(("bearer" = []))
@@ -104,7 +104,7 @@ pub async fn restore_revision(
     let Ok(Path((id, revision_id))) = ids else { return Err(ApiError::MemoryNotFound) };
     let memory = state
         .bank
-        .restore_revision(&caller.user.id, &id, &revision_id, Some(ConfirmedVia::App))
+        .restore_revision_for(&caller.user.id, &caller.org_id, &id, &revision_id, Some(ConfirmedVia::App))
         .await?
         .ok_or(ApiError::MemoryNotFound)?;
     Ok(Json(SaveMemoryResponse { memory, similar: Vec::new() }))

@@ -320,6 +320,13 @@ async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
     assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
     let (status, body) = s.send(Method::PATCH, &s.ada.1, &s.acme, &path, wording).await;
     assert_eq!((status, body["memory"]["content"].as_str()), (StatusCode::OK, Some("Staging deploys need the office VPN")), "{body}");
+    let (status, history) = s.get(&s.bob.1, &s.acme, &format!("{path}/revisions")).await;
+    assert_eq!((status, history["revisions"].as_array().map(Vec::len)), (StatusCode::OK, Some(1)), "a member reads its history: {history}");
+    let restore = format!("{path}/revisions/{}/restore", history["revisions"][0]["id"].as_str().unwrap());
+    let (status, body) = s.send(Method::POST, &s.bob.1, &s.acme, &restore, None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, body) = s.send(Method::POST, &s.ada.1, &s.acme, &restore, None).await;
+    assert_eq!((status, body["memory"]["content"].as_str()), (StatusCode::OK, Some("Staging deploys need the VPN")), "{body}");
     let (status, _) = s.send(Method::DELETE, &s.ada.1, &s.acme, &path, None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, body) = s.send(Method::DELETE, &s.eve.1, &s.globex, &path, None).await;
@@ -337,7 +344,7 @@ async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
     assert_eq!(status, StatusCode::OK);
     let mut actions: Vec<&str> = log["entries"].as_array().unwrap().iter().map(|e| e["action"].as_str().unwrap()).collect();
     actions.reverse();
-    assert_eq!(actions, ["proposed", "proposed", "accepted", "saved", "rejected", "edited", "deleted", "proposed"]);
+    assert_eq!(actions, ["proposed", "proposed", "accepted", "saved", "rejected", "edited", "edited", "deleted", "proposed"]);
     let text = log.to_string();
     assert!(!text.contains("VPN") && !text.contains("Invoices"), "ids and lengths only: {text}");
 }

@@ -8,7 +8,9 @@ use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, Revision, Val
 use memory_bank_contract::ids::{self, MEMORY_PREFIX, REVISION_PREFIX};
 use memory_bank_contract::wire::{ConfirmedVia, Memory};
 
-use crate::{terms, Bank, Change, MemoryUpdate, StoreError};
+use memory_bank_contract::teams::BankScope;
+
+use crate::{terms, BankKey, Bank, Change, MemoryUpdate, StoreError};
 
 impl Bank {
     /// Applies `edit` to the user's memory; `None` when there is no such memory for
@@ -40,10 +42,25 @@ impl Bank {
     /// The earlier versions of the user's memory, most recently replaced first; `None`
     /// when there is no such memory for this user.
     pub async fn revisions(&self, user_id: &str, id: &str) -> Result<Option<Vec<Revision>>, StoreError> {
-        if self.memory(user_id, id).await?.is_none() {
+        self.revisions_in(BankKey::Personal(user_id), id).await
+    }
+
+    /// The earlier versions of a memory `user_id` may read with `org_id` active (their
+    /// own, or a team memory of that org); `None` when neither bank holds it.
+    pub async fn revisions_for(&self, user_id: &str, org_id: &str, id: &str) -> Result<Option<Vec<Revision>>, StoreError> {
+        for bank in self.banks_for(user_id, org_id, BankScope::All).await? {
+            if let Some(revisions) = self.revisions_in(bank, id).await? {
+                return Ok(Some(revisions));
+            }
+        }
+        Ok(None)
+    }
+
+    async fn revisions_in(&self, bank: BankKey<'_>, id: &str) -> Result<Option<Vec<Revision>>, StoreError> {
+        if self.memory_in(&[bank], id).await?.is_none() {
             return Ok(None);
         }
-        Ok(Some(self.store().revisions(user_id, &[id.to_owned()]).await?.into_iter().map(|r| r.revision).collect()))
+        Ok(Some(self.store().revisions(bank.owner(), &[id.to_owned()]).await?.into_iter().map(|r| r.revision).collect()))
     }
 
     /// Makes revision `revision_id` the memory's current version again (an edit like
@@ -57,16 +74,43 @@ impl Bank {
         revision_id: &str,
         confirmed_via: Option<ConfirmedVia>,
     ) -> Result<Option<Memory>, StoreError> {
+        self.restore_revision_in(Change::personal(user_id), id, revision_id, confirmed_via).await
+    }
+
+    /// [`Bank::restore_revision`] of a memory `user_id` may change with `org_id` active:
+    /// their own, or, for the org's admins and owners, a team memory (a member gets
+    /// `TeamRefused(NeedsAdmin)`, as for any team edit).
+    pub async fn restore_revision_for(
+        &self,
+        user_id: &str,
+        org_id: &str,
+        id: &str,
+        revision_id: &str,
+        confirmed_via: Option<ConfirmedVia>,
+    ) -> Result<Option<Memory>, StoreError> {
+        match self.changer(user_id, org_id, id).await? {
+            Some(by) => self.restore_revision_in(by, id, revision_id, confirmed_via).await,
+            None => Ok(None),
+        }
+    }
+
+    async fn restore_revision_in(
+        &self,
+        by: Change<'_>,
+        id: &str,
+        revision_id: &str,
+        confirmed_via: Option<ConfirmedVia>,
+    ) -> Result<Option<Memory>, StoreError> {
         if !ids::is_valid(MEMORY_PREFIX, id) || !ids::is_valid(REVISION_PREFIX, revision_id) {
             return Ok(None);
         }
-        let Some(revisions) = self.revisions(user_id, id).await? else { return Ok(None) };
+        let Some(revisions) = self.revisions_in(by.bank, id).await? else { return Ok(None) };
         let Some(revision) = revisions.into_iter().find(|r| r.id == revision_id) else { return Ok(None) };
         // Through the gate like any edit: a revision kept from before a check existed (or
         // imported) may hold what a save refuses today, and restoring must not revive it.
         let request = EditMemoryRequest { content: Some(revision.content), tags: Some(revision.tags.unwrap_or_default()), confirmed_via };
         let edit = validate_edit(request).map_err(StoreError::Refused)?;
-        self.edit(user_id, id, edit).await
+        self.edit_in(by, id, edit).await
     }
 }
 

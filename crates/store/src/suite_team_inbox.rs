@@ -94,8 +94,8 @@ pub async fn team_proposals_wait_in_the_org_inbox_for_an_admin(f: &dyn Fixture) 
     );
 }
 
-/// A team memory changes only through an admin or owner: a member's direct edit or
-/// delete is refused and changes nothing; their proposals (an edit or delete of a team
+/// A team memory changes only through an admin or owner: a member's direct edit,
+/// restore or delete is refused and changes nothing (its history they read); their proposals (an edit or delete of a team
 /// memory goes to the org Inbox by itself) change it once accepted, a rejected one
 /// never. An admin's own edit and delete are logged too, and an owner still cannot
 /// touch a member's personal memory.
@@ -132,6 +132,14 @@ pub async fn team_edits_and_deletes_go_through_an_admin_or_the_org_inbox(f: &dyn
     let direct = w.bank.save_to_team(&w.alice, &w.org, validate_save(request("Releases ship on Tuesdays")).unwrap()).await.unwrap();
     let edited = w.bank.edit_for(&w.alice, &w.org, &direct.id, edit("Releases ship on Wednesdays")).await.unwrap().unwrap();
     assert_eq!((edited.content.as_str(), edited.scope), ("Releases ship on Wednesdays", Scope::Org));
+    // Its history: every member reads it, admins and owners restore from it.
+    let history = w.bank.revisions_for(&w.bob, &w.org, &direct.id).await.unwrap().expect("a member reads a team memory's history");
+    assert_eq!(history.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(), ["Releases ship on Tuesdays"]);
+    assert!(w.bank.revisions(&w.bob, &direct.id).await.unwrap().is_none(), "not through the personal bank");
+    let refused = w.bank.restore_revision_for(&w.bob, &w.org, &direct.id, &history[0].id, None).await;
+    assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin))), "{refused:?}");
+    let restored = w.bank.restore_revision_for(&w.alice, &w.org, &direct.id, &history[0].id, None).await.unwrap().unwrap();
+    assert_eq!(restored.content, "Releases ship on Tuesdays");
     assert!(w.bank.delete_for(&w.alice, &w.org, &direct.id).await.unwrap());
     assert!(!w.bank.delete_for(&w.alice, &w.org, &direct.id).await.unwrap(), "gone");
 
@@ -156,6 +164,7 @@ pub async fn team_edits_and_deletes_go_through_an_admin_or_the_org_inbox(f: &dyn
             (AuditAction::Accepted, a.clone()),
             (AuditAction::Deleted, a.clone()),
             (AuditAction::Saved, a.clone()),
+            (AuditAction::Edited, a.clone()),
             (AuditAction::Edited, a.clone()),
             (AuditAction::Deleted, a),
         ],

@@ -158,7 +158,7 @@ impl Bank {
     /// Who changes the memory `id`, in which bank: its owner for a personal memory, an
     /// admin or owner for a team memory (a member: `TeamRefused(NeedsAdmin)`); `None`
     /// when neither bank holds it.
-    async fn changer<'a>(&self, user_id: &'a str, org_id: &'a str, id: &str) -> Result<Option<Change<'a>>, StoreError> {
+    pub(crate) async fn changer<'a>(&self, user_id: &'a str, org_id: &'a str, id: &str) -> Result<Option<Change<'a>>, StoreError> {
         let (role, _) = self.team_access(user_id, org_id).await?;
         if self.memory(user_id, id).await?.is_some() {
             return Ok(Some(Change::personal(user_id)));
