@@ -3,7 +3,8 @@
 //! its team bank beside its person's own and never another org's; an owner never reads a
 //! member's own memories; an agent's team proposal waits in the org Inbox and obeys the
 //! org's policy; the kill switch refuses with its code; a removed member's token stops at
-//! once. (The stdio door: tests/mcp_stdio.rs and tests/mcp_confirm.rs; HTTP:
+//! once; and the same through `memory-bank mcp --url` on stdio. (The local bank's stdio door:
+//! tests/mcp_stdio.rs and tests/mcp_confirm.rs; HTTP:
 //! crates/server/tests/teams.rs.)
 
 #[path = "support/serve_process.rs"]
@@ -147,5 +148,52 @@ async fn the_team_bank_over_mcp_cell_by_cell() {
     for client in [ada_mcp, eve_mcp] {
         client.cancel().await.unwrap();
     }
+    let _ = serving.child.kill();
+}
+
+/// The stdio door on a team server (`memory-bank mcp --url`, as an agent is configured
+/// for one): a member's agent reads its team bank by scope, its team proposal waits in
+/// the org Inbox, and once the member is removed its calls fail without a word of the
+/// team's memories.
+#[tokio::test]
+async fn the_team_bank_over_stdio_mcp_on_a_service() {
+    use rmcp::transport::TokioChildProcess;
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/service.db", dir.path().display());
+    let (ada, bob) = (admin(&db, &["user", "add", "ada@example.com"]), admin(&db, &["user", "add", "bob@example.com"]));
+    let acme = admin(&db, &["org", "add", "Acme"]);
+    admin(&db, &["member", "add", &acme, &ada]);
+    admin(&db, &["member", "add", &acme, &bob]);
+    let (ada_full, bob_full, bob_agent) =
+        (admin(&db, &["token", "issue", &ada]), admin(&db, &["token", "issue", &bob]), admin(&db, &["token", "issue", &bob, "--agent"]));
+    let mut serving = serve_process::start(BIN, &db, &[]).unwrap();
+    let url = serving.url.clone();
+    assert_eq!(save(&url, &ada_full, &acme, json!({"content": "Staging deploys need the VPN", "scope": "org"})).await, reqwest::StatusCode::CREATED);
+    assert_eq!(save(&url, &bob_full, &acme, json!({"content": "Bob deploys on Fridays"})).await, reqwest::StatusCode::CREATED);
+
+    let mut command = tokio::process::Command::new(BIN);
+    command
+        .args(["mcp", "--url", &url, "--token", &bob_agent, "--org", &acme])
+        .env("HOME", dir.path().join("home"))
+        .env("MEMORY_BANK_DATA_DIR", dir.path().join("data"))
+        .env_remove("MEMORY_BANK_DATABASE_URL")
+        .env_remove("MEMORY_BANK_LOG");
+    let (transport, _stderr) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let client: Client = ().serve(transport).await.unwrap();
+    assert_eq!(contents(&client, "search_memories", json!({"query": "deploys"})).await, ["Bob deploys on Fridays", "Staging deploys need the VPN"]);
+    assert_eq!(contents(&client, "search_memories", json!({"query": "deploys", "scope": "team"})).await, ["Staging deploys need the VPN"]);
+    assert_eq!(contents(&client, "list_memories", json!({"scope": "mine"})).await, ["Bob deploys on Fridays"]);
+    let proposed = json_of(&call(&client, "propose_memory", json!({"content": "Releases ship on Tuesdays", "scope": "team"})).await);
+    assert_eq!(proposed["status"], "pending", "{proposed}");
+    assert!(proposed["message"].as_str().unwrap().contains("org Inbox"), "{proposed}");
+
+    admin(&db, &["member", "remove", &acme, &bob]);
+    let gone = call(&client, "search_memories", json!({"query": "deploys", "scope": "team"})).await;
+    assert_eq!(gone.is_error, Some(true), "{gone:?}");
+    let said = gone.content[0].as_text().unwrap().text.clone();
+    assert!(!said.contains("Staging"), "{said}");
+    assert!(said.contains("organization_not_found") || said.contains("org"), "{said}");
+    client.cancel().await.unwrap();
     let _ = serving.child.kill();
 }
