@@ -512,11 +512,16 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
         let input = validate_save(SaveMemoryRequest { content: sentence(&zipf, &mut rng), ..Default::default() })
             .map_err(|e| anyhow::anyhow!("{e:?}"))?;
         let t = Instant::now();
-        let saved = bank.save(user, "org_bench", input).await?;
-        let saved_at = t.elapsed();
-        std::hint::black_box(bank.similar(user, &saved.content, Some(&saved.id)).await?);
+        // As `POST /v1/memory` does: the hint read beside the insert (`save_hinted`).
+        let (saved, hint) = bank.save_hinted(user, "org_bench", input).await?;
         save_samples.push(t.elapsed());
-        hint_samples.push(t.elapsed() - saved_at);
+        std::hint::black_box(hint);
+        // The hint on its own, asked again after the save, for stderr.
+        if let memory_bank_store::Saved::Memory(saved) = saved {
+            let t = Instant::now();
+            std::hint::black_box(bank.similar(user, &saved.content, Some(&saved.id)).await?);
+            hint_samples.push(t.elapsed());
+        }
     }
     let save_rate = args.queries as f64 / saves.elapsed().as_secs_f64();
 

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::validate;
-use memory_bank_contract::wire::{HealthResponse, ListResponse, MeResponse, ProposalResponse, SaveMemoryResponse, Scope, SearchResponse};
+use memory_bank_contract::wire::{HealthResponse, ListResponse, MeResponse, ProposalResponse, SaveMemoryResponse, SearchResponse};
 use memory_bank_contract::{ErrorBody, FieldError};
 
 use memory_bank_store::{BankKey, Saved, StoreError};
@@ -71,17 +71,12 @@ pub async fn save_memory(
     // The gate (limits, characters, the secret detector the Remember dialog uses): a
     // client that skips the dialog's checks is refused here.
     let input = validate::parse_save_body(&body)?;
-    let memory = match state.bank.save_or_propose(&caller.user.id, &caller.org_id, input).await? {
-        Saved::Memory(memory) => *memory,
-        Saved::Proposed(proposal) => {
+    let (memory, similar) = match state.bank.save_hinted(&caller.user.id, &caller.org_id, input).await? {
+        (Saved::Memory(memory), similar) => (*memory, similar),
+        (Saved::Proposed(proposal), _) => {
             let answer = ProposalResponse { similar: proposal.similar.clone(), proposal: *proposal, memory: None };
             return Ok((StatusCode::ACCEPTED, Json(answer)).into_response());
         }
-    };
-    // Hints compare with the caller's own memories; a team memory gets none yet.
-    let similar = match memory.scope {
-        Scope::User => state.bank.similar(&caller.user.id, &memory.content, Some(&memory.id)).await?,
-        Scope::Org => Vec::new(),
     };
     Ok((StatusCode::CREATED, Json(SaveMemoryResponse { memory, similar })).into_response())
 }

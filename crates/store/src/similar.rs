@@ -27,10 +27,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use memory_bank_contract::wire::SimilarMemory;
+use memory_bank_contract::validate::ValidSave;
+use memory_bank_contract::wire::{Scope, SimilarMemory};
 
 use crate::store::{Candidate, RowKey, Worded, SEARCH_CANDIDATE_CAP};
-use crate::{terms, word_forms, Bank, StoreError};
+use crate::{terms, word_forms, Bank, ProposalError, Saved, StoreError};
 
 /// Least share of terms two sentences must have in common to count as alike.
 pub const SIMILAR_MIN_OVERLAP: f64 = 0.5;
@@ -74,6 +75,35 @@ impl Bank {
     /// The user's memories alike to `content` (at most [`MAX_SIMILAR`], most alike
     /// first, newest first among equals), leaving out `exclude`.
     pub async fn similar(&self, user_id: &str, content: &str, exclude: Option<&str>) -> Result<Vec<SimilarMemory>, StoreError> {
+        self.similar_up_to(user_id, content, exclude, MAX_SIMILAR).await
+    }
+
+    /// Saves what a person confirmed, as [`Bank::save_or_propose`], with the hint its
+    /// answer carries: the memories of theirs alike to it, other than itself (none for
+    /// a team save). The hint is read beside the insert, not after it, so a save costs
+    /// the longer of the two rather than both; it is the same hint however they
+    /// interleave: one more alike memory is read, and the new one left out.
+    pub async fn save_hinted(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<(Saved, Vec<SimilarMemory>), ProposalError> {
+        let personal = input.scope == Scope::User;
+        let content = input.content.clone();
+        let hint = async {
+            if personal {
+                self.similar_up_to(user_id, &content, None, MAX_SIMILAR + 1).await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let (saved, hint) = tokio::join!(self.save_or_propose(user_id, org_id, input), hint);
+        let saved = saved?;
+        let mut hint = hint?;
+        if let Saved::Memory(memory) = &saved {
+            hint.retain(|alike| alike.id != memory.id);
+        }
+        hint.truncate(MAX_SIMILAR);
+        Ok((saved, hint))
+    }
+
+    async fn similar_up_to(&self, user_id: &str, content: &str, exclude: Option<&str>, most: usize) -> Result<Vec<SimilarMemory>, StoreError> {
         // Words as written, stopwords included: the rule compares wording, not meaning.
         let wanted = terms::exact_terms(content);
         if wanted.is_empty() {
@@ -92,7 +122,7 @@ impl Bank {
             .filter(|(score, _)| *score >= SIMILAR_MIN_OVERLAP)
             .collect();
         alike.sort_by(|(a, x), (b, y)| b.total_cmp(a).then(y.created_at.cmp(&x.created_at)));
-        Ok(alike.into_iter().take(MAX_SIMILAR).map(|(_, w)| SimilarMemory { id: w.id, content: w.content }).collect())
+        Ok(alike.into_iter().take(most).map(|(_, w)| SimilarMemory { id: w.id, content: w.content }).collect())
     }
 
     /// Reads each term's rows (up to [`COUNT_CAP`]) and, unless the sentence is mostly

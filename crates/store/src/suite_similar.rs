@@ -37,6 +37,19 @@ pub async fn similar_memories_are_hinted_never_merged(f: &dyn Fixture) {
     let without = w.bank.similar(&w.alice, "I use tabs for indentation", Some(&tabs.id)).await.unwrap();
     assert!(without.iter().all(|h| h.id != tabs.id), "the excluded memory is left out");
 
+    // A save's own hint, read beside its insert: the same as asking after it, itself
+    // left out, and at most MAX_SIMILAR even when its own row was seen.
+    for text in ["I use spaces for indentation", "I use tabs for indentation", "The cat sleeps all day"] {
+        let input = memory_bank_contract::validate::validate_save(request(text)).unwrap();
+        let (saved, hinted) = w.bank.save_hinted(&w.bob, &w.org, input).await.unwrap();
+        let crate::Saved::Memory(saved) = saved else { panic!("a personal save is saved") };
+        let after = w.bank.similar(&w.bob, text, Some(&saved.id)).await.unwrap();
+        assert_eq!(hinted, after, "{text}");
+        assert!(hinted.iter().all(|h| h.id != saved.id) && hinted.len() <= MAX_SIMILAR);
+        w.clock.advance(1);
+    }
+    assert_eq!(w.bank.similar(&w.bob, "I use spaces for indentation", None).await.unwrap().len(), 3, "all three of bob's saved");
+
     let proposal = w.bank.propose(&w.alice, &w.org, validate_propose(draft("I use spaces for indentation")).unwrap()).await.unwrap();
     assert_eq!(proposal.similar, hints, "the proposal carries the hints");
     let listed = w.bank.list_proposals(&w.alice, Some(ProposalStatus::Pending), None, None).await.unwrap();
