@@ -20,6 +20,7 @@ mod meaning;
 mod paired;
 mod recall_rule;
 mod secure_delete;
+mod teams;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,6 +124,19 @@ struct Args {
     /// Seconds per `--limiter-cost` round.
     #[arg(long, default_value_t = 5)]
     limiter_seconds: u64,
+    /// Measure search over a member's own bank and their org's team bank together
+    /// against their own alone (issue 32; see `teams.rs`), on the engine chosen; nothing else.
+    #[arg(long, conflicts_with_all = ["search_kept", "load_local_bank", "meaning", "sqlcipher", "secure_delete"])]
+    teams: bool,
+    /// Members of the `--teams` org.
+    #[arg(long, default_value_t = 1000, requires = "teams")]
+    members: usize,
+    /// Memories in the `--teams` org's team bank.
+    #[arg(long, default_value_t = 100_000, requires = "teams")]
+    team_memories: usize,
+    /// Personal memories per `--teams` member, on average.
+    #[arg(long, default_value_t = 100, requires = "teams")]
+    personal_memories: usize,
     /// Memories for `--load-local-bank`.
     #[arg(long, default_value_t = 100_000, requires = "load_local_bank")]
     memories: usize,
@@ -430,6 +444,19 @@ async fn run_main() -> anyhow::Result<()> {
             meaning::run(&engine, label, size, args.queries).await?;
         }
         println!("\nbackfill: {:.0} memories/s ({label})", meaning::backfill_rate(&engine).await?);
+        return Ok(());
+    }
+    if args.teams {
+        let options = teams::Options {
+            members: args.members,
+            team_memories: args.team_memories,
+            personal_memories: args.personal_memories,
+            queries: args.queries,
+        };
+        teams::run(&engine, &options).await?;
+        if matches!(engine, Engine::Sqlite(..)) && args.dir.is_none() {
+            std::fs::remove_dir_all(&dir).ok();
+        }
         return Ok(());
     }
     let columns = "rows | users | bulk load rows/s | db size MB | search rare p50/p95 ms | search mid p50/p95 ms | search common p50/p95 ms | list page p50/p95 ms | save + hint p50/p95 ms | saves/s |";
