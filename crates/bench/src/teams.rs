@@ -14,7 +14,10 @@
 //!
 //! - **mine**: `scope=mine`, the person's own bank: today's personal-only search;
 //! - **all**: `scope=all` (the route's default), own and team bank ranked together;
-//! - **team**: `scope=team`, the team bank alone.
+//! - **team**: `scope=team`, the team bank alone;
+//! - **one bank as large**: `scope=mine` for a member whose own bank holds as many
+//!   memories as the team bank (`SOLO`): today's personal-only search at that size, the
+//!   issue's baseline ("≤ 1.2× today's personal-only search at 10⁵ memories").
 //!
 //! The three run back to back for the same member and term, the first of them taking
 //! turns, so the machine's noise and the caches meet all three alike. Then, with its
@@ -41,6 +44,8 @@ use crate::{ms, stats, Backing, Engine, Stats};
 
 /// The org every member belongs to; its team memories are owned by this id.
 const ORG: &str = "org_benchteam";
+/// A member (not among the drawn ones) whose own bank is as large as the team bank.
+const SOLO: &str = "usr_benchsolo";
 /// Members 1..=ADMINS are admins (member 0 owns the org): they confirm team memories.
 const ADMINS: usize = 3;
 /// Rows a transaction of the bulk load inserts.
@@ -70,7 +75,7 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
         Engine::MySql { .. } => "MySQL",
     };
     anyhow::ensure!(options.members > ADMINS, "--members must be more than {ADMINS}");
-    let personal_total = options.members * options.personal_memories;
+    let personal_total = options.members * options.personal_memories + options.team_memories;
     let fresh = engine.fresh(personal_total + options.team_memories, options.members).await?;
     let store = fresh.store.clone();
     let members: Vec<String> = (0..options.members).map(|i| format!("usr_bench{i:05}")).collect();
@@ -105,12 +110,15 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
         "\n{label}: {} members, {} team memories, {personal_total} personal ({} a member on average), {} queries a cell\n",
         options.members, options.team_memories, options.personal_memories, options.queries
     );
-    println!("| engine | class | mine p50 / p95 ms | all p50 / p95 ms | team p50 / p95 ms | all ÷ mine p50 | all ÷ mine p95 |");
-    println!("|---|---|---|---|---|---|---|");
-    for ((class, ..), [mine, all, team]) in CLASSES.iter().zip(&cells) {
+    println!(
+        "| engine | class | mine p50 / p95 ms | all p50 / p95 ms | team p50 / p95 ms | all ÷ mine p50 | all ÷ mine p95 | one bank of {} p50 / p95 ms | all ÷ one bank p95 |",
+        options.team_memories
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for ((class, ..), [mine, all, team, solo]) in CLASSES.iter().zip(&cells) {
         println!(
-            "| {label} | {class} | {} | {} | {} | {:.2}× | **{:.2}×** |",
-            cell(mine), cell(all), cell(team), ratio(mine.p50, all.p50), ratio(mine.p95, all.p95)
+            "| {label} | {class} | {} | {} | {} | {:.2}× | {:.2}× | {} | **{:.2}×** |",
+            cell(mine), cell(all), cell(team), ratio(mine.p50, all.p50), ratio(mine.p95, all.p95), cell(solo), ratio(solo.p95, all.p95)
         );
     }
     phases(store.as_ref(), &members, options.queries, label).await?;
@@ -138,6 +146,8 @@ async fn set_up_org(store: &dyn MemoryStore, members: &[String]) -> anyhow::Resu
         };
         store.add_member(ORG, user, Some(role), now).await.context("add a member")?;
     }
+    store.create_user(SOLO, "solo@example.com", now).await.context("create the large bank's owner")?;
+    store.add_member(ORG, SOLO, Some(Role::Member), now).await.context("add the large bank's owner")?;
     store.set_org_policy(ORG, &OrgPolicy::default(), now).await.context("set the org's policy")?;
     Ok(())
 }
@@ -176,29 +186,40 @@ async fn load(store: &dyn MemoryStore, members: &[String], options: &Options, rn
             batch.clear();
         }
     }
+    // `SOLO`'s own bank: as many memories as the team's, over the same timeline.
+    for j in 0..team {
+        let at = start_ms + (j * total / team.max(1)) as i64 * 10 + 5;
+        batch.push(NewMemory::plain(SOLO, ORG, sentence(&zipf, rng), at));
+        if batch.len() == BATCH || j + 1 == team {
+            store.insert_memories(&batch).await?;
+            batch.clear();
+        }
+    }
     Ok(())
 }
 
 /// p50/p95 per term class of each scope (`SCOPES` order): route's path, the same
 /// member and term for all three, the first scope taking turns.
-async fn searches(bank: &Bank, members: &[String], queries: usize) -> anyhow::Result<Vec<[Stats; 3]>> {
+async fn searches(bank: &Bank, members: &[String], queries: usize) -> anyhow::Result<Vec<[Stats; 4]>> {
     let mut rng = StdRng::seed_from_u64(8);
-    let mut samples: Vec<[Vec<Duration>; 3]> = (0..CLASSES.len()).map(|_| Default::default()).collect();
+    let mut samples: Vec<[Vec<Duration>; 4]> = (0..CLASSES.len()).map(|_| Default::default()).collect();
     for i in 0..queries {
         // The classes take turns too, so each meets the caches as warm as the others.
         for (class, (_, low, high)) in CLASSES.iter().enumerate() {
             let query = ValidSearch { query: word(rng.random_range(*low..*high)), limit: 20, words_only: false };
             let user = &members[rng.random_range(0..members.len())];
-            for k in 0..SCOPES.len() {
-                let which = (i + k) % SCOPES.len();
+            // The three scopes, then the large bank's own search, in turns.
+            for k in 0..=SCOPES.len() {
+                let which = (i + k) % (SCOPES.len() + 1);
+                let (who, scope) = if which == SCOPES.len() { (SOLO, BankScope::Mine) } else { (user.as_str(), SCOPES[which]) };
                 let t = Instant::now();
-                let banks = bank.banks_for(user, ORG, SCOPES[which]).await?;
+                let banks = bank.banks_for(who, ORG, scope).await?;
                 std::hint::black_box(bank.search_in(&banks, &query).await?);
                 samples[class][which].push(t.elapsed());
             }
         }
     }
-    Ok(samples.into_iter().map(|[a, b, c]| [stats(a), stats(b), stats(c)]).collect())
+    Ok(samples.into_iter().map(|[a, b, c, d]| [stats(a), stats(b), stats(c), stats(d)]).collect())
 }
 
 /// One sample of each part of an `all` search.

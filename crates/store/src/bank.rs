@@ -1,5 +1,7 @@
 //! [`Bank`]: the store-agnostic operations behind every route and CLI command.
 
+use std::collections::HashMap;
+
 use std::sync::Arc;
 
 use memory_bank_contract::ids::{self, CONTEXT_PREFIX, MEMORY_PREFIX, ORG_PREFIX, TOKEN_PREFIX, USER_PREFIX};
@@ -183,49 +185,57 @@ impl Bank {
         let meaning = self.meaning.as_ref().filter(|_| !request.words_only);
         // Both sides at once: the query's embedding (on a blocking thread) costs more
         // than the words' side, which then costs nothing more.
+        // Each candidate's bank (an index into `banks`), so only the banks that hold a
+        // winner are read for the results, each for its own.
         let by_words = async {
             if query_terms.is_empty() {
-                return Ok(Vec::new());
+                return Ok((Vec::new(), Vec::new()));
             }
-            let mut candidates = Vec::new();
-            for bank in banks {
+            let (mut candidates, mut origin) = (Vec::new(), Vec::new());
+            for (i, bank) in banks.iter().enumerate() {
                 let scoped = terms::scope_terms(bank.owner(), &query_terms);
-                candidates.extend(self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await?);
+                let found = self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await?;
+                origin.extend(found.iter().map(|c| (c.id.clone(), i)));
+                candidates.extend(found);
             }
             // Deeper than the limit when fusing: a memory just past it by words may be
             // near the top by meaning.
             let depth = if meaning.is_some() { limit.max(WORDS_DEPTH) } else { limit };
-            Ok::<_, StoreError>(rank::rank(&query_terms, &candidates, depth))
+            Ok::<_, StoreError>((rank::rank(&query_terms, &candidates, depth), origin))
         };
         let by_meaning = async {
-            let Some(meaning) = meaning else { return Ok(Vec::new()) };
-            let mut near = Vec::new();
-            for bank in banks {
+            let Some(meaning) = meaning else { return Ok((Vec::new(), Vec::new())) };
+            let (mut near, mut origin) = (Vec::new(), Vec::new());
+            for (i, bank) in banks.iter().enumerate() {
                 match meaning.nearest(self.store.as_ref(), bank.owner(), &request.query).await {
-                    Ok(found) => near.extend(found),
+                    Ok(found) => {
+                        origin.extend(found.iter().map(|n| (n.id.clone(), i)));
+                        near.extend(found);
+                    }
                     Err(MeaningError::Store(err)) => return Err(err),
                     Err(MeaningError::Model(why)) => {
                         // The model logs why when it fails to load (at most once a minute).
                         tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
-                        return Ok(Vec::new());
+                        return Ok((Vec::new(), Vec::new()));
                     }
                 }
             }
             // Closest first over both banks, as fuse expects of one list.
             near.sort_by(|a, b| b.cosine.total_cmp(&a.cosine));
-            Ok(near)
+            Ok((near, origin))
         };
         let (words, near) = tokio::join!(by_words, by_meaning);
-        let (words, near) = (words?, near?);
+        let ((words, word_origin), (near, near_origin)) = (words?, near?);
+        let origin: HashMap<String, usize> = word_origin.into_iter().chain(near_origin).collect();
         let hits: Vec<(String, f64, Matched)> = if near.is_empty() {
             words.into_iter().take(limit).map(|r| (r.id, r.score, Matched::Words)).collect()
         } else {
             fuse::fuse(&words, &near, limit).into_iter().map(|f| (f.id, f.score, f.matched)).collect()
         };
-        let wanted: Vec<String> = hits.iter().map(|(id, _, _)| id.clone()).collect();
-        let mut memories = Vec::with_capacity(wanted.len());
-        for bank in banks {
-            if memories.len() < wanted.len() {
+        let mut memories = Vec::with_capacity(hits.len());
+        for (i, bank) in banks.iter().enumerate() {
+            let wanted: Vec<String> = hits.iter().filter(|(id, ..)| origin.get(id) == Some(&i)).map(|(id, ..)| id.clone()).collect();
+            if !wanted.is_empty() {
                 memories.extend(self.store.memories_by_ids(*bank, &wanted).await?);
             }
         }
