@@ -82,6 +82,28 @@ fn as_sentence(text: &str) -> String {
     out
 }
 
+impl From<memory_bank_store::StoreError> for DesktopError {
+    fn from(err: memory_bank_store::StoreError) -> Self {
+        Self::internal(format!("the local memory database failed: {err}"))
+    }
+}
+
+impl From<memory_bank_sessions::ActionError> for DesktopError {
+    /// The session lookup actions have their own codes (the CLI and MCP answer them);
+    /// the app answers each with its one code here.
+    fn from(err: memory_bank_sessions::ActionError) -> Self {
+        use memory_bank_sessions::ErrorCode as Session;
+        let code = match err.code {
+            Session::SessionNotFound => ErrorCode::SessionNotFound,
+            Session::NoMessages => ErrorCode::NoMessages,
+            Session::InvalidRequest => ErrorCode::InvalidRequest,
+            Session::NoOpenSession => ErrorCode::NoOpenSession,
+            Session::Index => ErrorCode::Index,
+        };
+        Self::new(code, err.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,27 +126,5 @@ mod tests {
         assert_eq!(gone.message, "That person is not a member of this org (any more).");
         let other = DesktopError::from(api(404, ErrorCode::MemoryNotFound, vec![]));
         assert!(other.message.starts_with("memory not found (404)"), "{}", other.message);
-    }
-}
-
-impl From<memory_bank_store::StoreError> for DesktopError {
-    fn from(err: memory_bank_store::StoreError) -> Self {
-        Self::internal(format!("the local memory database failed: {err}"))
-    }
-}
-
-impl From<memory_bank_sessions::ActionError> for DesktopError {
-    /// The session lookup actions have their own codes (the CLI and MCP answer them);
-    /// the app answers each with its one code here.
-    fn from(err: memory_bank_sessions::ActionError) -> Self {
-        use memory_bank_sessions::ErrorCode as Session;
-        let code = match err.code {
-            Session::SessionNotFound => ErrorCode::SessionNotFound,
-            Session::NoMessages => ErrorCode::NoMessages,
-            Session::InvalidRequest => ErrorCode::InvalidRequest,
-            Session::NoOpenSession => ErrorCode::NoOpenSession,
-            Session::Index => ErrorCode::Index,
-        };
-        Self::new(code, err.message)
     }
 }
