@@ -44,4 +44,11 @@ pub const APP_COMMANDS: &[&str] = &[
     "session_sources",
     "set_source_enabled",
     "import_chats",
+    "list_team_proposals",
+    "team_members",
+    "change_member_role",
+    "remove_member",
+    "org_policy",
+    "set_org_policy",
+    "org_audit",
 ];

@@ -31,7 +31,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     let (app, window) = mock_app::start("dev.memorybank.test");
     let state = call(&window, "get_state", json!({})).unwrap();
     assert_eq!(state["account"], json!({"kind": "local"}));
-    assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null, "sessionRoots": [], "keepArchivedSessions": true, "wordsOnly": false}));
+    assert_eq!(state["prefs"], json!({"memoryEnabled": true, "language": null, "sessionRoots": [], "keepArchivedSessions": true, "wordsOnly": false, "memoryScope": "all"}));
     let org = state["activeOrgId"].as_str().unwrap().to_owned();
     let user = state["user"]["id"].as_str().unwrap().to_owned();
 
@@ -90,12 +90,13 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
 
     // A pending delete is sent when the app shuts down.
     call(&window, "schedule_delete", json!({"orgId": org, "id": ids[0]})).unwrap();
-    let prefs = call(&window, "set_prefs", json!({"memoryEnabled": false, "language": "zh-CN", "keepArchivedSessions": false})).unwrap();
-    assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}));
+    let prefs = call(&window, "set_prefs", json!({"memoryEnabled": false, "language": "zh-CN", "keepArchivedSessions": false, "memoryScope": "team"})).unwrap();
+    assert_eq!(prefs["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false, "memoryScope": "team"}));
+    assert_eq!(call(&window, "set_prefs", json!({"memoryScope": "everything"})).unwrap_err()["code"], "invalid_request");
     let rejected = call(&window, "set_prefs", json!({"language": "xx"})).unwrap_err();
     assert_eq!(rejected["code"], "invalid_request");
     let follow_os = call(&window, "set_prefs", json!({"language": null})).unwrap();
-    assert_eq!(follow_os["prefs"], json!({"memoryEnabled": false, "language": null, "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}), "null means follow the OS");
+    assert_eq!(follow_os["prefs"], json!({"memoryEnabled": false, "language": null, "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false, "memoryScope": "team"}), "null means follow the OS");
     let kept = call(&window, "set_prefs", json!({"language": "zh-CN"})).unwrap();
     assert_eq!(call(&window, "set_prefs", json!({"memoryEnabled": false})).unwrap()["prefs"], kept["prefs"], "absent = unchanged");
     memory_bank_app_lib::shutdown(app.handle());
@@ -110,7 +111,7 @@ fn commands_work_over_the_local_service_and_prefs_survive_a_restart() {
     // Restart: preferences come back from the store file; the local account is the same.
     let (app, window) = mock_app::start("dev.memorybank.test");
     let again = call(&window, "get_state", json!({})).unwrap();
-    assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false}));
+    assert_eq!(again["prefs"], json!({"memoryEnabled": false, "language": "zh-CN", "sessionRoots": [], "keepArchivedSessions": false, "wordsOnly": false, "memoryScope": "team"}));
     assert_eq!(again["user"]["id"], user.as_str());
     assert_eq!(again["activeOrgId"], org.as_str());
     memory_bank_app_lib::shutdown(app.handle());

@@ -82,4 +82,11 @@ app_commands! {
     session_sources => SessionSources,
     set_source_enabled => SetSourceEnabled,
     import_chats => ImportChats,
+    list_team_proposals => ListTeamProposals,
+    team_members => TeamMembersOf,
+    change_member_role => ChangeMemberRole,
+    remove_member => RemoveMember,
+    org_policy => GetOrgPolicy,
+    set_org_policy => SetOrgPolicy,
+    org_audit => OrgAudit,
 }

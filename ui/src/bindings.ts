@@ -280,9 +280,85 @@ on: boolean,
 reviewed: Array<ReviewedDiff>, };
 
 /**
+ * What happened to a team memory or proposal.
+ */
+export type AuditAction = "proposed" | "accepted" | "rejected" | "saved" | "edited" | "deleted";
+
+/**
+ * One line of an org's audit log: who did what to which memory or proposal, and when.
+ * Ids and a length only: never the memory's text.
+ */
+export type AuditEntry = { 
+/**
+ * Position in the org's log (increasing; the paging cursor).
+ */
+seq: number, 
+/**
+ * When.
+ */
+at: string, 
+/**
+ * Who (`usr_…`): the member, or the person whose agent proposed.
+ */
+actorId: string, 
+/**
+ * What.
+ */
+action: AuditAction, 
+/**
+ * The team memory, when there is one.
+ */
+memoryId?: string | null, 
+/**
+ * The proposal, when there is one.
+ */
+proposalId?: string | null, 
+/**
+ * Characters in the memory's sentence (or the proposed one) at that moment.
+ */
+contentChars?: number | null, };
+
+/**
+ * One page of an org's audit log (`GET /v1/orgs/{id}/audit`), newest first.
+ */
+export type AuditPage = { 
+/**
+ * The lines, newest first.
+ */
+entries: Array<AuditEntry>, 
+/**
+ * Pass as `before` for the next, older page; null on the last.
+ */
+nextBefore: number | null, };
+
+/**
+ * Which banks a read covers: the reader's own (`mine`), the active org's team bank
+ * (`team`), or both (`all`, the default) — `scope` on list and search in the API, the
+ * CLI's `--scope`, the MCP tools and the panel's filter.
+ */
+export type BankScope = "mine" | "team" | "all";
+
+/**
  * What a plan does to the file.
  */
 export type Change = "create" | "add" | "update" | "remove" | "already-installed" | "not-installed";
+
+/**
+ * `change_member_role`.
+ */
+export type ChangeMemberRoleArgs = { 
+/**
+ * The org.
+ */
+orgId: string, 
+/**
+ * The member (`usr_…`).
+ */
+userId: string, 
+/**
+ * Their new role.
+ */
+role: OrgRole, };
 
 /**
  * The ids a snippet cites. Holds only the ids that were given.
@@ -634,7 +710,7 @@ proposedBy?: string | null, };
  */
 export type InboxChange = { 
 /**
- * Pending proposals now.
+ * Pending proposals now (the person's own, and the org Inbox's for its admins and owners).
  */
 pending: number, };
 
@@ -739,7 +815,11 @@ limit?: number,
 /**
  * The `nextCursor` of the previous page.
  */
-cursor?: string, };
+cursor?: string, 
+/**
+ * `mine`, `team` or `all` (the default).
+ */
+scope?: BankScope, };
 
 /**
  * `list_proposals`.
@@ -920,6 +1000,28 @@ sessionId: string,
 source?: Source, };
 
 /**
+ * A command about one org's team (its org Inbox, members, policy or audit log).
+ */
+export type OrgArgs = { 
+/**
+ * The org.
+ */
+orgId: string, };
+
+/**
+ * `org_audit`.
+ */
+export type OrgAuditArgs = { 
+/**
+ * The org.
+ */
+orgId: string, 
+/**
+ * The previous page's `nextBefore`; absent: the newest lines.
+ */
+before?: number, };
+
+/**
  * An org the user can act in.
  */
 export type OrgInfo = { 
@@ -931,6 +1033,50 @@ id: string,
  * Name.
  */
 name: string, };
+
+/**
+ * A member of an org, as its admins see the list.
+ */
+export type OrgMember = { 
+/**
+ * `usr_…`
+ */
+userId: string, 
+/**
+ * Their email.
+ */
+email: string, 
+/**
+ * Their role.
+ */
+role: OrgRole, 
+/**
+ * When they joined.
+ */
+joinedAt: string, };
+
+/**
+ * An org's policy, enforced by the server. The defaults are an org that never set one.
+ */
+export type OrgPolicy = { 
+/**
+ * Memory on for this org, both banks (off: every memory route answers 403
+ * `org_memory_disabled`).
+ */
+memoryEnabled: boolean, 
+/**
+ * Members' agents may propose to the team bank.
+ */
+agentsMayPropose: boolean, 
+/**
+ * The most memories the team bank may hold; none: no cap beyond the service's own.
+ */
+maxMemories: number | null, };
+
+/**
+ * A member's role in an org.
+ */
+export type OrgRole = "member" | "admin" | "owner";
 
 /**
  * Where a context snippet came from.
@@ -1029,6 +1175,10 @@ keepArchivedSessions?: boolean,
  * Search by words only (Settings → Search).
  */
 wordsOnly?: boolean, 
+/**
+ * The memory panel's Mine / Team / All.
+ */
+memoryScope?: BankScope, 
 /**
  * `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
  */
@@ -1241,6 +1391,19 @@ orgId: string,
  * The proposal.
  */
 id: string, };
+
+/**
+ * `remove_member`.
+ */
+export type RemoveMemberArgs = { 
+/**
+ * The org.
+ */
+orgId: string, 
+/**
+ * The member (`usr_…`).
+ */
+userId: string, };
 
 /**
  * `restore_revision`.
@@ -1458,7 +1621,11 @@ q: string,
 /**
  * Most results (the API's default when absent).
  */
-limit?: number, };
+limit?: number, 
+/**
+ * `mine`, `team` or `all` (the default).
+ */
+scope?: BankScope, };
 
 /**
  * Response of `GET /v1/memory/search`.
@@ -1662,6 +1829,19 @@ export type SetActiveOrgArgs = {
 orgId: string, };
 
 /**
+ * `set_org_policy`.
+ */
+export type SetOrgPolicyArgs = { 
+/**
+ * The org.
+ */
+orgId: string, 
+/**
+ * The whole policy (it replaces the one in force).
+ */
+policy: OrgPolicy, };
+
+/**
  * `set_session_roots`.
  */
 export type SetSessionRootsArgs = { 
@@ -1804,6 +1984,21 @@ folders: Array<SourceFolder>,
 unreadable?: string, };
 
 /**
+ * Settings → Team: the caller's role in the org and, for its admins and owners, its
+ * members.
+ */
+export type TeamMembers = { 
+/**
+ * The caller's role: what the page offers them.
+ */
+yourRole: OrgRole, 
+/**
+ * Owners first, then admins, then members; null for a member (the server shows
+ * the list to admins and owners only).
+ */
+members: Array<OrgMember> | null, };
+
+/**
  * The answer of `read_transcript`.
  */
 export type Transcript = { 
@@ -1907,7 +2102,11 @@ keepArchivedSessions: boolean,
 /**
  * Search by words only, never by meaning.
  */
-wordsOnly: boolean, };
+wordsOnly: boolean, 
+/**
+ * The memory panel's filter: `mine`, `team` or `all`.
+ */
+memoryScope: BankScope, };
 
 /**
  * `undo_delete`.
@@ -1992,6 +2191,13 @@ export type CommandTypes = {
   list_proposals: { args: ListProposalsArgs; answer: ProposalListResponse };
   accept_proposal: { args: AcceptProposalArgs; answer: ProposalResponse };
   reject_proposal: { args: RejectProposalArgs; answer: ProposalResponse };
+  list_team_proposals: { args: OrgArgs; answer: ProposalListResponse | null };
+  team_members: { args: OrgArgs; answer: TeamMembers };
+  change_member_role: { args: ChangeMemberRoleArgs; answer: TeamMembers };
+  remove_member: { args: RemoveMemberArgs; answer: TeamMembers };
+  org_policy: { args: OrgArgs; answer: OrgPolicy };
+  set_org_policy: { args: SetOrgPolicyArgs; answer: OrgPolicy };
+  org_audit: { args: OrgAuditArgs; answer: AuditPage | null };
   agent_statuses: { args: NoArgs; answer: AgentsOverview };
   plan_agent_change: { args: PlanAgentChangeArgs; answer: AgentPlan };
   apply_agent_change: { args: ApplyAgentChangeArgs; answer: AgentApplied };
@@ -2051,4 +2257,11 @@ export const COMMANDS = [
   "session_sources",
   "set_source_enabled",
   "import_chats",
+  "list_team_proposals",
+  "team_members",
+  "change_member_role",
+  "remove_member",
+  "org_policy",
+  "set_org_policy",
+  "org_audit",
 ] as const;

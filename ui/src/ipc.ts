@@ -35,6 +35,10 @@ export type {
   AgentStatus,
   AppState,
   ApplyAgentChangeArgs,
+  AuditAction,
+  AuditEntry,
+  AuditPage,
+  BankScope,
   Citation,
   ConfirmedVia,
   EditMemoryRequest,
@@ -71,8 +75,12 @@ export type {
   ReviewedDiff,
   Revision,
   RevisionListResponse,
+  OrgMember,
+  OrgPolicy,
+  OrgRole,
   Role,
   SaveMemoryArgs,
+  Scope,
   ScheduleDeleteArgs,
   ScheduledDelete,
   SearchArgs,
@@ -86,6 +94,7 @@ export type {
   SetSourceEnabledArgs,
   SourceFolder,
   SourceFolders,
+  TeamMembers,
   ForgetArgs,
   SimilarMemory,
   Source,
@@ -251,6 +260,28 @@ export const listProposals = (orgId: string) => call("list_proposals", { orgId }
 export const acceptProposal = (args: ArgsOf<"accept_proposal">) => call("accept_proposal", args);
 
 export const rejectProposal = (args: ArgsOf<"reject_proposal">) => call("reject_proposal", args);
+
+// Team banks (docs/teams.md): the org Inbox, and Settings → Team. A read the person's
+// role does not allow answers null (a member: nothing to show), never an error; a refused
+// change rejects with the server's own sentence as its message.
+
+/** The org Inbox: pending proposals to the team bank; null for a member. */
+export const listTeamProposals = (orgId: string) => call("list_team_proposals", { orgId });
+
+/** The person's role in the org and, for admins and owners, its members. */
+export const teamMembers = (orgId: string) => call("team_members", { orgId });
+
+export const changeMemberRole = (args: ArgsOf<"change_member_role">) => call("change_member_role", args);
+
+export const removeMember = (args: ArgsOf<"remove_member">) => call("remove_member", args);
+
+export const orgPolicy = (orgId: string) => call("org_policy", { orgId });
+
+/** Owners only; the whole policy replaces the one in force. */
+export const setOrgPolicy = (args: ArgsOf<"set_org_policy">) => call("set_org_policy", args);
+
+/** One page of the audit log, newest first; null for a member. */
+export const orgAudit = (args: ArgsOf<"org_audit">) => call("org_audit", args);
 
 // Settings → Data: Rust opens the system's file dialog (the web view never names a path)
 // and reports progress as `transfer-progress`.

@@ -20,6 +20,7 @@ import type {
   SessionRoot,
 } from "../src/ipc";
 import { agentsOverview, inboxHandlers } from "./fakeInbox";
+import { teamData, teamHandlers, type TeamData } from "./fakeTeam";
 import { sessionHandlers, sourceFolders, type SessionData } from "./fakeSessions";
 
 export const COMMIT_MS = 6000;
@@ -40,6 +41,8 @@ interface Options {
   agents?: AgentsOverview;
   /** Deletes Rust kept from an earlier run (its journal), as list_pending_deletes answers. */
   pendingDeletes?: PendingDelete[];
+  /** The active org's team (see fakeTeam.ts); default: the person owns a team of one. */
+  team?: Partial<TeamData>;
 }
 
 export type FakeBackend = ReturnType<typeof installFakeBackend>;
@@ -74,7 +77,7 @@ export function defaultState(): AppState {
       { id: "org_b", name: "Beta" },
     ],
     activeOrgId: "org_a",
-    prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true, wordsOnly: false },
+    prefs: { memoryEnabled: true, language: null, sessionRoots: [], keepArchivedSessions: true, wordsOnly: false, memoryScope: "all" },
     connectError: null,
     localBankUnencrypted: false,
   };
@@ -84,6 +87,10 @@ function stateFrom(overrides: Options["state"] = {}): AppState {
   const base = defaultState();
   return { ...base, ...overrides, prefs: { ...base.prefs, ...overrides.prefs } };
 }
+
+/** Like the service's `scope`: mine (the person's own), team (the org's), all (absent). */
+const inScope = (scope: unknown) => (m: Memory) =>
+  scope === "mine" ? m.scope !== "org" : scope === "team" ? m.scope === "org" : true;
 
 export function installFakeBackend(options: Options = {}) {
   const backend = {
@@ -132,6 +139,8 @@ export function installFakeBackend(options: Options = {}) {
     proposals: [...(options.proposals ?? [])],
     agents: options.agents ?? agentsOverview(),
     agentFileVersion: 1,
+    /** The team bank's side: members, roles, policy, audit log, org Inbox (fakeTeam.ts). */
+    team: null as unknown as TeamData,
     callsOf(cmd: string) {
       return this.calls.filter((call) => call.cmd === cmd).map((call) => call.args);
     },
@@ -154,6 +163,8 @@ export function installFakeBackend(options: Options = {}) {
       await emit("memory-delete-settled", payload);
     },
   };
+
+  backend.team = teamData(backend.state, options.team);
 
   const handlers: Record<string, (args: Record<string, unknown>) => unknown> = {
     get_state: () => backend.state,
@@ -191,14 +202,16 @@ export function installFakeBackend(options: Options = {}) {
       if (backend.listError) throw backend.listError;
       const start = args.cursor ? Number(args.cursor) : 0;
       const limit = (args.limit as number | undefined) ?? 20;
-      const page = backend.memories.slice(start, start + limit);
-      const next = start + limit < backend.memories.length ? String(start + limit) : null;
+      const shown = backend.memories.filter(inScope(args.scope));
+      const page = shown.slice(start, start + limit);
+      const next = start + limit < shown.length ? String(start + limit) : null;
       return { memories: page, nextCursor: next } satisfies ListResponse;
     },
     search_status: () =>
       backend.searchStatus ?? { meaning: "on" as const, memories: backend.memories.length, withVector: backend.memories.length },
     search_memories: (args) => ({
       results: backend.memories
+        .filter(inScope(args.scope))
         .filter((m) => m.content.toLowerCase().includes(String(args.q).toLowerCase()))
         .map((m) => ({ ...m, score: 1, matched: "words" as const })),
     }),
@@ -290,6 +303,7 @@ export function installFakeBackend(options: Options = {}) {
     },
     ...sessionHandlers(backend),
     ...inboxHandlers(backend),
+    ...teamHandlers(backend, inboxHandlers(backend)),
     // tauri-plugin-opener: Rust hands the URL to the system browser and answers null.
     "plugin:opener|open_url": () => null,
     flush_deletes: async () => {

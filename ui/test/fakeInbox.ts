@@ -33,6 +33,7 @@ export function proposal(n: number, extra: Partial<Proposal> = {}): Proposal {
     memoryId: null,
     proposedBy: "claude-code",
     orgId: "org_a",
+    scope: "user",
     createdAt: created,
     expiresAt: new Date(Date.parse(created) + 7 * 86_400_000).toISOString(),
     decidedAt: null,

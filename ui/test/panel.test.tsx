@@ -271,6 +271,6 @@ describe("toolbar", () => {
     await app.user.selectOptions(screen.getByLabelText("Organization"), "org_b");
     await settle();
     expect(backend.callsOf("list_memories").map((args) => args.orgId)).toEqual(["org_a", "org_b"]);
-    expect(app.client.getQueryData(["memory", "org_b"])).toBeDefined();
+    expect(app.client.getQueryData(["memory", "org_b", "all"])).toBeDefined();
   });
 });

@@ -84,6 +84,8 @@ impl TeamRefusal {
 /// A member's role in an org.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+// The UI's bindings also hold a message's role (user, assistant).
+#[cfg_attr(feature = "ts", ts(rename = "OrgRole"))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Reads the team bank and proposes to it.

@@ -9,6 +9,7 @@ use memory_bank_contract::edit::{EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::wire::{
     CitingResponse, FindSimilarRequest, ListResponse, SearchStatus, Memory, ProposalListResponse, ProposalResponse, SaveMemoryRequest, SearchResponse, SimilarResponse,
 };
+use memory_bank_contract::teams::{AuditPage, BankScope, OrgPolicy, Role};
 use memory_bank_sessions as sessions;
 use crate::transfer::{ExportOutcome, ImportArgs, ImportOutcome};
 use memory_bank_sessions::{ActivityArgs, LatestArgs, ListArgs, OpenArgs, ReadArgs, SearchArgs};
@@ -21,6 +22,7 @@ use crate::deletes::PendingDelete;
 use crate::inbox::ProposalEdits;
 use crate::panic_guard::catch_panics;
 use crate::prefs::{PrefsPatch, SessionRoot};
+use crate::team::TeamMembers;
 use crate::{AppState, Desktop, DesktopError, ScheduledDelete};
 
 /// One command of the desktop IPC.
@@ -96,6 +98,8 @@ pub struct ListMemoriesArgs {
     pub limit: Option<u32>,
     /// The `nextCursor` of the previous page.
     pub cursor: Option<String>,
+    /// `mine`, `team` or `all` (the default).
+    pub scope: Option<BankScope>,
 }
 
 /// `search_memories`.
@@ -110,6 +114,8 @@ pub struct SearchMemoriesArgs {
     pub q: String,
     /// Most results (the API's default when absent).
     pub limit: Option<u32>,
+    /// `mine`, `team` or `all` (the default).
+    pub scope: Option<BankScope>,
 }
 
 /// `schedule_delete`.
@@ -282,6 +288,62 @@ pub struct RejectProposalArgs {
     pub id: String,
 }
 
+/// A command about one org's team (its org Inbox, members, policy or audit log).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct OrgArgs {
+    /// The org.
+    pub org_id: String,
+}
+
+/// `change_member_role`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeMemberRoleArgs {
+    /// The org.
+    pub org_id: String,
+    /// The member (`usr_…`).
+    pub user_id: String,
+    /// Their new role.
+    pub role: Role,
+}
+
+/// `remove_member`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct RemoveMemberArgs {
+    /// The org.
+    pub org_id: String,
+    /// The member (`usr_…`).
+    pub user_id: String,
+}
+
+/// `set_org_policy`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SetOrgPolicyArgs {
+    /// The org.
+    pub org_id: String,
+    /// The whole policy (it replaces the one in force).
+    pub policy: OrgPolicy,
+}
+
+/// `org_audit`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
+#[serde(rename_all = "camelCase")]
+pub struct OrgAuditArgs {
+    /// The org.
+    pub org_id: String,
+    /// The previous page's `nextBefore`; absent: the newest lines.
+    pub before: Option<i64>,
+}
+
 /// `plan_agent_change`.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -370,7 +432,7 @@ commands! {
     SignOut = "sign_out" (desktop, _args: NoArgs) -> AppState { desktop.core().sign_out().await }
     /// One page of memories.
     ListMemories = "list_memories" (desktop, args: ListMemoriesArgs) -> ListResponse {
-        desktop.core().list(&args.org_id, args.limit, args.cursor.as_deref()).await
+        desktop.core().list_scoped(&args.org_id, args.limit, args.cursor.as_deref(), args.scope).await
     }
     /// Whether search reads meaning, and how far the person's vectors are made.
     GetSearchStatus = "search_status" (desktop, args: SearchStatusArgs) -> SearchStatus {
@@ -378,7 +440,7 @@ commands! {
     }
     /// Searches memories.
     SearchMemories = "search_memories" (desktop, args: SearchMemoriesArgs) -> SearchResponse {
-        desktop.core().search(&args.org_id, &args.q, args.limit).await
+        desktop.core().search_scoped(&args.org_id, &args.q, args.limit, args.scope).await
     }
     /// Starts a delete's undo window (journaled before it answers).
     ScheduleDelete = "schedule_delete" (desktop, args: ScheduleDeleteArgs) -> ScheduledDelete {
@@ -490,6 +552,34 @@ commands! {
     /// Rejects a proposal.
     RejectProposal = "reject_proposal" (desktop, args: RejectProposalArgs) -> ProposalResponse {
         desktop.core().reject_proposal(&args.org_id, &args.id).await
+    }
+    /// The org Inbox (pending proposals to the team bank); null for a member.
+    ListTeamProposals = "list_team_proposals" (desktop, args: OrgArgs) -> Option<ProposalListResponse> {
+        desktop.core().list_team_proposals(&args.org_id).await
+    }
+    /// The caller's role in the org and, for admins and owners, its members.
+    TeamMembersOf = "team_members" (desktop, args: OrgArgs) -> TeamMembers {
+        desktop.core().team_members(&args.org_id).await
+    }
+    /// Gives a member another role (the server's rules; a refusal says why).
+    ChangeMemberRole = "change_member_role" (desktop, args: ChangeMemberRoleArgs) -> TeamMembers {
+        desktop.core().change_member_role(&args.org_id, &args.user_id, args.role).await
+    }
+    /// Removes a member from the org.
+    RemoveMember = "remove_member" (desktop, args: RemoveMemberArgs) -> TeamMembers {
+        desktop.core().remove_member(&args.org_id, &args.user_id).await
+    }
+    /// The org's policy.
+    GetOrgPolicy = "org_policy" (desktop, args: OrgArgs) -> OrgPolicy {
+        desktop.core().org_policy(&args.org_id).await
+    }
+    /// Replaces the org's policy (owners).
+    SetOrgPolicy = "set_org_policy" (desktop, args: SetOrgPolicyArgs) -> OrgPolicy {
+        desktop.core().set_org_policy(&args.org_id, &args.policy).await
+    }
+    /// One page of the org's audit log, newest first; null for a member.
+    OrgAudit = "org_audit" (desktop, args: OrgAuditArgs) -> Option<AuditPage> {
+        desktop.core().org_audit(&args.org_id, args.before).await
     }
     /// The agents and the binary they would run.
     AgentStatuses = "agent_statuses" (desktop, _args: NoArgs) -> AgentsOverview { desktop.core().agent_statuses().await }

@@ -6,6 +6,7 @@ use memory_bank_contract::ErrorCode;
 use memory_bank_client::Client;
 use memory_bank_contract::edit::{validate_edit, EditMemoryRequest, RevisionListResponse};
 use memory_bank_contract::gate::Refused;
+use memory_bank_contract::teams::BankScope;
 use memory_bank_contract::wire::{CitingResponse, FindSimilarRequest, ListResponse, Memory, SaveMemoryRequest, SearchResponse, SimilarResponse};
 use serde::Serialize;
 use tokio::sync::RwLock;
@@ -115,6 +116,8 @@ pub struct UiPrefs {
     pub keep_archived_sessions: bool,
     /// Search by words only, never by meaning.
     pub words_only: bool,
+    /// The memory panel's filter: `mine`, `team` or `all`.
+    pub memory_scope: BankScope,
 }
 
 /// Everything the UI needs to pick a screen.
@@ -334,6 +337,7 @@ impl Core {
                 session_roots: prefs.session_roots,
                 keep_archived_sessions: prefs.keep_archived_sessions,
                 words_only: prefs.words_only,
+                memory_scope: prefs.memory_scope,
             },
             connect_error: self.connect_error.lock().map(|e| e.clone()).unwrap_or_default(),
             local_bank_unencrypted: session.account == Some(Account::Local)
@@ -362,7 +366,7 @@ impl Core {
     /// Changes UI preferences. `language: Some(None)` means follow the OS. Only
     /// [`crate::Desktop::set_prefs`] calls it: the session history must follow.
     pub(crate) async fn set_prefs(&self, patch: PrefsPatch) -> Result<AppState, DesktopError> {
-        let PrefsPatch { memory_enabled, language, keep_archived_sessions, words_only } = patch;
+        let PrefsPatch { memory_enabled, language, keep_archived_sessions, words_only, memory_scope } = patch;
         let was_words_only = self.prefs().words_only;
         self.update_prefs(|p| {
             if let Some(words_only) = words_only {
@@ -370,6 +374,9 @@ impl Core {
             }
             if let Some(enabled) = memory_enabled {
                 p.memory_enabled = enabled;
+            }
+            if let Some(scope) = memory_scope {
+                p.memory_scope = scope;
             }
             if let Some(keep) = keep_archived_sessions {
                 p.keep_archived_sessions = keep;
@@ -477,9 +484,21 @@ impl Core {
         self.session.read().await.client.clone().ok_or_else(|| DesktopError::new(ErrorCode::NoAccount, "not signed in"))
     }
 
-    /// One page of memories in `org_id`.
+    /// One page of memories in `org_id`: the person's own and the org's team bank.
     pub async fn list(&self, org_id: &str, limit: Option<u32>, cursor: Option<&str>) -> Result<ListResponse, DesktopError> {
-        Ok(self.client().await?.list(org_id, limit, cursor, None).await?)
+        self.list_scoped(org_id, limit, cursor, None).await
+    }
+
+    /// One page of memories in `org_id` from the banks `scope` names (`None`: both),
+    /// the panel's Mine / Team / All.
+    pub async fn list_scoped(
+        &self,
+        org_id: &str,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+        scope: Option<BankScope>,
+    ) -> Result<ListResponse, DesktopError> {
+        Ok(self.client().await?.list(org_id, limit, cursor, scope).await?)
     }
 
     /// Whether search reads meaning, and how far the person's vectors are made.
@@ -489,7 +508,18 @@ impl Core {
 
     /// Searches memories in `org_id`, by words only when the person chose it.
     pub async fn search(&self, org_id: &str, query: &str, limit: Option<u32>) -> Result<SearchResponse, DesktopError> {
-        Ok(self.client().await?.search(org_id, query, limit, self.prefs().words_only, None).await?)
+        self.search_scoped(org_id, query, limit, None).await
+    }
+
+    /// Searches the banks `scope` names in `org_id` (`None`: both, ranked together).
+    pub async fn search_scoped(
+        &self,
+        org_id: &str,
+        query: &str,
+        limit: Option<u32>,
+        scope: Option<BankScope>,
+    ) -> Result<SearchResponse, DesktopError> {
+        Ok(self.client().await?.search(org_id, query, limit, self.prefs().words_only, scope).await?)
     }
 
     /// Saves a memory in `org_id` (the org active when the person pressed Save), as

@@ -108,13 +108,17 @@ fn context_input(context: &ProposedContext) -> ContextInput {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct InboxChange {
-    /// Pending proposals now.
+    /// Pending proposals now (the person's own, and the org Inbox's for its admins and owners).
     pub pending: usize,
     /// Proposals that were not there at the last look (never those already waiting when
     /// the app started or switched accounts: they are not news).
     #[serde(skip)]
     pub new: Vec<Proposal>,
 }
+
+/// Looks the org Inbox is skipped for after it was refused (the person is a member):
+/// a member's role is asked again every 30 s, not every 2 s.
+const TEAM_REFUSED_SKIPS: u32 = 15;
 
 /// Remembers which proposals were pending at the last look, per account.
 #[derive(Debug, Default)]
@@ -123,6 +127,10 @@ pub struct InboxWatch {
     owner: Option<(Account, String)>,
     pending: HashSet<String>,
     failing: bool,
+    /// The org Inbox at the last look that answered (empty for a member).
+    team: Vec<Proposal>,
+    /// Looks left before the org Inbox is asked again after a refusal.
+    team_skips: u32,
 }
 
 impl InboxWatch {
@@ -141,7 +149,7 @@ impl InboxWatch {
             return None;
         };
         let org = state.active_org_id.or_else(|| state.orgs.first().map(|o| o.id.clone()))?;
-        let listed = match core.list_proposals(&org).await {
+        let mut listed = match core.list_proposals(&org).await {
             Ok(listed) => {
                 self.failing = false;
                 listed
@@ -155,6 +163,25 @@ impl InboxWatch {
         };
         let owner = (account, user.id);
         let first_look = self.owner.as_ref() != Some(&owner);
+        if first_look {
+            self.team.clear();
+            self.team_skips = 0;
+        }
+        // The org Inbox too, for its admins and owners (a member's refusal is not news).
+        if self.team_skips > 0 {
+            self.team_skips -= 1;
+        } else {
+            match core.list_team_proposals(&org).await {
+                Ok(Some(team)) => self.team = team.proposals,
+                Ok(None) => {
+                    self.team.clear();
+                    self.team_skips = TEAM_REFUSED_SKIPS;
+                }
+                // Kept as it was: a blip must not make its proposals new again.
+                Err(_) => {}
+            }
+        }
+        listed.proposals.extend(self.team.iter().cloned());
         let now: HashSet<String> = listed.proposals.iter().map(|p| p.id.clone()).collect();
         if !first_look && now == self.pending {
             return None;

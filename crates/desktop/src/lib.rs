@@ -24,6 +24,7 @@ pub mod prefs;
 pub use memory_bank_access::private_files;
 pub use memory_bank_access::meaning;
 pub mod secrets;
+pub mod team;
 pub mod transfer;
 
 pub use crate::core::{Account, AppState, Core, CoreConfig, OrgInfo, ScheduledDelete, UiPrefs, UserInfo};

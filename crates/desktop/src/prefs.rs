@@ -39,6 +39,8 @@ pub struct Prefs {
     /// "Let agents look up relevant memories by themselves" (Settings → Agents): agents
     /// installed from the app get `mcp --recall` and, where they have hooks, the recall hook.
     pub agent_recall: bool,
+    /// The memory panel's filter: the person's own memories, the org's team bank, or both.
+    pub memory_scope: memory_bank_contract::teams::BankScope,
 }
 
 /// A folder of agent sessions added in settings (e.g. a copy from another machine).
@@ -64,6 +66,7 @@ impl Default for Prefs {
             keep_archived_sessions: true,
             words_only: false,
             agent_recall: false,
+            memory_scope: memory_bank_contract::teams::BankScope::All,
         }
     }
 }
@@ -113,6 +116,10 @@ pub struct PrefsPatch {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub words_only: Option<bool>,
+    /// The memory panel's Mine / Team / All.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub memory_scope: Option<memory_bank_contract::teams::BankScope>,
     /// `Some(None)` = follow the OS; `Some(Some(Language::ZhCn))` = that language.
     #[serde(default, deserialize_with = "present")]
     #[cfg_attr(feature = "ts", ts(optional))]

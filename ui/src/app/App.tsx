@@ -5,7 +5,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { applyLanguage } from "../i18n";
 import { InboxAnnouncer } from "../inbox/InboxAnnouncer";
-import { useInbox, useInboxChangedRefetch } from "../inbox/useInbox";
+import { useInbox, useInboxChangedRefetch, useTeamInbox } from "../inbox/useInbox";
 import { errorMessage, setActiveOrg, type AppState, type Memory } from "../ipc";
 import { OpenMemoryProvider } from "../memory/openMemory";
 import { MemoryPanel } from "../memory/MemoryPanel";
@@ -28,6 +28,9 @@ export function App() {
   const [agentsFocus, setAgentsFocus] = useState(false);
   const state = useAppState();
   const inbox = useInbox(state.data);
+  // An admin's badge counts the org Inbox too (a member's is null: nothing to count).
+  const teamInbox = useTeamInbox(state.data);
+  const teamWaiting = teamInbox.data?.proposals.length ?? 0;
   const toasts = useToasts();
   const switchOrg = useAppStateCommand(setActiveOrg);
   /** A memory opened from a session's marker: the panel shows it alone. */
@@ -72,8 +75,8 @@ export function App() {
       <Header
         view={view}
         onNavigate={navigate}
-        inboxCount={inbox.data?.proposals.length ?? null}
-        inboxMore={Boolean(inbox.data?.nextCursor)}
+        inboxCount={inbox.data ? inbox.data.proposals.length + teamWaiting : null}
+        inboxMore={Boolean(inbox.data?.nextCursor || teamInbox.data?.nextCursor)}
       />
       <InboxAnnouncer proposals={inbox.data?.proposals} />
       <main className="main">

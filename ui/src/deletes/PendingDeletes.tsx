@@ -36,7 +36,7 @@ import {
   type ListResponse,
   type SearchResponse,
 } from "../ipc";
-import { listKey, searchKeyPrefix } from "../memory/queryKeys";
+import { listRoot, searchKeyPrefix } from "../memory/queryKeys";
 import { useToasts } from "../toasts/Toasts";
 
 /** How long Undo is offered; Rust commits at 6 s. */
@@ -75,7 +75,7 @@ const toastId = (id: string) => `memory-delete-${id}`;
 
 /** Removes a settled delete from the caches of the org it was deleted in. */
 function removeFromCache(client: QueryClient, orgId: string, id: string) {
-  client.setQueryData<InfiniteData<ListResponse>>(listKey(orgId), (data) =>
+  client.setQueriesData<InfiniteData<ListResponse>>({ queryKey: listRoot(orgId) }, (data) =>
     data
       ? {
           ...data,

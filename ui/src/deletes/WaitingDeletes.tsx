@@ -4,17 +4,18 @@
 import { useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { ListResponse } from "../ipc";
-import { listKey } from "../memory/queryKeys";
+import { listRoot } from "../memory/queryKeys";
 import { usePendingDeletes } from "./PendingDeletes";
 
-/** The sentence of memory `id` if a cached page of `orgId`'s list still holds it. */
+/** The sentence of memory `id` if a cached page of one of `orgId`'s lists still holds it. */
 function useCachedContent(orgId: string) {
   const client = useQueryClient();
   return (id: string): string | null => {
-    const data = client.getQueryData<InfiniteData<ListResponse>>(listKey(orgId));
-    for (const page of data?.pages ?? []) {
-      const found = page.memories.find((memory) => memory.id === id);
-      if (found) return found.content;
+    for (const [, data] of client.getQueriesData<InfiniteData<ListResponse>>({ queryKey: listRoot(orgId) })) {
+      for (const page of data?.pages ?? []) {
+        const found = page.memories.find((memory) => memory.id === id);
+        if (found) return found.content;
+      }
     }
     return null;
   };

@@ -3,6 +3,9 @@
 // at a time (roving tabindex); arrows or J/K move, Enter opens the check, R or Delete
 // rejects. Decisions are announced in a polite status line, and focus moves on to the
 // next proposal. New proposals arrive through `inbox-changed` (see useInbox.ts).
+// For an org's admins and owners the org Inbox follows (what members and their agents
+// proposed to the team bank), decided the same way; a member has no org Inbox, and sees
+// nothing of it.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
@@ -16,14 +19,15 @@ import {
   type ProposalEdits,
   type ProposalListResponse,
 } from "../ipc";
-import { listKey, searchKeyPrefix } from "../memory/queryKeys";
+import { listRoot, searchKeyPrefix } from "../memory/queryKeys";
 import { ErrorState } from "../memory/states/ErrorState";
 import { Loading } from "../memory/states/Loading";
 import { NoActiveOrg } from "../memory/states/NoActiveOrg";
 import { NotSignedIn } from "../memory/states/NotSignedIn";
 import { ProposalItem } from "./ProposalItem";
-import { inboxKey, inboxRoot } from "./queryKeys";
-import { useInbox } from "./useInbox";
+import { inboxKey, inboxRoot, teamInboxKey } from "./queryKeys";
+import { useInbox, useTeamInbox } from "./useInbox";
+import { memberName, useTeamMembers } from "../team/useTeam";
 import "./inbox.css";
 
 interface Props {
@@ -35,11 +39,29 @@ interface Props {
 
 export function InboxView({ state, onOpenSettings, onOpenAgents, onSwitchOrg }: Props) {
   const headingId = useId();
+  const teamHeadingId = useId();
+  // The keys are said once, in the person's own Inbox; the org Inbox's list points to it.
+  const keysId = useId();
   if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} error={state.connectError} />;
   if (state.activeOrgId === null) return <NoActiveOrg orgs={state.orgs} onSwitchOrg={onSwitchOrg} />;
   return (
-    <section className="inbox" aria-labelledby={headingId}>
-      <Inbox state={state} orgId={state.activeOrgId} headingId={headingId} onOpenAgents={onOpenAgents} />
+    <>
+      <section className="inbox" aria-labelledby={headingId}>
+        <Inbox state={state} orgId={state.activeOrgId} headingId={headingId} keysId={keysId} onOpenAgents={onOpenAgents} />
+      </section>
+      <TeamInbox state={state} orgId={state.activeOrgId} headingId={teamHeadingId} keysId={keysId} />
+    </>
+  );
+}
+
+/** The org Inbox, for the org's admins and owners only: nothing at all for a member. */
+function TeamInbox(props: { state: AppState; orgId: string; headingId: string; keysId: string }) {
+  const { state, headingId } = props;
+  const team = useTeamInbox(state);
+  if (!team.data) return null;
+  return (
+    <section className="inbox inbox-team" aria-labelledby={headingId}>
+      <Inbox {...props} team={team} />
     </section>
   );
 }
@@ -50,15 +72,27 @@ interface InboxProps {
   state: AppState;
   orgId: string;
   headingId: string;
-  onOpenAgents: () => void;
+  /** The keys' hint: the person's own Inbox shows it, the org Inbox's list refers to it. */
+  keysId: string;
+  /** The person's own Inbox: its empty state points to Settings → Agents. */
+  onOpenAgents?: () => void;
+  /** The org Inbox instead of the person's own (its query, answered for an admin). */
+  team?: ReturnType<typeof useTeamInbox>;
 }
 
-function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
+function Inbox({ state, orgId, headingId, keysId, onOpenAgents, team }: InboxProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const keysId = useId();
-  const inbox = useInbox(state);
+  const own = useInbox(team ? undefined : state);
+  const inbox = team ?? own;
+  const key = team ? teamInboxKey(orgId) : inboxKey(orgId);
   const proposals = inbox.data?.proposals ?? [];
+  // Who proposed each team proposal: their email when the members list names them.
+  const members = useTeamMembers(orgId, Boolean(team));
+  const me = state.user?.id ?? null;
+  const orgName = state.orgs.find((org) => org.id === orgId)?.name ?? orgId;
+  const proposer = (proposal: Proposal) =>
+    team && proposal.proposer ? memberName(proposal.proposer, me, members.data, t) : null;
   const [activeId, setActiveId] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -90,12 +124,12 @@ function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
       setErrors(({ [proposal.id]: _gone, ...rest }) => rest);
     },
     onSuccess: (answer, { proposal, decision, after }) => {
-      client.setQueryData<ProposalListResponse>(inboxKey(orgId), (old) =>
+      client.setQueryData<ProposalListResponse | null>(key, (old) =>
         old ? { ...old, proposals: old.proposals.filter((p) => p.id !== proposal.id) } : old,
       );
       void client.invalidateQueries({ queryKey: inboxRoot });
       if (decision.kind === "accept") {
-        void client.invalidateQueries({ queryKey: listKey(proposal.orgId) });
+        void client.invalidateQueries({ queryKey: listRoot(proposal.orgId) });
         void client.invalidateQueries({ queryKey: searchKeyPrefix(proposal.orgId) });
       }
       const content = answer.memory?.content ?? proposal.content;
@@ -191,13 +225,19 @@ function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
   if (inbox.isPending) content = <Loading label={t("inbox.loading")} />;
   else if (inbox.isError)
     content = <ErrorState error={inbox.error} onRetry={() => void inbox.refetch()} title={t("inbox.errorTitle")} />;
+  else if (proposals.length === 0 && team)
+    content = (
+      <div className="state">
+        <p>{t("inbox.teamEmpty")}</p>
+      </div>
+    );
   else if (proposals.length === 0)
     content = (
       <div className="state">
         <h3>{t("inbox.emptyTitle")}</h3>
         <p>{t("inbox.emptyBody")}</p>
         <p>{t("inbox.emptyAgents")}</p>
-        <button type="button" className="button" onClick={onOpenAgents}>
+        <button type="button" className="button" onClick={() => onOpenAgents?.()}>
           {t("states.openAgents")}
         </button>
       </div>
@@ -205,7 +245,12 @@ function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
   else
     content = (
       <>
-        <ul className="inbox-list" aria-label={t("inbox.list")} aria-describedby={keysId} onKeyDown={onKeyDown}>
+        <ul
+          className="inbox-list"
+          aria-label={team ? t("inbox.teamList") : t("inbox.list")}
+          aria-describedby={keysId}
+          onKeyDown={onKeyDown}
+        >
           {proposals.map((proposal) => (
             <li key={proposal.id}>
               <ProposalItem
@@ -215,6 +260,7 @@ function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
                     ? null
                     : (state.orgs.find((org) => org.id === proposal.orgId)?.name ?? proposal.orgId)
                 }
+                proposer={proposer(proposal)}
                 active={proposal.id === active}
                 open={proposal.id === openId}
                 busy={proposal.id === busyId}
@@ -242,12 +288,14 @@ function Inbox({ state, orgId, headingId, onOpenAgents }: InboxProps) {
     <>
       <div className="toolbar">
         <h2 id={headingId} ref={headingRef} tabIndex={-1} className="inbox-title">
-          {t("inbox.title")}
+          {team ? t("inbox.teamTitle", { org: orgName }) : t("inbox.title")}
         </h2>
-        <p className="toolbar-description">{t("inbox.description")}</p>
-        <p id={keysId} className="hint">
-          {t("inbox.keys")}
-        </p>
+        <p className="toolbar-description">{team ? t("inbox.teamDescription") : t("inbox.description")}</p>
+        {!team && (
+          <p id={keysId} className="hint">
+            {t("inbox.keys")}
+          </p>
+        )}
         <p role="status" className="inbox-status">
           {announcement}
         </p>

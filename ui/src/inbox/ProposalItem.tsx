@@ -17,6 +17,8 @@ interface Props {
   proposal: Proposal;
   /** The org's name when it is not the active one. */
   otherOrg: string | null;
+  /** An org Inbox proposal: the member who (or whose agent) proposed it, in words. */
+  proposer?: string | null;
   /** The one proposal in the tab order (roving tabindex). */
   active: boolean;
   /** The check (Accept…) is open. */
@@ -39,9 +41,14 @@ export function ProposalItem(props: Props) {
   const createdText = Number.isNaN(created.getTime())
     ? proposal.createdAt
     : new Intl.DateTimeFormat(i18n.language, { dateStyle: "medium", timeStyle: "short" }).format(created);
-  const who = proposal.proposedBy
-    ? t("inbox.proposedBy", { client: clientName(proposal.proposedBy) })
-    : t("inbox.proposedByUnknown");
+  const client = proposal.proposedBy ? clientName(proposal.proposedBy) : null;
+  const who = props.proposer
+    ? client
+      ? t("inbox.teamProposedByAgent", { who: props.proposer, client })
+      : t("inbox.teamProposedBy", { who: props.proposer })
+    : client
+      ? t("inbox.proposedBy", { client })
+      : t("inbox.proposedByUnknown");
   const isDelete = proposal.action === "delete";
 
   return (

@@ -4,8 +4,8 @@
 // timers may be throttled) and emits `inbox-changed`; the UI polls nothing itself.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
-import { listProposals, onInboxChanged, type AppState } from "../ipc";
-import { inboxKey, inboxRoot } from "./queryKeys";
+import { listProposals, listTeamProposals, onInboxChanged, type AppState } from "../ipc";
+import { inboxKey, inboxRoot, teamInboxKey } from "./queryKeys";
 
 /** The org the Inbox is asked in: the active one, once signed in. */
 export function inboxOrg(state: AppState | undefined): string | null {
@@ -20,6 +20,19 @@ export function useInbox(state: AppState | undefined) {
     queryFn: () => listProposals(orgId as string),
     enabled: orgId !== null,
     // The event says when it changed; no need to refetch on every mount.
+    staleTime: 60_000,
+  });
+}
+
+/** The org Inbox of the active org: its pending proposals for an admin or owner, null
+ *  for a member (the org Inbox is not theirs; nothing is shown), and no data while it
+ *  cannot be read (an error here never hides the person's own Inbox). */
+export function useTeamInbox(state: AppState | undefined) {
+  const orgId = inboxOrg(state);
+  return useQuery({
+    queryKey: teamInboxKey(orgId ?? ""),
+    queryFn: () => listTeamProposals(orgId as string),
+    enabled: orgId !== null,
     staleTime: 60_000,
   });
 }

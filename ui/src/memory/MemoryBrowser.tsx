@@ -3,7 +3,7 @@ import { useCallback, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { usePendingDeletes } from "../deletes/PendingDeletes";
 import { WaitingDeletes } from "../deletes/WaitingDeletes";
-import type { Memory, Org } from "../ipc";
+import type { BankScope, Memory, Org } from "../ipc";
 import { DeleteDialog } from "./DeleteDialog";
 import { MemoryList } from "./MemoryList";
 import { Empty } from "./states/Empty";
@@ -21,9 +21,12 @@ interface Props {
   /** One memory opened from a session: shown alone until `onShowAll`. */
   focus?: Memory | null;
   onShowAll?: () => void;
+  /** Mine / Team / All (the person's last choice). */
+  scope?: BankScope;
+  onScope?: (scope: BankScope) => void;
 }
 
-export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, onOpenAgents, focus, onShowAll }: Props) {
+export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, onOpenAgents, focus, onShowAll, scope = "all", onScope }: Props) {
   const { t } = useTranslation();
   const pending = usePendingDeletes();
   const toolbarRef = useRef<HTMLDivElement>(null);
@@ -31,8 +34,8 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
   const [target, setTarget] = useState<Memory | null>(null);
   const onQuery = useCallback((next: string) => setQuery(next), []);
 
-  const list = useMemoryList(activeOrgId);
-  const search = useMemorySearch(activeOrgId, query);
+  const list = useMemoryList(activeOrgId, scope);
+  const search = useMemorySearch(activeOrgId, query, scope);
   const view: MemoriesView = query ? search : list;
 
   const confirm = (memory: Memory) => {
@@ -74,12 +77,12 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
     );
   else if (view.isPending) content = <Loading />;
   else if (view.isError) content = <ErrorState error={view.error} onRetry={view.refetch} />;
-  else if (view.memories.length === 0 && !view.hasNextPage && !view.hasPreviousPage) content = <Empty query={query} onOpenAgents={onOpenAgents} />;
+  else if (view.memories.length === 0 && !view.hasNextPage && !view.hasPreviousPage) content = <Empty query={query} scope={scope} onOpenAgents={onOpenAgents} />;
   else
     content = (
       <MemoryList
         // A new list (org or search) starts at the top.
-        key={`${activeOrgId}\u0000${query}`}
+        key={`${activeOrgId}\u0000${scope}\u0000${query}`}
         label={query ? t("memory.searchResults") : t("memory.list")}
         memories={view.memories}
         offset={view.offset}
@@ -104,6 +107,8 @@ export function MemoryBrowser({ orgs, activeOrgId, onSwitchOrg, switchingOrg, on
         onSwitchOrg={onSwitchOrg}
         switchingOrg={switchingOrg}
         onQuery={onQuery}
+        scope={scope}
+        onScope={(next) => onScope?.(next)}
         fetching={view.isFetching}
         onRefresh={view.refetch}
       />

@@ -1,8 +1,9 @@
 // The memory panel: picks the screen for the account state and flushes pending
 // deletes when the person leaves it (Rust sends them at once; Undo is over).
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
+import { useAppStateCommand } from "../app/useAppState";
 import { usePendingDeletes } from "../deletes/PendingDeletes";
-import type { AppState, Memory } from "../ipc";
+import { setPrefs, type AppState, type BankScope, type Memory } from "../ipc";
 import { MemoryBrowser } from "./MemoryBrowser";
 import { NoActiveOrg } from "./states/NoActiveOrg";
 import { NotSignedIn } from "./states/NotSignedIn";
@@ -27,6 +28,13 @@ export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, 
     flushRef.current = flush;
   }, [flush]);
   useEffect(() => () => flushRef.current(), []);
+  // Mine / Team / All: shown at once, and kept in the prefs for the next start.
+  const [scope, setScope] = useState<BankScope>(state.prefs.memoryScope ?? "all");
+  const savePrefs = useAppStateCommand(setPrefs);
+  const onScope = (next: BankScope) => {
+    setScope(next);
+    savePrefs.mutate({ memoryScope: next });
+  };
 
   if (state.account === null) return <NotSignedIn onOpenSettings={onOpenSettings} error={state.connectError} />;
   if (state.activeOrgId === null)
@@ -40,6 +48,8 @@ export function MemoryPanel({ state, onOpenSettings, onOpenAgents, onSwitchOrg, 
       onOpenAgents={onOpenAgents}
       focus={focus}
       onShowAll={onShowAll}
+      scope={scope}
+      onScope={onScope}
     />
   );
 }

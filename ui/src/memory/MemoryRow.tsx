@@ -9,6 +9,8 @@ import { TrashIcon } from "./icons";
 import { MemoryEditor } from "./MemoryEditor";
 import { Provenance } from "./Provenance";
 import { RevisionHistory } from "./RevisionHistory";
+import { useAppState } from "../app/useAppState";
+import { teamProvenance, useTeamMembers } from "../team/useTeam";
 
 // One formatter per language, not one per rendered row: each Intl.DateTimeFormat holds
 // native ICU objects the JavaScript GC does not see, and making one per row while
@@ -41,6 +43,10 @@ export const MemoryRow = memo(function MemoryRow({ memory, orgId, onDelete }: Pr
   const [showHistory, setShowHistory] = useState(false);
   const edited = memory.updatedAt !== memory.createdAt;
   const confirmed = confirmedText(memory, t);
+  const isTeam = memory.scope === "org";
+  const me = useAppState().data?.user?.id ?? null;
+  const team = useTeamMembers(orgId, isTeam && Boolean(memory.savedBy));
+  const savedBy = isTeam ? teamProvenance(memory, me, team.data, t) : null;
   const created = new Date(memory.createdAt);
   const createdText = Number.isNaN(created.getTime())
     ? memory.createdAt
@@ -64,6 +70,7 @@ export const MemoryRow = memo(function MemoryRow({ memory, orgId, onDelete }: Pr
         </p>
         <Provenance contexts={memory.contexts} />
         <div className="row-meta">
+          {isTeam && <span className="row-team">{t("row.team")}</span>}
           {memory.tags && memory.tags.length > 0 && (
             <ul className="tags" aria-label={t("row.tags")}>
               {memory.tags.map((tag, index) => (
@@ -76,6 +83,7 @@ export const MemoryRow = memo(function MemoryRow({ memory, orgId, onDelete }: Pr
           <span className="row-date">
             {t("row.saved")} <time dateTime={memory.createdAt}>{createdText}</time>
           </span>
+          {savedBy && <span className="row-saved-by">{savedBy}</span>}
           {confirmed && <span className="row-confirmed">{confirmed}</span>}
           {memory.matched && <span className="row-matched">{t(`row.matched.${memory.matched}`)}</span>}
           {edited && (

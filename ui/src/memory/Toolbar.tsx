@@ -2,11 +2,12 @@
 // lands here after a delete, when the row that had focus is gone.
 import type { Ref } from "react";
 import { useTranslation } from "react-i18next";
-import type { Org } from "../ipc";
+import type { BankScope, Org } from "../ipc";
 import { CopyPromptButton } from "./CopyPromptButton";
 import { OrgSwitcher } from "./OrgSwitcher";
 import { RefreshIcon } from "./icons";
 import { MeaningNote } from "./MeaningNote";
+import { ScopeFilter } from "./ScopeFilter";
 import { SearchBox } from "./SearchBox";
 
 interface Props {
@@ -16,6 +17,9 @@ interface Props {
   onSwitchOrg: (orgId: string) => void;
   switchingOrg: boolean;
   onQuery: (query: string) => void;
+  /** Mine / Team / All, for the list and the search alike. */
+  scope: BankScope;
+  onScope: (scope: BankScope) => void;
   fetching: boolean;
   onRefresh: () => void;
 }
@@ -33,6 +37,7 @@ export function Toolbar(props: Props) {
       <p className="toolbar-description">{t("memory.description")}</p>
       <div className="toolbar-controls">
         <SearchBox onQuery={props.onQuery} />
+        <ScopeFilter scope={props.scope} onChange={props.onScope} />
         <button
           type="button"
           className="button button-icon"

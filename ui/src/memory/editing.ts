@@ -12,10 +12,10 @@ import {
   type Memory,
   type Revision,
 } from "../ipc";
-import { listKey, searchKeyPrefix } from "./queryKeys";
+import { listRoot, searchKeyPrefix } from "./queryKeys";
 
 function replaceInCache(client: QueryClient, orgId: string, memory: Memory) {
-  client.setQueryData<InfiniteData<ListResponse>>(listKey(orgId), (data) =>
+  client.setQueriesData<InfiniteData<ListResponse>>({ queryKey: listRoot(orgId) }, (data) =>
     data
       ? {
           ...data,

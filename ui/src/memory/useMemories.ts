@@ -12,7 +12,7 @@ import {
   type InfiniteData,
 } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef } from "react";
-import { listMemories, searchMemories, type ListResponse, type Matched, type Memory } from "../ipc";
+import { listMemories, searchMemories, type BankScope, type ListResponse, type Matched, type Memory } from "../ipc";
 
 /** A memory as the panel lists it; a search hit also says why it was found. */
 export type ShownMemory = Memory & { matched?: Matched };
@@ -68,14 +68,17 @@ function useVeiled<T extends Memory>(memories: T[] | undefined): T[] {
   );
 }
 
-const fetchPage = (orgId: string, param: PageParam) =>
-  listMemories({ orgId, limit: PAGE_SIZE, ...(param.cursor ? { cursor: param.cursor } : {}) });
+/** The panel's filter: the person's own memories, the org's team bank, or both. */
+const scopeArg = (scope: BankScope) => (scope === "all" ? {} : { scope });
 
-export function useMemoryList(orgId: string): MemoriesView {
+const fetchPage = (orgId: string, scope: BankScope, param: PageParam) =>
+  listMemories({ orgId, limit: PAGE_SIZE, ...(param.cursor ? { cursor: param.cursor } : {}), ...scopeArg(scope) });
+
+export function useMemoryList(orgId: string, scope: BankScope = "all"): MemoriesView {
   const client = useQueryClient();
   const query = useInfiniteQuery<ListResponse, Error, ListData, ReturnType<typeof listKey>, PageParam>({
-    queryKey: listKey(orgId),
-    queryFn: ({ pageParam }) => fetchPage(orgId, pageParam),
+    queryKey: listKey(orgId, scope),
+    queryFn: ({ pageParam }) => fetchPage(orgId, scope, pageParam),
     initialPageParam: FIRST_PAGE,
     getNextPageParam: (last, _pages, lastParam): PageParam | undefined =>
       last.nextCursor
@@ -104,7 +107,7 @@ export function useMemoryList(orgId: string): MemoriesView {
   const jumping = useRef(false);
   const jumpTo = useCallback(
     (index: number) => {
-      const key = listKey(orgId);
+      const key = listKey(orgId, scope);
       const first = client.getQueryData<ListData>(key)?.pageParams[0];
       let target = first;
       while (target?.prev && target.rowsBefore > index) target = target.prev;
@@ -115,7 +118,7 @@ export function useMemoryList(orgId: string): MemoriesView {
         try {
           // A fetch in flight would land on the old window after ours.
           await client.cancelQueries({ queryKey: key });
-          const page = await fetchPage(orgId, param);
+          const page = await fetchPage(orgId, scope, param);
           client.setQueryData<ListData>(key, { pages: [page], pageParams: [param] });
         } catch {
           // The window stays; the next scroll asks again.
@@ -124,7 +127,7 @@ export function useMemoryList(orgId: string): MemoriesView {
         }
       })();
     },
-    [client, orgId],
+    [client, orgId, scope],
   );
 
   return {
@@ -145,10 +148,10 @@ export function useMemoryList(orgId: string): MemoriesView {
   };
 }
 
-export function useMemorySearch(orgId: string, q: string): MemoriesView {
+export function useMemorySearch(orgId: string, q: string, scope: BankScope = "all"): MemoriesView {
   const query = useQuery({
-    queryKey: searchKey(orgId, q),
-    queryFn: () => searchMemories({ orgId, q, limit: SEARCH_LIMIT }),
+    queryKey: searchKey(orgId, q, scope),
+    queryFn: () => searchMemories({ orgId, q, limit: SEARCH_LIMIT, ...scopeArg(scope) }),
     staleTime: STALE_MS,
     enabled: q !== "",
   });

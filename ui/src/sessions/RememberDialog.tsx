@@ -7,7 +7,7 @@ import { useId, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { editMemory, errorMessage, saveMemory, type AppState, type SimilarMemory, type TranscriptMessage } from "../ipc";
 import { SimilarHint, useSimilar } from "../memory/SimilarHint";
-import { appStateKey, listKey, searchKeyPrefix } from "../memory/queryKeys";
+import { appStateKey, listRoot, searchKeyPrefix } from "../memory/queryKeys";
 import { useToasts } from "../toasts/Toasts";
 import { shorten } from "./format";
 import { citingRoot } from "./CitedBy";
@@ -81,7 +81,7 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
   const save = useMutation({
     mutationFn: saveMemory,
     onSuccess: (_memory, args) => {
-      void client.invalidateQueries({ queryKey: listKey(args.orgId) });
+      void client.invalidateQueries({ queryKey: listRoot(args.orgId) });
       void client.invalidateQueries({ queryKey: searchKeyPrefix(args.orgId) });
       // The message it cites now shows its "Remembered" marker.
       void client.invalidateQueries({ queryKey: citingRoot });
@@ -94,7 +94,7 @@ function RememberForm({ state, source, contentRef, onClose }: FormProps) {
   const editInstead = useMutation({
     mutationFn: editMemory,
     onSuccess: (_memory, args) => {
-      void client.invalidateQueries({ queryKey: listKey(args.orgId) });
+      void client.invalidateQueries({ queryKey: listRoot(args.orgId) });
       void client.invalidateQueries({ queryKey: searchKeyPrefix(args.orgId) });
       toasts.show({ id: "memory-saved", kind: "success", title: t("similar.changed") });
       onClose();

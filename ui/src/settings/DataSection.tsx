@@ -14,7 +14,7 @@ import {
   type ImportOutcome,
   type TransferProgress,
 } from "../ipc";
-import { listKey, searchKeyPrefix } from "../memory/queryKeys";
+import { listRoot, searchKeyPrefix } from "../memory/queryKeys";
 
 /** The latest progress Rust reported; listened to from mount, so the first step of a
  * transfer is never missed. `clear` forgets it when a new transfer starts. */
@@ -53,7 +53,7 @@ export function DataSection({ state }: { state: AppState }) {
     mutationKey: IMPORT_KEY,
     mutationFn: importMemories,
     onSuccess: (_outcome, args) => {
-      void client.invalidateQueries({ queryKey: listKey(args.orgId) });
+      void client.invalidateQueries({ queryKey: listRoot(args.orgId) });
       void client.invalidateQueries({ queryKey: searchKeyPrefix(args.orgId) });
     },
   });

@@ -8,12 +8,14 @@ import { SessionFoldersSection } from "./SessionFoldersSection";
 import { SearchSection } from "./SearchSection";
 import { SessionHistorySection } from "./SessionHistorySection";
 import { SessionSourcesSection } from "./SessionSourcesSection";
+import { TeamSection } from "./TeamSection";
 
 /** `focusAgents`: opened to set up agents, so the Agents section takes the focus. */
 export function SettingsView({ state, focusAgents = false }: { state: AppState; focusAgents?: boolean }) {
   return (
     <div className="settings">
       <AccountSection state={state} />
+      <TeamSection state={state} />
       <AgentsSection autoFocus={focusAgents} />
       <PreferencesSection state={state} />
       <SearchSection state={state} />

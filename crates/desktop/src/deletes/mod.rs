@@ -193,7 +193,8 @@ fn failed(err: ClientError) -> Attempt {
     if is_transient(&err) {
         Attempt::Retry(err.to_string())
     } else {
-        Attempt::Refused(err.to_string())
+        // A team refusal reads as the server's sentence (a member deleting a team memory).
+        Attempt::Refused(crate::DesktopError::from(err).message)
     }
 }
 

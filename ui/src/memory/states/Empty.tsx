@@ -1,9 +1,18 @@
 import { useTranslation } from "react-i18next";
+import type { BankScope } from "../../ipc";
 
 /** No memories at all (pointing to Settings → Agents → Install first), or (with
  *  `query`) none matching a search. */
-export function Empty({ query, onOpenAgents }: { query?: string; onOpenAgents?: () => void }) {
+export function Empty({ query, scope = "all", onOpenAgents }: { query?: string; scope?: BankScope; onOpenAgents?: () => void }) {
   const { t } = useTranslation();
+  if (!query && scope !== "all") {
+    // Only one bank is shown: the other may well hold memories.
+    return (
+      <section className="state" role="status">
+        <p>{t(scope === "team" ? "states.noTeamMemories" : "states.noOwnMemories")}</p>
+      </section>
+    );
+  }
   if (query) {
     return (
       <section className="state" role="status">
