@@ -381,6 +381,9 @@ async def run(opt) -> None:
     q = json.loads((DATA / "queries.json").read_text())
     nq = opt.queries
     zh, zh_sentences = zh_terms(corpus, max(nq, len(q["rare"])))
+    wanted = (set(opt.paths.split(",")) | ({"peer"} if opt.peer else set())) - (set() if opt.raw else {"raw"})
+    if wanted - set(PATHS) - {"raw"}:
+        raise SystemExit(f"--paths: unknown {sorted(wanted - set(PATHS) - {'raw'})}")
     terms = {"rare": q["rare"], "mid": q["mid"], "common": q["common"], "zh": zh}
     for c in CLASSES:
         if len(terms[c]) < nq:
@@ -417,6 +420,7 @@ async def run(opt) -> None:
         paths["http-bare"] = BareHttpPath("127.0.0.1", port, token, org, opt.limit)
         await paths["http-bare"].start()
         stack.push_async_callback(paths["http-bare"].stop)
+        # The raw path reuses the SDK session's protocol version, so "local" is always started.
         ours_args = lambda t: {"query": t, "limit": opt.limit}  # noqa: E731
         ours_hits = lambda r: len((r.structured_content or {}).get("results", []))  # noqa: E731
         paths["local"] = McpPath("local", StdioServerParameters(command=BIN, args=["mcp"], env=our_env(home, bank)),
@@ -424,7 +428,7 @@ async def run(opt) -> None:
         paths["url"] = McpPath("url", StdioServerParameters(
             command=BIN, args=["mcp", "--url", base, "--token", token, "--org", org], env=our_env(home)),
             "search_memories", ours_args, ours_hits, errlog)
-        if opt.peer:
+        if "peer" in wanted:
             peer_dir = DATA / f"peer-{n}"
             if peer_dir.exists():
                 shutil.rmtree(peer_dir)
@@ -442,17 +446,17 @@ async def run(opt) -> None:
                 results["protocol"][name] = p.client.protocol_version
                 info = p.client.server_info
                 results.setdefault("servers", {})[name] = f"{info.name} {info.version}" if info else None
-        if opt.peer:
+        if "peer" in wanted:
             mark("peer: loading its 10^4 entities through create_entities")
             results["peerLoadSeconds"] = await load_peer(paths["peer"], corpus)
             results["peerFileBytes"] = (DATA / f"peer-{n}" / "memory.jsonl").stat().st_size
             log(f"peer loaded in {results['peerLoadSeconds']:.1f} s ({results['peerFileBytes'] / 1e6:.1f} MB)")
-        if opt.raw:
+        if "raw" in wanted:
             raw = RawPath(our_env(home, bank), opt.limit, errlog, paths["local"].client.protocol_version)
             await raw.start()
             stack.push_async_callback(raw.stop)
             results["protocol"]["raw"] = raw.protocol
-        order = [p for p in PATHS if p in paths] + (["raw"] if raw else [])
+        order = [p for p in PATHS if p in wanted] + (["raw"] if raw else [])
         runners = {**paths, **({"raw": raw} if raw else {})}
 
         mark(f"warm-up: {opt.warmup} queries per class per path")
@@ -490,14 +494,13 @@ async def run(opt) -> None:
         results["samples"] = samples
 
         mark(f"no-op round trips: {nq} per client, interleaved")
-        pingers = {"HTTP GET /healthz (httpx)": paths["http"].ping,
-                   "HTTP GET /healthz (bare HTTP/1.1)": paths["http-bare"].ping,
-                   "local: tools/call refused at once (SDK)": paths["local"].tiny,
-                   "url: tools/call refused at once (SDK)": paths["url"].tiny}
-        if raw:
-            pingers["local: tools/call refused at once (bare JSON-RPC)"] = raw.tiny
-        if opt.peer:
-            pingers["peer: ping (SDK)"] = paths["peer"].ping
+        pingers = {k: f for k, w, f in [
+            ("HTTP GET /healthz (httpx)", "http", paths["http"].ping),
+            ("HTTP GET /healthz (bare HTTP/1.1)", "http-bare", paths["http-bare"].ping),
+            ("local: tools/call refused at once (SDK)", "local", paths["local"].tiny),
+            ("url: tools/call refused at once (SDK)", "url", paths["url"].tiny),
+            ("local: tools/call refused at once (bare JSON-RPC)", "raw", raw.tiny if raw else None),
+            ("peer: ping (SDK)", "peer", paths["peer"].ping if "peer" in paths else None)] if w in wanted}
         ping_samples = {k: [] for k in pingers}
         keys = list(pingers)
         for i in range(nq):
@@ -506,7 +509,7 @@ async def run(opt) -> None:
                 ping_samples[name].append(await pingers[name]())
         results["noop"] = {k: stats(v) for k, v in ping_samples.items()}
 
-        if raw:
+        if raw and "local" in wanted:
             mark("the SDK's own work per answer, on the run's raw answers")
             results["sdkWork"] = await sdk_work(paths["local"].client, captured)
         mark("done")
@@ -555,7 +558,7 @@ def report(r: dict, order: list[str]) -> None:
     print("|---|---|---|---|---|")
     for name in order:
         print(f"| {label[name]} | " + " | ".join(cell(s[name][c]) for c in CLASSES) + " |")
-    for base in ("http", "http-bare"):
+    for base in [b for b in ("http", "http-bare") if b in s]:
         for name in [x for x in ("local", "url", "peer", "raw") if x in s]:
             print(f"| ratio {name} / {base}, p50 | " + " | ".join(
                 f"{s[name][c]['p50'] / s[base][c]['p50']:.2f}×" for c in CLASSES) + " |")
@@ -605,6 +608,8 @@ def main() -> None:
     r.add_argument("--limit", type=int, default=10, help="results asked for (search_memories' default: 10)")
     r.add_argument("--peer", action="store_true", help="also @modelcontextprotocol/server-memory")
     r.add_argument("--no-raw", dest="raw", action="store_false", help="skip the bare JSON-RPC diagnostic path")
+    r.add_argument("--paths", default="http,http-bare,local,url,raw",
+                   help="the paths timed (default all but peer); e.g. --paths local for the SDK alone")
     opt = ap.parse_args()
     if opt.cmd == "prepare":
         prepare(opt.memories, opt.queries)
