@@ -49,6 +49,7 @@ Data (`prepare`, once; see BENCHMARKS.md "Search through the official MCP Python
 
 Run:  bench.py prepare [--memories 10000]
       bench.py run [--memories 10000] [--queries 300] [--warmup 20] [--peer] [--no-raw]
+                   [--paths http,http-bare,local,url,raw]   (e.g. --paths local: one path alone)
 """
 
 from __future__ import annotations
