@@ -185,8 +185,8 @@ impl Bank {
         let meaning = self.meaning.as_ref().filter(|_| !request.words_only);
         // Both sides at once: the query's embedding (on a blocking thread) costs more
         // than the words' side, which then costs nothing more.
-        // Each candidate's bank (an index into `banks`), so only the banks that hold a
-        // winner are read for the results, each for its own.
+        // Each candidate's bank (an index into `banks`) when there are several, so only
+        // the banks that hold a winner are read for the results, each for its own.
         let by_words = async {
             if query_terms.is_empty() {
                 return Ok((Vec::new(), Vec::new()));
@@ -195,7 +195,9 @@ impl Bank {
             for (i, bank) in banks.iter().enumerate() {
                 let scoped = terms::scope_terms(bank.owner(), &query_terms);
                 let found = self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await?;
-                origin.extend(found.iter().map(|c| (c.id.clone(), i)));
+                if banks.len() > 1 {
+                    origin.extend(found.iter().map(|c| (c.id.clone(), i)));
+                }
                 candidates.extend(found);
             }
             // Deeper than the limit when fusing: a memory just past it by words may be
@@ -209,7 +211,9 @@ impl Bank {
             for (i, bank) in banks.iter().enumerate() {
                 match meaning.nearest(self.store.as_ref(), bank.owner(), &request.query).await {
                     Ok(found) => {
-                        origin.extend(found.iter().map(|n| (n.id.clone(), i)));
+                        if banks.len() > 1 {
+                            origin.extend(found.iter().map(|n| (n.id.clone(), i)));
+                        }
                         near.extend(found);
                     }
                     Err(MeaningError::Store(err)) => return Err(err),
@@ -234,7 +238,12 @@ impl Bank {
         };
         let mut memories = Vec::with_capacity(hits.len());
         for (i, bank) in banks.iter().enumerate() {
-            let wanted: Vec<String> = hits.iter().filter(|(id, ..)| origin.get(id) == Some(&i)).map(|(id, ..)| id.clone()).collect();
+            // One bank: every hit is its own (no origin was kept).
+            let wanted: Vec<String> = hits
+                .iter()
+                .filter(|(id, ..)| banks.len() == 1 || origin.get(id) == Some(&i))
+                .map(|(id, ..)| id.clone())
+                .collect();
             if !wanted.is_empty() {
                 memories.extend(self.store.memories_by_ids(*bank, &wanted).await?);
             }
