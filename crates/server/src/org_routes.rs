@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use memory_bank_contract::body::parse_object;
-use memory_bank_contract::teams::{ChangeRoleRequest, OrgMembersResponse, OrgPolicy};
+use memory_bank_contract::teams::{ChangeRoleRequest, OrgMembersResponse, OrgPolicy, Role};
 use memory_bank_contract::ErrorBody;
 use memory_bank_store::TokenKind;
 
@@ -20,12 +20,12 @@ use crate::{ApiError, AppState};
 
 /// The caller is a member of the org (else the 404 of an unknown org, before anything
 /// else is said) with a person's token: an agent token never changes who may confirm.
-async fn member_in_person(state: &AppState, caller: &Caller, org_id: &str) -> Result<(), ApiError> {
-    state.bank.member_role(&caller.user.id, org_id).await?.ok_or(ApiError::OrganizationNotFound)?;
+pub(crate) async fn member_in_person(state: &AppState, caller: &Caller, org_id: &str) -> Result<Role, ApiError> {
+    let role = state.bank.member_role(&caller.user.id, org_id).await?.ok_or(ApiError::OrganizationNotFound)?;
     if caller.kind == TokenKind::Agent {
         return Err(ApiError::AgentTokenCannotConfirm);
     }
-    Ok(())
+    Ok(role)
 }
 
 /// The org's members.

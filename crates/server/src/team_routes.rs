@@ -12,7 +12,7 @@ use memory_bank_contract::validate::Cursor;
 use memory_bank_contract::teams::{AuditPage, TeamRefusal};
 use memory_bank_contract::{ErrorBody, FieldError};
 use memory_bank_store::teams::MAX_AUDIT_PAGE;
-use memory_bank_store::{BankKey, StoreError, TokenKind};
+use memory_bank_store::{BankKey, StoreError};
 
 use crate::auth::Caller;
 use crate::routes::{params, Params};
@@ -126,10 +126,7 @@ pub async fn org_export(
 /// The caller is an admin or owner of the org with a person's token: anyone outside it
 /// gets the 404 of an unknown org first, an agent token 403, a member 403 with the code.
 async fn admin_in_person(state: &AppState, caller: &Caller, org_id: &str) -> Result<(), ApiError> {
-    let role = state.bank.member_role(&caller.user.id, org_id).await?.ok_or(ApiError::OrganizationNotFound)?;
-    if caller.kind == TokenKind::Agent {
-        return Err(ApiError::AgentTokenCannotConfirm);
-    }
+    let role = crate::org_routes::member_in_person(state, caller, org_id).await?;
     if !role.may_read_audit() {
         return Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin).into());
     }
