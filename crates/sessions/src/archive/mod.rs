@@ -160,6 +160,12 @@ fn wal_and_durable(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
 }
 
+/// Whether `e` is SQLite saying another connection holds the lock it needs.
+fn is_busy(e: &IndexError) -> bool {
+    let busy = |e: &rusqlite::Error| matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked));
+    matches!(e, IndexError::Sqlite(e) if busy(e))
+}
+
 /// How long an open waits for another process that has the archive locked.
 const ARCHIVE_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
@@ -197,33 +203,36 @@ impl Archive {
             (key, _) => key,
         };
         let connect = || {
-            let conn = Connection::open(path).map_err(failed)?;
+            let conn = Connection::open(path)?;
             // A setting of the connection, not a statement: the key is still the first one.
-            conn.busy_timeout(ARCHIVE_BUSY_TIMEOUT).map_err(failed)?;
+            conn.busy_timeout(ARCHIVE_BUSY_TIMEOUT)?;
             // The key first: nothing may read the file before it.
             cipher::apply_key(&conn, path, key)?;
-            wal_and_durable(&conn).map_err(failed)?;
-            Self::init(conn).map_err(|e| match e {
-                IndexError::Sqlite(e) => failed(e),
-                IndexError::Archive { message, .. } => IndexError::Archive { path: path.to_path_buf(), message },
-                other => other,
-            })
+            wal_and_durable(&conn)?;
+            Self::init(conn)
         };
-        // Two processes creating the archive at once (the app and an agent's CLI) can
-        // trip over each other's first writes in ways SQLite reports at once instead of
-        // waiting: "database is locked", or SQLCipher's "error with PRAGMA key" while the
-        // other holds the new file's exclusive lock (both seen on a loaded machine). A new
-        // file is opened again until the busy timeout; an existing archive's errors are
-        // reported at once.
+        // Two processes opening the archive at once (the app and an agent's CLI) can trip
+        // over each other in ways SQLite reports at once instead of waiting: "database is
+        // locked" where both switch a just-encrypted (or just-made) file to WAL mode at once
+        // (SQLite refuses one rather than let them deadlock), or SQLCipher's "error with
+        // PRAGMA key" while the other holds a new file's exclusive lock (both seen on a
+        // loaded machine). Such an open is tried again until the busy timeout; an existing
+        // archive's other errors (a wrong key, a newer version) are reported at once.
         let new = std::fs::metadata(path).map(|m| m.len() == 0).unwrap_or(true);
         let deadline = std::time::Instant::now() + ARCHIVE_BUSY_TIMEOUT;
         let mut archive = loop {
             match connect() {
-                Err(e) if new && std::time::Instant::now() < deadline => {
-                    tracing::debug!(error = %e, "the new session archive is being made by another process; opening it again");
+                Err(e) if (new || is_busy(&e)) && std::time::Instant::now() < deadline => {
+                    tracing::debug!(error = %e, "the session archive is being opened by another connection; opening it again");
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                outcome => break outcome?,
+                outcome => {
+                    break outcome.map_err(|e| match e {
+                        IndexError::Sqlite(e) => failed(e),
+                        IndexError::Archive { message, .. } => IndexError::Archive { path: path.to_path_buf(), message },
+                        other => other,
+                    })?
+                }
             }
         };
         archive.key = key.cloned();
