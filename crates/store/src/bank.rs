@@ -191,10 +191,14 @@ impl Bank {
             if query_terms.is_empty() {
                 return Ok((Vec::new(), Vec::new()));
             }
-            let (mut candidates, mut origin) = (Vec::new(), Vec::new());
-            for (i, bank) in banks.iter().enumerate() {
+            // Every bank at once: on a server, each on its own connection.
+            let per_bank = futures_util::future::try_join_all(banks.iter().map(|bank| {
                 let scoped = terms::scope_terms(bank.owner(), &query_terms);
-                let found = self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await?;
+                async move { self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await }
+            }))
+            .await?;
+            let (mut candidates, mut origin) = (Vec::new(), Vec::new());
+            for (i, found) in per_bank.into_iter().enumerate() {
                 if banks.len() > 1 {
                     origin.extend(found.iter().map(|c| (c.id.clone(), i)));
                 }
@@ -207,22 +211,22 @@ impl Bank {
         };
         let by_meaning = async {
             let Some(meaning) = meaning else { return Ok((Vec::new(), Vec::new())) };
-            let (mut near, mut origin) = (Vec::new(), Vec::new());
-            for (i, bank) in banks.iter().enumerate() {
-                match meaning.nearest(self.store.as_ref(), bank.owner(), &request.query).await {
-                    Ok(found) => {
-                        if banks.len() > 1 {
-                            origin.extend(found.iter().map(|n| (n.id.clone(), i)));
-                        }
-                        near.extend(found);
-                    }
-                    Err(MeaningError::Store(err)) => return Err(err),
-                    Err(MeaningError::Model(why)) => {
-                        // The model logs why when it fails to load (at most once a minute).
-                        tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
-                        return Ok((Vec::new(), Vec::new()));
-                    }
+            let owners: Vec<&str> = banks.iter().map(|bank| bank.owner()).collect();
+            let per_bank = match meaning.nearest_in(self.store.as_ref(), &owners, &request.query).await {
+                Ok(per_bank) => per_bank,
+                Err(MeaningError::Store(err)) => return Err(err),
+                Err(MeaningError::Model(why)) => {
+                    // The model logs why when it fails to load (at most once a minute).
+                    tracing::debug!(%why, "search by meaning unavailable; searching by words alone");
+                    return Ok((Vec::new(), Vec::new()));
                 }
+            };
+            let (mut near, mut origin) = (Vec::new(), Vec::new());
+            for (i, found) in per_bank.into_iter().enumerate() {
+                if banks.len() > 1 {
+                    origin.extend(found.iter().map(|n| (n.id.clone(), i)));
+                }
+                near.extend(found);
             }
             // Closest first over both banks, as fuse expects of one list.
             near.sort_by(|a, b| b.cosine.total_cmp(&a.cosine));
@@ -236,18 +240,17 @@ impl Bank {
         } else {
             fuse::fuse(&words, &near, limit).into_iter().map(|f| (f.id, f.score, f.matched)).collect()
         };
-        let mut memories = Vec::with_capacity(hits.len());
-        for (i, bank) in banks.iter().enumerate() {
-            // One bank: every hit is its own (no origin was kept).
+        // Each bank holding a winner reads its own, all at once. One bank: every hit is
+        // its own (no origin was kept).
+        let reads = banks.iter().enumerate().filter_map(|(i, bank)| {
             let wanted: Vec<String> = hits
                 .iter()
                 .filter(|(id, ..)| banks.len() == 1 || origin.get(id) == Some(&i))
                 .map(|(id, ..)| id.clone())
                 .collect();
-            if !wanted.is_empty() {
-                memories.extend(self.store.memories_by_ids(*bank, &wanted).await?);
-            }
-        }
+            (!wanted.is_empty()).then(|| async move { self.store.memories_by_ids(*bank, &wanted).await })
+        });
+        let mut memories: Vec<Memory> = futures_util::future::try_join_all(reads).await?.into_iter().flatten().collect();
         let mut results = Vec::with_capacity(hits.len());
         for (id, score, matched) in hits {
             // A row deleted between the reads is simply not returned.

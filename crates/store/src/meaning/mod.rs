@@ -151,19 +151,29 @@ impl Meaning {
         }
     }
 
-    /// The user's memories closest in meaning to `query`, closest first. Empty when
-    /// they have no vectors yet (the model is then not loaded for it); `Err` in words
-    /// when the model cannot be used.
-    pub(crate) async fn nearest(&self, store: &dyn MemoryStore, user_id: &str, query: &str) -> Result<Vec<Near>, MeaningError> {
-        let owner = self.owner(user_id);
-        let mut index = owner.lock().await;
-        self.refresh(store, user_id, &mut index).await.map_err(MeaningError::Store)?;
-        if index.is_empty() {
-            return Ok(Vec::new());
+    /// Each owner's memories closest in meaning to `query` (a person's own bank and
+    /// their team's), closest first, in the order of `owners`. The query is embedded
+    /// once for all of them, and not at all when none has vectors yet (the model is then
+    /// not loaded for it); `Err` in words when the model cannot be used.
+    pub(crate) async fn nearest_in(&self, store: &dyn MemoryStore, owners: &[&str], query: &str) -> Result<Vec<Vec<Near>>, MeaningError> {
+        let mut any = false;
+        for user_id in owners {
+            let owner = self.owner(user_id);
+            let mut index = owner.lock().await;
+            self.refresh(store, user_id, &mut index).await.map_err(MeaningError::Store)?;
+            any |= !index.is_empty();
+        }
+        if !any {
+            return Ok(vec![Vec::new(); owners.len()]);
         }
         let vectors = self.embed.embed(vec![query.to_owned()]).await.map_err(MeaningError::Model)?;
-        let Some(query) = vectors.first() else { return Ok(Vec::new()) };
-        Ok(index.nearest(query, DEPTH, FLOOR))
+        let Some(query) = vectors.first() else { return Ok(vec![Vec::new(); owners.len()]) };
+        let mut near = Vec::with_capacity(owners.len());
+        for user_id in owners {
+            // A save between the refresh and here is in the copy already, or next time.
+            near.push(self.owner(user_id).lock().await.nearest(query, DEPTH, FLOOR));
+        }
+        Ok(near)
     }
 
     /// Drops a deleted memory's vector from the copy (the store deleted the row).
