@@ -248,7 +248,7 @@ impl Bank {
                 .filter(|(id, ..)| banks.len() == 1 || origin.get(id) == Some(&i))
                 .map(|(id, ..)| id.clone())
                 .collect();
-            (!wanted.is_empty()).then(|| async move { self.store.memories_by_ids(*bank, &wanted).await })
+            (!wanted.is_empty()).then_some(async move { self.store.memories_by_ids(*bank, &wanted).await })
         });
         let mut memories: Vec<Memory> = futures_util::future::try_join_all(reads).await?.into_iter().flatten().collect();
         let mut results = Vec::with_capacity(hits.len());
