@@ -452,6 +452,7 @@ async fn run_main() -> anyhow::Result<()> {
             team_memories: args.team_memories,
             personal_memories: args.personal_memories,
             queries: args.queries,
+            keep: args.keep,
         };
         teams::run(&engine, &options).await?;
         if matches!(engine, Engine::Sqlite(..)) && args.dir.is_none() {

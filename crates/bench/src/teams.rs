@@ -65,6 +65,8 @@ pub(crate) struct Options {
     pub personal_memories: usize,
     /// Timed searches per term class and scope.
     pub queries: usize,
+    /// Keep the loaded database (`--keep`) for inspection or `--search-kept`.
+    pub keep: bool,
 }
 
 /// Loads the org into a fresh store of `engine` and prints its tables (markdown) to stdout.
@@ -128,7 +130,7 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
 
     drop(bank);
     drop(store);
-    fresh.remove(false);
+    fresh.remove(options.keep);
     Ok(())
 }
 

@@ -67,6 +67,8 @@ impl Default for MySqlOptions {
 #[derive(Debug, Clone)]
 pub struct MySqlStore {
     pool: MySqlPool,
+    /// Which searches to start from the bank's newest rows (see `search::RecentPlans`).
+    plans: std::sync::Arc<search::RecentPlans>,
 }
 
 impl MySqlStore {
@@ -112,7 +114,7 @@ impl MySqlStore {
             .connect_with(connect)
             .await
             .map_err(|e| rows::open_err(e, &database, tls_off, verifying))?;
-        Ok(Self { pool })
+        Ok(Self { pool, plans: Default::default() })
     }
 
     /// The connection pool, for tests and tools that need raw access.

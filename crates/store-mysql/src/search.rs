@@ -13,10 +13,13 @@
 //! So the first statement asks for the matches without an order, one more than `cap`
 //! (`LIMIT` then only bounds what is sent): when there are at most `cap` of them they
 //! are all there is, and the app sorts them exactly as the `ORDER BY` would
-//! (`created_at`, then `id` byte-wise, as `utf8mb4_bin` compares). Only a user with
-//! more matches than `cap` needs the ordered statement, which then pays for one more
-//! pass over its matches; that is the case the cap exists for (a very common word in a
-//! very large bank), and the unordered pass is bounded by `cap + 1` rows.
+//! (`created_at`, then `id` byte-wise, as `utf8mb4_bin` compares). A bank with more
+//! matches than `cap` (a common word in a large bank, a team's above all) is looked at
+//! from its newest rows first: when its newest `4 × cap` rows hold `cap` matches, those
+//! are the answer, read as a bounded range of the primary key. Only a term with more
+//! matches than `cap` but fewer than that among the newest rows needs the ordered
+//! FULLTEXT statement, which then pays for one more pass over its matches. A search
+//! the newest rows answered starts there the next time (`RecentPlans`).
 //!
 //! Characters above U+FFFF are separators to InnoDB's FULLTEXT parser, not to the
 //! app's terms, so a row holding one may match a term it does not hold (see
@@ -85,6 +88,7 @@ fn holds_a_term(candidate: &Candidate, terms: &[&str]) -> bool {
 /// first. All statements run on `conn`, so a search holds one pooled connection.
 pub(crate) async fn candidates(
     conn: &mut MySqlConnection,
+    plans: &RecentPlans,
     bank: BankKey<'_>,
     scoped_terms: &[String],
     cap: u32,
@@ -94,10 +98,22 @@ pub(crate) async fn candidates(
     if expression.is_empty() || cap == 0 {
         return Ok(Vec::new());
     }
+    let terms: Vec<&str> = expression.split(' ').collect();
+    let plan = plans.key(bank, &expression, cap);
+    let verdict = plans.verdict(plan);
+    if verdict == Some(true) {
+        let found = newest_among_recent(conn, bank, &terms, cap).await?;
+        plans.learn(plan, found.is_some());
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    // Where to look if there are more matches than the cap: among the newest rows,
+    // unless that was just done or did not answer before.
+    let look_among_recent = verdict.is_none();
     // The terms as FULLTEXT compares them, for rows it may have matched wrongly: any
     // row when a query term goes beyond the Basic Multilingual Plane (`u…ab𞤀` is
     // looked up as `u…ab`), else the rows that do.
-    let terms: Vec<&str> = expression.split(' ').collect();
     let check_every_row = beyond_the_basic_plane(&expression);
     let genuine =
         |c: &Candidate| (!check_every_row && !beyond_the_basic_plane(&c.search_text)) || holds_a_term(c, &terms);
@@ -123,9 +139,133 @@ pub(crate) async fn candidates(
         all.sort_by(newest_first);
         return Ok(all);
     }
-    // More matches than the cap: only the server can pick the newest `cap` without
-    // sending all of them. Pages of `cap`, newest first, until `cap` genuine matches:
-    // one page unless rows were dropped above.
+    // More matches than the cap. A term in much of the bank (a common word in a team
+    // bank of 10⁵) has its newest `cap` matches among the bank's newest rows: look there
+    // first, a bounded range of the primary key.
+    // Looked for there before without finding them: straight to the ordered statement.
+    if look_among_recent {
+        let found = newest_among_recent(conn, bank, &terms, cap).await?;
+        plans.learn(plan, found.is_some());
+        if let Some(found) = found {
+            return Ok(found);
+        }
+    }
+    ordered(conn, bank, &expression, cap, genuine).await
+}
+
+/// Whether the bank's newest rows answered a search like this last time
+/// ([`newest_among_recent`]). If they did, the next one goes there first, skipping the
+/// FULLTEXT statement that would only find more matches than the cap again (~20 ms for
+/// a word in much of 10⁵ memories); if they did not, it skips looking there. A plan,
+/// never an answer: either way the answer is exact, and a wrong plan costs one slower
+/// search and is corrected. Kept as keyed hashes, so no query's words stay in memory.
+#[derive(Debug, Default)]
+pub(crate) struct RecentPlans {
+    hasher: std::hash::RandomState,
+    verdicts: std::sync::Mutex<std::collections::HashMap<u64, bool>>,
+}
+
+/// Most plans kept; past it they are all forgotten and learnt again (a few slow searches).
+const MOST_PLANS: usize = 16_384;
+
+impl RecentPlans {
+    fn key(&self, bank: BankKey<'_>, expression: &str, cap: u32) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one((bank.owner(), bank.scope().as_str(), expression, cap))
+    }
+
+    fn verdict(&self, key: u64) -> Option<bool> {
+        self.verdicts.lock().ok().and_then(|verdicts| verdicts.get(&key).copied())
+    }
+
+    fn learn(&self, key: u64, answered: bool) {
+        // A poisoned lock only loses plans: searches stay right.
+        let Ok(mut verdicts) = self.verdicts.lock() else { return };
+        if verdicts.len() >= MOST_PLANS {
+            verdicts.clear();
+        }
+        verdicts.insert(key, answered);
+    }
+}
+
+/// How many of the bank's newest rows [`newest_among_recent`] reads per candidate
+/// wanted: it answers for a term in at least a quarter of them. Measured on a team bank
+/// of 10⁵ (BENCHMARKS.md): finding where the range ends costs ~1 µs a row, matching the
+/// terms in a row several more, against ~5 µs for each of the term's FULLTEXT matches
+/// in the whole bank, which the ordered statement resolves.
+const RECENT_ROWS_PER_CANDIDATE: u64 = 4;
+
+/// The bank's newest `cap` rows holding any of `terms` as a whole stored term, when
+/// that many are among its newest `cap × RECENT_ROWS_PER_CANDIDATE` rows or the bank
+/// holds no more rows than that; `None` when not (the term is not that common:
+/// [`ordered`] finds them).
+///
+/// Why it is exact: the rows are read newest first from a bounded range of the primary
+/// key `(user_id, created_at, id)`, and when `cap` of them hold a term, every other row
+/// holding one is older than the last of them. It reads whole stored terms as the app
+/// wrote them, so FULLTEXT's parser quirks (`beyond_the_basic_plane`) do not arise.
+/// Why it pays: at 10⁵ memories in one bank, a word in most of them is ~70 000
+/// FULLTEXT matches, each resolved to its row before the ordered statement can sort
+/// them (~80 ms), where this reads a few thousand adjacent rows.
+async fn newest_among_recent(
+    conn: &mut MySqlConnection,
+    bank: BankKey<'_>,
+    terms: &[&str],
+    cap: u32,
+) -> Result<Option<Vec<Candidate>>, StoreError> {
+    let (user_id, scope) = (bank.owner(), bank.scope().as_str());
+    let recent = u64::from(cap) * RECENT_ROWS_PER_CANDIDATE;
+    // The oldest of the newest `recent` rows: the range's end. No end: the bank holds
+    // fewer rows than that, and all of them are read.
+    let end: Option<MySqlRow> = sqlx::query(
+        "SELECT created_at, id FROM memory WHERE user_id = ? AND scope = ?
+         ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?",
+    )
+    .bind(user_id)
+    .bind(scope)
+    .bind(recent - 1)
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    let end = match end {
+        Some(row) => Some((timestamp(&row, "created_at")?, row.try_get::<String, _>("id").map_err(db_err)?)),
+        None => None,
+    };
+    // A term is letters and digits (`boolean_expression`), so it holds no LIKE wildcard;
+    // each is still a bound parameter. Spaces around both sides: whole stored terms only.
+    let holds = vec!["CONCAT(' ', search_text, ' ') LIKE ?"; terms.len()].join(" OR ");
+    let range = if end.is_some() { "AND (created_at > ? OR (created_at = ? AND id >= ?))" } else { "" };
+    let statement = format!(
+        "SELECT id, created_at, search_text FROM memory
+         WHERE user_id = ? AND scope = ? {range} AND ({holds})
+         ORDER BY created_at DESC, id DESC LIMIT ?"
+    );
+    // Built from the fixed fragments above, one per term: every value is bound.
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(statement)).bind(user_id).bind(scope);
+    if let Some((end_at, end_id)) = &end {
+        query = query.bind(end_at.to_datetime()).bind(end_at.to_datetime()).bind(end_id);
+    }
+    for term in terms {
+        query = query.bind(format!("% {term} %"));
+    }
+    let rows = query.bind(cap).fetch_all(&mut *conn).await.map_err(db_err)?;
+    // Fewer than `cap` in a part of the bank: older rows may hold more.
+    if end.is_some() && rows.len() < cap as usize {
+        return Ok(None);
+    }
+    rows.iter().map(candidate_from_row).collect::<Result<Vec<_>, _>>().map(Some)
+}
+
+/// The bank's newest `cap` FULLTEXT matches that are `genuine`, newest first: pages of
+/// `cap` until `cap` genuine ones, one page unless rows were dropped.
+async fn ordered(
+    conn: &mut MySqlConnection,
+    bank: BankKey<'_>,
+    expression: &str,
+    cap: u32,
+    genuine: impl Fn(&Candidate) -> bool,
+) -> Result<Vec<Candidate>, StoreError> {
+    let (user_id, scope) = (bank.owner(), bank.scope().as_str());
     let mut found = Vec::new();
     let mut after: Option<(Timestamp, String)> = None;
     loop {
@@ -135,7 +275,7 @@ pub(crate) async fn candidates(
                  WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = ?
                  ORDER BY created_at DESC, id DESC LIMIT ?",
             )
-            .bind(&expression)
+            .bind(expression)
             .bind(user_id)
             .bind(scope)
             .bind(cap),
@@ -145,7 +285,7 @@ pub(crate) async fn candidates(
                    AND (created_at < ? OR (created_at = ? AND id < ?))
                  ORDER BY created_at DESC, id DESC LIMIT ?",
             )
-            .bind(&expression)
+            .bind(expression)
             .bind(user_id)
             .bind(scope)
             .bind(created_at.to_datetime())

@@ -345,7 +345,7 @@ impl MemoryStore for MySqlStore {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::candidates(&mut conn, bank, scoped_terms, cap).await
+        search::candidates(&mut conn, &self.plans, bank, scoped_terms, cap).await
     }
 
     async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
