@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use memory_bank_sessions::testing::crush::SCHEMA as CRUSH_SCHEMA;
+use memory_bank_sessions::testing::goose::SCHEMA as GOOSE_SCHEMA;
 use rand::Rng;
 use rusqlite::{params, Connection};
 use serde_json::json;
@@ -21,38 +23,6 @@ use serde_json::json;
 use super::claude::title;
 use super::mix::{Plan, Totals};
 use super::text::Gen;
-
-/// goose's schema (version 17), as `crates/goose/src/session/session_manager.rs` creates it.
-const GOOSE_SCHEMA: &str = r#"
-CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
-INSERT INTO schema_version (version) VALUES (17);
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
-    user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    extension_data TEXT DEFAULT '{}', total_tokens INTEGER, input_tokens INTEGER, output_tokens INTEGER,
-    cache_read_tokens INTEGER, cache_write_tokens INTEGER, accumulated_total_tokens INTEGER,
-    accumulated_input_tokens INTEGER, accumulated_output_tokens INTEGER, accumulated_cache_read_tokens INTEGER,
-    accumulated_cache_write_tokens INTEGER, accumulated_cost REAL, schedule_id TEXT, recipe_json TEXT,
-    user_recipe_values_json TEXT, provider_name TEXT, model_config_json TEXT, goose_mode TEXT NOT NULL DEFAULT 'auto',
-    archived_at TIMESTAMP, project_id TEXT, parent_session_id TEXT, parent_delegation TEXT);
-CREATE TABLE messages (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, session_id TEXT NOT NULL REFERENCES sessions(id),
-    role TEXT NOT NULL, content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL,
-    timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER, metadata_json TEXT);
-CREATE TABLE usage_ledger (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    created_timestamp INTEGER NOT NULL, model TEXT, input_tokens INTEGER, output_tokens INTEGER, total_tokens INTEGER,
-    cache_read_tokens INTEGER, cache_write_tokens INTEGER, cost REAL, cost_source TEXT, is_compaction INTEGER DEFAULT 0);
-CREATE INDEX idx_messages_session ON messages(session_id);
-CREATE INDEX idx_messages_timestamp ON messages(timestamp);
-CREATE INDEX idx_messages_message_id ON messages(message_id);
-CREATE INDEX idx_messages_session_created ON messages(session_id, created_timestamp, id);
-CREATE INDEX idx_sessions_updated ON sessions(updated_at DESC);
-CREATE INDEX idx_sessions_type ON sessions(session_type);
-CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
-CREATE INDEX idx_usage_ledger_session ON usage_ledger(session_id);
-"#;
 
 /// SQLite's `datetime('now')` format.
 pub fn sqlite_time(ms: i64) -> String {
@@ -159,40 +129,6 @@ pub fn goose(g: &mut Gen, db: &Path, plans: &[Plan]) -> anyhow::Result<Totals> {
     t.bytes = std::fs::metadata(db)?.len();
     Ok(t)
 }
-
-/// Crush's schema (`internal/db/migrations/`), with its message-count triggers.
-const CRUSH_SCHEMA: &str = r#"
-CREATE TABLE goose_db_version (id INTEGER PRIMARY KEY AUTOINCREMENT, version_id INTEGER NOT NULL, is_applied INTEGER NOT NULL, tstamp TIMESTAMP DEFAULT (datetime('now')));
-CREATE TABLE sessions (
-    id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT NOT NULL,
-    message_count INTEGER NOT NULL DEFAULT 0 CHECK (message_count >= 0),
-    prompt_tokens INTEGER NOT NULL DEFAULT 0 CHECK (prompt_tokens >= 0),
-    completion_tokens INTEGER NOT NULL DEFAULT 0 CHECK (completion_tokens >= 0),
-    cost REAL NOT NULL DEFAULT 0.0 CHECK (cost >= 0.0),
-    updated_at INTEGER NOT NULL, created_at INTEGER NOT NULL, summary_message_id TEXT, todos TEXT);
-CREATE TABLE files (
-    id TEXT PRIMARY KEY, session_id TEXT NOT NULL, path TEXT NOT NULL, content TEXT NOT NULL,
-    version INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
-    FOREIGN KEY (session_id) REFERENCES sessions (id) ON DELETE CASCADE, UNIQUE(path, session_id, version));
-CREATE TABLE messages (
-    id TEXT PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, parts TEXT NOT NULL default '[]',
-    model TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, finished_at INTEGER,
-    provider TEXT, is_summary_message INTEGER DEFAULT 0 NOT NULL,
-    FOREIGN KEY (session_id) REFERENCES sessions (id) ON DELETE CASCADE);
-CREATE TABLE read_files (
-    session_id TEXT NOT NULL CHECK (session_id != ''), path TEXT NOT NULL CHECK (path != ''), read_at INTEGER NOT NULL,
-    FOREIGN KEY (session_id) REFERENCES sessions (id) ON DELETE CASCADE, PRIMARY KEY (path, session_id));
-CREATE INDEX idx_files_session_id ON files (session_id);
-CREATE INDEX idx_files_path ON files (path);
-CREATE INDEX idx_messages_session_id ON messages (session_id);
-CREATE INDEX idx_sessions_created_at ON sessions (created_at);
-CREATE INDEX idx_messages_created_at ON messages (created_at);
-CREATE INDEX idx_files_created_at ON files (created_at);
-CREATE TRIGGER update_session_message_count_on_insert AFTER INSERT ON messages
-BEGIN UPDATE sessions SET message_count = message_count + 1 WHERE id = new.session_id; END;
-CREATE TRIGGER update_session_message_count_on_delete AFTER DELETE ON messages
-BEGIN UPDATE sessions SET message_count = message_count - 1 WHERE id = old.session_id; END;
-"#;
 
 /// Writes one project's `crush.db`; returns what was written (`unread`: file versions).
 pub fn crush(g: &mut Gen, db: &Path, plans: &[Plan]) -> anyhow::Result<Totals> {

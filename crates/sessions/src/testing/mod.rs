@@ -1,11 +1,13 @@
 //! The test kit of the session history (feature `testing`): temporary homes holding the
 //! checked-in fixtures or files written on the spot, an opencode database with opencode's
-//! own schema ([`opencode`]), and the crate's internals that tests reach into.
+//! own schema ([`opencode`]), goose's and Crush's ([`goose`], [`crush`]), and the crate's internals that tests reach into.
 //!
 //! One place, so that the crate's tests, the workspace tests that run the real binaries
 //! (CLI, MCP, desktop) and the sessions bench cannot drift apart. Everything here panics
 //! on I/O errors: it is for tests and benches, never for the doors.
 
+pub mod crush;
+pub mod goose;
 pub mod opencode;
 
 use std::path::{Path, PathBuf};
