@@ -1302,7 +1302,13 @@ proposals: Array<Proposal>,
 /**
  * Pass as `cursor` for the next page; null on the last page.
  */
-nextCursor: string | null, };
+nextCursor: string | null, 
+/**
+ * `scope=team` only: the caller's role in the org, which says what the list is. An
+ * admin's or owner's is the whole org Inbox, theirs to decide; a member's holds only
+ * the team proposals they (or their agents) made, to follow, not to decide.
+ */
+yourRole?: OrgRole, };
 
 /**
  * Answer of the proposal routes.
