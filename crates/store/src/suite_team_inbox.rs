@@ -248,7 +248,7 @@ pub async fn members_list_only_the_team_proposals_they_made(f: &dyn Fixture) {
     let alices = list(w.alice.clone(), None).await;
     assert_eq!(ids(&alices), [saved.id.clone(), carols.id.clone(), by_hand.id.clone(), by_agent.id.clone()], "the whole org Inbox");
     assert_eq!(alices.your_role, Some(Role::Owner));
-    assert_eq!(ids(&list(carol.clone(), None).await), [carols.id.clone()]);
+    assert_eq!(ids(&list(carol.clone(), None).await), [carols.id.as_str()]);
 
     // Paged like any Inbox.
     let first = w.bank.list_team_proposals(&w.bob, &w.org, None, Some(2), None).await.unwrap();
@@ -264,9 +264,9 @@ pub async fn members_list_only_the_team_proposals_they_made(f: &dyn Fixture) {
     w.bank.reject_proposal_for(&w.alice, &w.org, &by_hand.id).await.unwrap();
     let statuses: Vec<ProposalStatus> = list(w.bob.clone(), None).await.proposals.iter().map(|p| p.status).collect();
     assert_eq!(statuses, [ProposalStatus::Pending, ProposalStatus::Rejected, ProposalStatus::Accepted]);
-    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Pending)).await), [saved.id.clone()]);
-    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Accepted)).await), [by_agent.id.clone()]);
-    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Rejected)).await), [by_hand.id.clone()]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Pending)).await), [saved.id.as_str()]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Accepted)).await), [by_agent.id.as_str()]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Rejected)).await), [by_hand.id.as_str()]);
     assert_eq!(ids(&list(w.alice.clone(), Some(ProposalStatus::Pending)).await), [saved.id.clone(), carols.id.clone()]);
 
     // Made an admin, he sees the whole org Inbox; someone outside the org, nothing.
