@@ -1238,8 +1238,8 @@ expiresAt: string,
  */
 decidedAt: string | null, 
 /**
- * A pending save or edit: the user's memories worded much like it, as they stand
- * when read (empty otherwise).
+ * A pending save or edit: the memories of its bank (the user's own, or the team's)
+ * worded much like it, as they stand when read (empty otherwise).
  */
 similar: Array<SimilarMemory>, 
 /**
@@ -1323,8 +1323,9 @@ proposal: Proposal,
  */
 memory?: Memory | null, 
 /**
- * The user's memories worded much like it: for a pending save or edit (as in
- * `proposal.similar`), or, once accepted, like the memory saved or edited.
+ * The memories of its bank (the user's own, or the team's) worded much like it: for a
+ * pending save or edit (as in `proposal.similar`), or, once accepted, like the memory
+ * saved or edited.
  */
 similar: Array<SimilarMemory>, };
 
@@ -1904,8 +1905,8 @@ url: string,
 token: string, };
 
 /**
- * One of the caller's memories whose words overlap strongly with a sentence being
- * saved, proposed or accepted: a hint that it may already be remembered. Never merged
+ * One of the caller's memories (or, for a team save or proposal, the team's) whose words
+ * overlap strongly with a sentence being saved, proposed or accepted: a hint that it may already be remembered. Never merged
  * automatically; the person may edit that memory instead.
  */
 export type SimilarMemory = { 
