@@ -50,7 +50,7 @@ fn roles_membership_and_policy_through_the_admin_commands() {
     let bad_role = refused(d, &["admin", "member", "role", &org, &bob, "root"]);
     assert!(bad_role.contains("use owner, admin or member"), "{bad_role}");
     let last = refused(d, &["admin", "member", "role", &org, &ada, "member"]);
-    assert!(last.contains("no owner left") && last.contains("make another member its owner first"), "{last}");
+    assert!(last.contains("Lab would have no owner left") && last.contains("make another member its owner first"), "{last}");
     ok(d, &["admin", "member", "role", &org, &bob, "owner"]);
     ok(d, &["admin", "member", "role", &org, &ada, "member"]);
     ok(d, &["admin", "member", "remove", &org, &ada]);

@@ -1238,8 +1238,8 @@ expiresAt: string,
  */
 decidedAt: string | null, 
 /**
- * A pending save or edit: the user's memories worded much like it, as they stand
- * when read (empty otherwise).
+ * A pending save or edit: the memories of its bank (the user's own, or the team's)
+ * worded much like it, as they stand when read (empty otherwise).
  */
 similar: Array<SimilarMemory>, 
 /**
@@ -1302,7 +1302,13 @@ proposals: Array<Proposal>,
 /**
  * Pass as `cursor` for the next page; null on the last page.
  */
-nextCursor: string | null, };
+nextCursor: string | null, 
+/**
+ * `scope=team` only: the caller's role in the org, which says what the list is. An
+ * admin's or owner's is the whole org Inbox, theirs to decide; a member's holds only
+ * the team proposals they (or their agents) made, to follow, not to decide.
+ */
+yourRole?: OrgRole, };
 
 /**
  * Answer of the proposal routes.
@@ -1317,8 +1323,9 @@ proposal: Proposal,
  */
 memory?: Memory | null, 
 /**
- * The user's memories worded much like it: for a pending save or edit (as in
- * `proposal.similar`), or, once accepted, like the memory saved or edited.
+ * The memories of its bank (the user's own, or the team's) worded much like it: for a
+ * pending save or edit (as in `proposal.similar`), or, once accepted, like the memory
+ * saved or edited.
  */
 similar: Array<SimilarMemory>, };
 
@@ -1898,8 +1905,8 @@ url: string,
 token: string, };
 
 /**
- * One of the caller's memories whose words overlap strongly with a sentence being
- * saved, proposed or accepted: a hint that it may already be remembered. Never merged
+ * One of the caller's memories (or, for a team save or proposal, the team's) whose words
+ * overlap strongly with a sentence being saved, proposed or accepted: a hint that it may already be remembered. Never merged
  * automatically; the person may edit that memory instead.
  */
 export type SimilarMemory = { 

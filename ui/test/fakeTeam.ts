@@ -1,7 +1,7 @@
 // The team bank's half of the fake backend (docs/teams.md), with the server's rules:
 // owners change any role, admins move people between member and admin, the last owner
 // stays (org_needs_owner), the policy is the owners'; a member is answered as Rust
-// answers them (no org Inbox, no members list, no audit log: null), and a refusal carries
+// answers them (their own team proposals, no members list, no audit log: null), and a refusal carries
 // the server's sentence as its message, as Rust passes it on.
 import { emit } from "@tauri-apps/api/event";
 import type { AppState, AuditEntry, IpcError, OrgMember, OrgPolicy, OrgRole, Proposal, TeamMembers } from "../src/ipc";
@@ -12,7 +12,7 @@ export interface TeamData {
   policy: OrgPolicy;
   /** Newest first. */
   audit: AuditEntry[];
-  /** The org Inbox's pending proposals, newest first. */
+  /** The org Inbox's proposals, newest first (an admin lists the pending ones, a member their own). */
   proposals: Proposal[];
 }
 
@@ -63,7 +63,15 @@ export function teamHandlers(backend: Backend, inbox: Handlers): Handlers {
   return {
     accept_proposal: decide("accepted"),
     reject_proposal: decide("rejected"),
-    list_team_proposals: () => (isAdmin() ? { proposals: team().proposals, nextCursor: null } : null),
+    // As the server answers: an admin's pending org Inbox, a member's own team proposals in every status.
+    list_team_proposals: () =>
+      isAdmin()
+        ? { proposals: team().proposals.filter((p) => p.status === "pending"), nextCursor: null, yourRole: team().yourRole }
+        : {
+            proposals: team().proposals.filter((p) => p.proposer === (backend.state.user?.id ?? "usr_1")),
+            nextCursor: null,
+            yourRole: team().yourRole,
+          },
     team_members: answer,
     change_member_role: (args) => {
       const { userId, role } = args as { userId: string; role: OrgRole };
@@ -74,7 +82,7 @@ export function teamHandlers(backend: Backend, inbox: Handlers): Handlers {
       if (actor === "admin" && (found.role === "owner" || role === "owner")) throw refused(NEEDS_OWNER);
       const owners = team().members.filter((m) => m.role === "owner").length;
       if (found.role === "owner" && role !== "owner" && owners === 1)
-        throw { code: "org_needs_owner", message: "org_a would have no owner left; make another member its owner first." };
+        throw { code: "org_needs_owner", message: "Acme would have no owner left; make another member its owner first." };
       found.role = role;
       if (userId === backend.state.user?.id) team().yourRole = role;
       return answer();

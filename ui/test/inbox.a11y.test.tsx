@@ -51,6 +51,15 @@ describe("accessibility (axe): Inbox", () => {
     await expectNoViolations();
   });
 
+  it("a member's own team proposals, read-only, in every status", async () => {
+    const own = (n: number, status: "pending" | "accepted" | "rejected" | "expired") =>
+      proposal(n, { content: `Team idea ${n}`, scope: "org", proposer: "usr_1", status });
+    await openInbox({ team: { yourRole: "member", proposals: [own(1, "pending"), own(2, "accepted"), own(3, "rejected"), own(4, "expired")] } });
+    expect(screen.getByRole("region", { name: "Your team proposals: Acme" })).not.toBeNull();
+    expect(screen.getAllByRole("article")).toHaveLength(4);
+    await expectNoViolations();
+  });
+
   it("empty, in Chinese", async () => {
     await openInbox({ state: { prefs: { language: "zh-CN" } } });
     expect(screen.getByText("没有待处理的提议")).not.toBeNull();

@@ -132,13 +132,47 @@ describe("the org Inbox", () => {
     expect(within(section).getByText("Nothing waits for the team.")).not.toBeNull();
   });
 
-  it("is not there at all for a member: no section, no error", async () => {
-    const backend = installFakeBackend({ team: { yourRole: "member", proposals: [teamProposal] } });
+  it("shows a member only the team proposals they made, with what became of each, and nothing to decide", async () => {
+    const mine = [
+      proposal(11, { content: "Deploys freeze on Fridays", scope: "org", proposer: "usr_1", proposedBy: null }),
+      proposal(12, { content: "Use pnpm", scope: "org", proposer: "usr_1", proposedBy: "claude-code", status: "accepted" }),
+      proposal(13, { content: "Tabs, not spaces", scope: "org", proposer: "usr_1", proposedBy: null, status: "rejected" }),
+    ];
+    const backend = installFakeBackend({ team: { yourRole: "member", proposals: [...mine, teamProposal] } });
     await openInbox();
     expect(backend.callsOf("list_team_proposals")).toEqual([{ orgId: "org_a" }]);
+    // Not counted as waiting: they are not the member's to decide.
+    expect(screen.getByRole("button", { name: "Inbox" })).not.toBeNull();
     expect(screen.queryByRole("region", { name: /Team Inbox/ })).toBeNull();
+    const section = screen.getByRole("region", { name: "Your team proposals: Acme" });
+    const items = within(within(section).getByRole("list", { name: "Your team proposals" })).getAllByRole("article");
+    expect(items.map((item) => [item.querySelector(".row-title")?.textContent, item.querySelector(".proposal-status")?.textContent])).toEqual([
+      ["Deploys freeze on Fridays", "Waiting for an admin"],
+      ["Use pnpm", "Accepted"],
+      ["Tabs, not spaces", "Rejected"],
+    ]);
+    expect(items[1].textContent).toContain("Proposed by an agent that calls itself Claude Code");
+    expect(section.textContent).not.toContain(teamProposal.content);
+    expect(within(section).queryByRole("button")).toBeNull();
     expect(screen.queryByRole("alert")).toBeNull();
+    // The person's own Inbox is still there, first.
     expect(screen.getByText("Nothing waiting")).not.toBeNull();
+  });
+
+  it("renders a member's proposal as text, never as HTML", async () => {
+    const hostile = '<img src=x onerror="alert(1)"><b>bold</b>';
+    installFakeBackend({ team: { yourRole: "member", proposals: [proposal(11, { content: hostile, scope: "org", proposer: "usr_1", proposedBy: "<i>x</i>" })] } });
+    await openInbox();
+    const section = screen.getByRole("region", { name: "Your team proposals: Acme" });
+    expect(section.querySelector("img, b, i")).toBeNull();
+    expect(section.querySelector(".row-title")?.textContent).toBe(hostile);
+  });
+
+  it("says so when a member has proposed nothing to the team", async () => {
+    installFakeBackend({ team: { yourRole: "member", proposals: [teamProposal] } });
+    await openInbox();
+    const section = screen.getByRole("region", { name: "Your team proposals: Acme" });
+    expect(section.textContent).toContain("You have not proposed anything to the team.");
   });
 
   it("shows a refusal in the server's words", async () => {
@@ -227,7 +261,7 @@ describe("Settings → Team", () => {
     await settle();
     expect(backend.callsOf("change_member_role")).toEqual([{ orgId: "org_a", userId: "usr_1", role: "member" }]);
     expect(within(section).getByRole("alert").textContent).toBe(
-      "Refused: org_a would have no owner left; make another member its owner first.",
+      "Refused: Acme would have no owner left; make another member its owner first.",
     );
     expect(section.textContent).toContain("Your role: Owner");
   });

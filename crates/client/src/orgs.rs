@@ -8,7 +8,8 @@ use reqwest::Method;
 use crate::{Client, ClientError};
 
 impl Client {
-    /// `GET /v1/proposals?scope=team` in `org`: the org Inbox (its admins and owners).
+    /// `GET /v1/proposals?scope=team` in `org`: the org Inbox for its admins and owners, a
+    /// member's own team proposals for a member (the answer's `your_role` says which).
     pub async fn list_team_proposals(
         &self,
         org: &str,

@@ -236,14 +236,15 @@ pub struct SaveMemoryRequest {
 pub struct SaveMemoryResponse {
     /// The stored memory, byte-for-byte what a later list returns.
     pub memory: Memory,
-    /// After a save or an edit: the caller's other memories worded much like it (see
-    /// [`SimilarMemory`]); absent when there are none.
+    /// After a save or an edit: the other memories of its bank (the caller's own, or the
+    /// team's for a team memory) worded much like it (see [`SimilarMemory`]); absent when
+    /// there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub similar: Vec<SimilarMemory>,
 }
 
-/// One of the caller's memories whose words overlap strongly with a sentence being
-/// saved, proposed or accepted: a hint that it may already be remembered. Never merged
+/// One of the caller's memories (or, for a team save or proposal, the team's) whose words
+/// overlap strongly with a sentence being saved, proposed or accepted: a hint that it may already be remembered. Never merged
 /// automatically; the person may edit that memory instead.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -521,8 +522,8 @@ pub struct Proposal {
     /// When a person accepted or rejected it.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     pub decided_at: Option<Timestamp>,
-    /// A pending save or edit: the user's memories worded much like it, as they stand
-    /// when read (empty otherwise).
+    /// A pending save or edit: the memories of its bank (the user's own, or the team's)
+    /// worded much like it, as they stand when read (empty otherwise).
     #[serde(default)]
     pub similar: Vec<SimilarMemory>,
     /// An edit or a delete: the memory as it was when the agent proposed it.
@@ -621,8 +622,9 @@ pub struct ProposalResponse {
     /// Accepted saves: the memory saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
-    /// The user's memories worded much like it: for a pending save or edit (as in
-    /// `proposal.similar`), or, once accepted, like the memory saved or edited.
+    /// The memories of its bank (the user's own, or the team's) worded much like it: for a
+    /// pending save or edit (as in `proposal.similar`), or, once accepted, like the memory
+    /// saved or edited.
     #[serde(default)]
     pub similar: Vec<SimilarMemory>,
 }
@@ -636,4 +638,10 @@ pub struct ProposalListResponse {
     pub proposals: Vec<Proposal>,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
+    /// `scope=team` only: the caller's role in the org, which says what the list is. An
+    /// admin's or owner's is the whole org Inbox, theirs to decide; a member's holds only
+    /// the team proposals they (or their agents) made, to follow, not to decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub your_role: Option<crate::teams::Role>,
 }

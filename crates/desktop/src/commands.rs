@@ -553,7 +553,8 @@ commands! {
     RejectProposal = "reject_proposal" (desktop, args: RejectProposalArgs) -> ProposalResponse {
         desktop.core().reject_proposal(&args.org_id, &args.id).await
     }
-    /// The org Inbox (pending proposals to the team bank); null for a member.
+    /// The org Inbox: an admin's or owner's pending proposals to decide, or a member's own
+    /// team proposals to follow (`yourRole` says which).
     ListTeamProposals = "list_team_proposals" (desktop, args: OrgArgs) -> Option<ProposalListResponse> {
         desktop.core().list_team_proposals(&args.org_id).await
     }

@@ -118,10 +118,10 @@ mod tests {
         let refused = DesktopError::from(api(
             409,
             ErrorCode::OrgNeedsOwner,
-            vec![FieldError::new("role", "org_1 would have no owner left; make another member its owner first")],
+            vec![FieldError::new("role", "Acme would have no owner left; make another member its owner first")],
         ));
         assert_eq!(refused.code, ErrorCode::OrgNeedsOwner);
-        assert_eq!(refused.message, "org_1 would have no owner left; make another member its owner first.");
+        assert_eq!(refused.message, "Acme would have no owner left; make another member its owner first.");
         let gone = DesktopError::from(api(404, ErrorCode::MemberNotFound, vec![]));
         assert_eq!(gone.message, "That person is not a member of this org (any more).");
         let other = DesktopError::from(api(404, ErrorCode::MemoryNotFound, vec![]));

@@ -167,11 +167,12 @@ impl InboxWatch {
             self.team.clear();
             self.team_skips = 0;
         }
-        // The org Inbox too, for its admins and owners (a member's refusal is not news).
+        // The org Inbox too, for its admins and owners (a member's own team proposals wait
+        // for someone else: not news for them).
         if self.team_skips > 0 {
             self.team_skips -= 1;
         } else {
-            match core.list_team_proposals(&org).await {
+            match core.team_proposals_to_decide(&org).await {
                 Ok(Some(team)) => self.team = team.proposals,
                 Ok(None) => {
                     self.team.clear();

@@ -48,12 +48,29 @@ fn unless_role_refused<T>(answer: Result<T, ClientError>) -> Result<Option<T>, D
 }
 
 impl Core {
-    /// The org Inbox of `org_id`: pending proposals to its team bank, newest first (at
-    /// most [`INBOX_LIMIT`]), each with its proposer. `None` for a member: only admins
-    /// and owners decide them.
+    /// The org Inbox of `org_id` as the caller may see it, newest first (at most
+    /// [`INBOX_LIMIT`]), each with its proposer: for an admin or owner, the pending
+    /// proposals to its team bank, theirs to decide; for a member (`yourRole: member`),
+    /// the team proposals they made, pending or decided, to follow. `None` when the
+    /// server refuses a member the list (one from before members could follow theirs).
     pub async fn list_team_proposals(&self, org_id: &str) -> Result<Option<ProposalListResponse>, DesktopError> {
         let client = self.client().await?;
-        unless_role_refused(client.list_team_proposals(org_id, Some(ProposalStatus::Pending), Some(INBOX_LIMIT), None).await)
+        let pending = unless_role_refused(client.list_team_proposals(org_id, Some(ProposalStatus::Pending), Some(INBOX_LIMIT), None).await)?;
+        match pending {
+            // A member follows what became of theirs too: every status, asked once the role is known.
+            Some(listed) if listed.your_role == Some(Role::Member) => {
+                unless_role_refused(client.list_team_proposals(org_id, None, Some(INBOX_LIMIT), None).await)
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// The pending proposals of the org Inbox that are the caller's to decide (the Inbox
+    /// watch's count): none for a member, whose own team proposals wait for someone else.
+    pub(crate) async fn team_proposals_to_decide(&self, org_id: &str) -> Result<Option<ProposalListResponse>, DesktopError> {
+        let client = self.client().await?;
+        let pending = unless_role_refused(client.list_team_proposals(org_id, Some(ProposalStatus::Pending), Some(INBOX_LIMIT), None).await)?;
+        Ok(pending.filter(|listed| listed.your_role != Some(Role::Member)))
     }
 
     /// The caller's role in `org_id` and, for its admins and owners, its members. The

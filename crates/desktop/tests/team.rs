@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use memory_bank_client::{Client, SaveOutcome};
 use memory_bank_contract::teams::{AuditAction, BankScope, OrgPolicy, Role, TeamRefusal};
-use memory_bank_contract::wire::{Scope, SaveMemoryRequest};
+use memory_bank_contract::wire::{ProposalStatus, Scope, SaveMemoryRequest};
 use memory_bank_contract::ErrorCode;
 use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::inbox::{InboxWatch, ProposalEdits};
@@ -150,7 +150,7 @@ async fn the_panel_filters_mine_team_and_all_in_list_and_search() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_org_inbox_is_an_admins_and_hidden_from_a_member() {
+async fn the_org_inbox_is_an_admins_and_a_member_follows_only_their_own() {
     let team = Team::start().await;
     let org = &team.org;
     // Bob, a member: his team save waits in the org Inbox; so does his agent's proposal.
@@ -175,8 +175,12 @@ async fn the_org_inbox_is_an_admins_and_hidden_from_a_member() {
     assert_eq!(inbox.proposals[0].proposer.as_deref(), Some(team.bob.0.as_str()));
     assert!(ada.list_proposals(org).await.unwrap().proposals.is_empty(), "not in the owner's own Inbox");
 
-    // For Bob the org Inbox is not there at all: no error to show.
-    assert_eq!(bob.list_team_proposals(org).await.unwrap(), None);
+    assert_eq!(inbox.your_role, Some(Role::Owner));
+
+    // For Bob, his own team proposals to follow, and nothing for his watch to announce.
+    let his = bob.list_team_proposals(org).await.unwrap().expect("a member follows his own");
+    assert_eq!((his.proposals, his.your_role), (vec![proposal.clone()], Some(Role::Member)));
+    assert_eq!(InboxWatch::new().check(&bob).await.unwrap().pending, 0, "his own team proposal is not his to decide");
     // Deciding it himself is refused with the server's sentence.
     let refused = bob.accept_proposal(org, &proposal.id, ProposalEdits::default()).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::OrgRoleRequired);
@@ -190,6 +194,9 @@ async fn the_org_inbox_is_an_admins_and_hidden_from_a_member() {
     assert_eq!(memory.saved_by.as_deref(), Some(team.bob.0.as_str()));
     assert_eq!(memory.confirmed_by.as_deref(), Some(team.ada.0.as_str()));
     assert!(ada.list_team_proposals(org).await.unwrap().unwrap().proposals.is_empty());
+    // Decided, it stays in Bob's list with how it was decided.
+    let his = bob.list_team_proposals(org).await.unwrap().unwrap().proposals;
+    assert_eq!(his.iter().map(|p| (p.id.as_str(), p.status)).collect::<Vec<_>>(), [(proposal.id.as_str(), ProposalStatus::Accepted)]);
 
     // An agent's proposal is rejected there too; once the owner stops agents proposing,
     // the agent's next one is refused with its reason.
@@ -243,7 +250,8 @@ async fn settings_team_lists_members_changes_roles_and_policy_and_reads_the_audi
     assert_eq!(bob.team_members(org).await.unwrap().your_role, Role::Admin);
     let refused = ada.change_member_role(org, &team.ada.0, Role::Member).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::OrgNeedsOwner);
-    assert!(refused.message.contains("would have no owner left"), "{}", refused.message);
+    assert!(refused.message.starts_with("Alpha would have no owner left"), "named, not numbered: {}", refused.message);
+    assert!(!refused.message.contains(org.as_str()), "{}", refused.message);
     // An admin may not make an owner.
     let refused = bob.change_member_role(org, &team.bob.0, Role::Owner).await.unwrap_err();
     assert_eq!(refused.code, ErrorCode::OrgRoleRequired);

@@ -47,10 +47,11 @@ pub async fn post_proposal(
 /// List proposals.
 #[utoipa::path(
     get, path = "/v1/proposals", operation_id = "getProposals", tag = "Memory",
-    summary = "The caller's Inbox (scope=mine, the default) or the org Inbox (scope=team: proposals to the team bank, for its admins and owners), newest first; status=pending for what waits.",
+    summary = "The caller's Inbox (scope=mine, the default) or the org Inbox (scope=team: proposals to the team bank), newest first; status=pending for what waits.",
+    description = "With scope=team an admin or owner lists every proposal to the org's team bank, theirs to accept or reject; a member lists only the team proposals they made themselves (their agents' included), pending or decided, to follow them: they cannot decide them. The answer's yourRole says which.",
     params(
         ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
-        ("scope" = Option<String>, Query, description = "mine (the default) or team"),
+        ("scope" = Option<String>, Query, description = "mine (the default) or team (a member: their own team proposals only)"),
         ("status" = Option<String>, Query, description = "pending, accepted, rejected or expired; all when absent"),
         ("limit" = Option<u32>, Query, description = "1-100, default 20"),
         ("cursor" = Option<String>, Query, description = "nextCursor from the previous page"),
@@ -59,7 +60,8 @@ pub async fn post_proposal(
         (status = 200, description = "One page", body = ProposalListResponse),
         (status = 400, description = "Invalid request", body = ErrorBody),
         (status = 401, description = "Unauthorized", body = ErrorBody),
-        (status = 403, description = "scope=team without an admin role (org_role_required); the org turned memory off", body = ErrorBody),
+        (status = 403, description = "The org turned memory off (org_memory_disabled)", body = ErrorBody),
+        (status = 404, description = "Organization not found", body = ErrorBody),
     ),
     security(("bearer" = []))
 )]

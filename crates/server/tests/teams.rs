@@ -283,7 +283,7 @@ async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
     let (status, own) = s.get(&s.ada.1, &s.acme, "/v1/proposals").await;
     assert_eq!((status, own["proposals"].as_array().map(Vec::len)), (StatusCode::OK, Some(0)), "not in her own Inbox");
     let (status, body) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=team").await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    assert_eq!((status, body["yourRole"].as_str(), body["proposals"].as_array().map(Vec::len)), (StatusCode::OK, Some("member"), Some(2)), "his own: {body}");
     let (status, body) = s.get(&s.bob.1, &s.acme, &format!("/v1/proposals/{from_bob}")).await;
     assert_eq!((status, body["proposal"]["status"].as_str()), (StatusCode::OK, Some("pending")), "the proposer follows it");
     let (status, body) = s.get(&s.eve.1, &s.globex, &format!("/v1/proposals/{from_bob}")).await;
@@ -349,6 +349,68 @@ async fn the_org_inbox_is_decided_by_its_admins_and_owners_alone() {
     assert!(!text.contains("VPN") && !text.contains("Invoices"), "ids and lengths only: {text}");
 }
 
+/// A member's `GET /v1/proposals?scope=team` lists the team proposals they made, by hand
+/// or through their agent, pending or decided, with `yourRole: member`, never another
+/// member's; the owner's lists the whole org Inbox with `yourRole: owner`; a personal
+/// list names no role. A member's team save is answered with the team's alike memories,
+/// and so is an owner's.
+#[tokio::test]
+async fn members_list_the_team_proposals_they_made_and_owners_the_whole_org_inbox() {
+    let s = Service::start().await;
+    let carol = s.bank.add_user("carol@example.com").await.unwrap().id;
+    s.bank.add_member(&s.acme, &carol).await.unwrap();
+    let carol_token = s.bank.issue_token(&carol).await.unwrap();
+    let body = |content: &str| Some(serde_json::json!({"content": content, "scope": "org"}));
+    let (status, direct) = s.send(Method::POST, &s.ada.1, &s.acme, "/v1/memory", body("Staging deploys need the VPN")).await;
+    assert_eq!((status, direct.get("similar")), (StatusCode::CREATED, None), "nothing alike yet: {direct}");
+    let team_memory = direct["memory"]["id"].as_str().unwrap().to_owned();
+
+    let (status, saved) = s.send(Method::POST, &s.bob.1, &s.acme, "/v1/memory", body("Staging deploys need the VPN token")).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{saved}");
+    assert_eq!(saved["similar"][0]["id"].as_str(), Some(team_memory.as_str()), "the team's alike memory: {saved}");
+    assert_eq!(saved["proposal"]["similar"], saved["similar"]);
+    let from_bob = saved["proposal"]["id"].as_str().unwrap().to_owned();
+    let (status, proposed) = s.send(Method::POST, &s.bob_agent, &s.acme, "/v1/proposals", body("Invoices belong to billing")).await;
+    assert_eq!(status, StatusCode::CREATED, "{proposed}");
+    let from_agent = proposed["proposal"]["id"].as_str().unwrap().to_owned();
+    let (status, proposed) = s.send(Method::POST, &carol_token, &s.acme, "/v1/proposals", body("Releases ship on Tuesdays")).await;
+    assert_eq!(status, StatusCode::CREATED, "{proposed}");
+    let from_carol = proposed["proposal"]["id"].as_str().unwrap().to_owned();
+
+    let listed = |body: &Value| -> Vec<(String, String)> {
+        let proposals = body["proposals"].as_array().unwrap_or_else(|| panic!("a list: {body}"));
+        proposals.iter().map(|p| (p["id"].as_str().unwrap().to_owned(), p["status"].as_str().unwrap().to_owned())).collect()
+    };
+    let pending = |id: &str| (id.to_owned(), "pending".to_owned());
+    let (status, bobs) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=team").await;
+    assert_eq!((status, bobs["yourRole"].as_str()), (StatusCode::OK, Some("member")), "{bobs}");
+    assert_eq!(listed(&bobs), [pending(&from_agent), pending(&from_bob)], "his and his agent's, newest first");
+    assert!(bobs["proposals"].as_array().unwrap().iter().all(|p| p["proposer"].as_str() == Some(s.bob.0.as_str())));
+    let (status, carols) = s.get(&carol_token, &s.acme, "/v1/proposals?scope=team").await;
+    assert_eq!((status, listed(&carols)), (StatusCode::OK, vec![pending(&from_carol)]), "hers only");
+    let (status, adas) = s.get(&s.ada.1, &s.acme, "/v1/proposals?scope=team").await;
+    assert_eq!((status, adas["yourRole"].as_str()), (StatusCode::OK, Some("owner")));
+    assert_eq!(listed(&adas), [pending(&from_carol), pending(&from_agent), pending(&from_bob)], "the whole org Inbox");
+    let (status, own) = s.get(&s.bob.1, &s.acme, "/v1/proposals").await;
+    assert_eq!((status, own.get("yourRole")), (StatusCode::OK, None), "a personal list: {own}");
+
+    // Decided, it stays in his list with its outcome; he still decides nothing.
+    let (status, body) = s.send(Method::POST, &s.bob.1, &s.acme, &format!("/v1/proposals/{from_bob}/accept"), None).await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::FORBIDDEN, Some("org_role_required")), "{body}");
+    let (status, _) = s.send(Method::POST, &s.ada.1, &s.acme, &format!("/v1/proposals/{from_agent}/reject"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, accepted) = s.send(Method::POST, &s.ada.1, &s.acme, &format!("/v1/proposals/{from_bob}/accept"), None).await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!(accepted["similar"][0]["id"].as_str(), Some(team_memory.as_str()), "the accept's hint: {accepted}");
+    let (_, bobs) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=team").await;
+    let decided = [(from_agent.clone(), "rejected".to_owned()), (from_bob.clone(), "accepted".to_owned())];
+    assert_eq!(listed(&bobs), decided);
+    let (_, bobs) = s.get(&s.bob.1, &s.acme, "/v1/proposals?scope=team&status=pending").await;
+    assert!(listed(&bobs).is_empty(), "{bobs}");
+    let (status, body) = s.get(&s.eve.1, &s.acme, "/v1/proposals?scope=team").await;
+    assert_eq!((status, body["error"].as_str()), (StatusCode::NOT_FOUND, Some("organization_not_found")), "outside the org: {body}");
+}
+
 /// The owners' page over HTTP: members are listed for admins and owners with the
 /// caller's role; owners change any role and the policy, admins move people between
 /// member and admin only, members neither; the org keeps an owner; agent tokens change
@@ -396,6 +458,8 @@ async fn owners_and_admins_manage_members_and_owners_alone_the_policy() {
     assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request")), "{body}");
     let (status, body) = s.send(Method::PUT, &s.ada.1, &s.acme, &member(&s.ada.0), role("admin")).await;
     assert_eq!((status, body["error"].as_str()), (StatusCode::CONFLICT, Some("org_needs_owner")), "the last owner: {body}");
+    let why = body["details"][0]["message"].as_str().unwrap_or_default();
+    assert!(why.starts_with("Acme would have no owner left") && !body.to_string().contains(&s.acme), "named by its name: {body}");
 
     // The policy: every member reads it (agents too); only the owner changes it.
     let strict = serde_json::json!({"memoryEnabled": true, "agentsMayPropose": false, "maxMemories": 500});

@@ -136,6 +136,7 @@ macro_rules! inbox_page {
 pub(crate) async fn list(
     pool: &MySqlPool,
     bank: BankKey<'_>,
+    proposer: Option<&str>,
     status: Option<ProposalStatus>,
     now: Timestamp,
     cursor: Option<&Cursor>,
@@ -150,13 +151,18 @@ pub(crate) async fn list(
     };
     let cursor_at = cursor.map(|c| at(Timestamp::from_unix_ms(c.created_at_ms)));
     // Each Inbox walks its own key: a person's `(user_id, status, created_at, id)`, an
-    // org's `(org_id, scope, status, created_at, id)`.
-    let sql = match bank {
-        BankKey::Personal(_) => inbox_page!("user_id = ? AND scope = 'user'"),
-        BankKey::Team(_) => inbox_page!("org_id = ? AND scope = 'org'"),
+    // org's `(org_id, scope, status, created_at, id)`; one proposer's share of an org's (a
+    // team proposal's `user_id` is its proposer) walks the person's.
+    let (sql, proposer) = match (bank, proposer) {
+        (BankKey::Personal(_), _) => (inbox_page!("user_id = ? AND scope = 'user'"), None),
+        (BankKey::Team(_), None) => (inbox_page!("org_id = ? AND scope = 'org'"), None),
+        (BankKey::Team(_), Some(by)) => (inbox_page!("org_id = ? AND user_id = ? AND scope = 'org'"), Some(by)),
     };
-    let rows = sqlx::query(sql)
-    .bind(bank.owner())
+    let mut query = sqlx::query(sql).bind(bank.owner());
+    if let Some(by) = proposer {
+        query = query.bind(by);
+    }
+    let rows = query
     .bind(stored)
     .bind(stored)
     .bind(live)

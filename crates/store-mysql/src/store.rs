@@ -356,7 +356,7 @@ impl MemoryStore for MySqlStore {
         search::term_rows(&mut conn, scoped_terms, cap).await
     }
 
-    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
+    async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
@@ -364,10 +364,11 @@ impl MemoryStore for MySqlStore {
             "SELECT STRAIGHT_JOIN memory.id, memory.created_at, memory.content
              FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
              JOIN memory ON memory.id = j.wanted
-             WHERE memory.user_id = ? AND memory.scope = 'user'",
+             WHERE memory.user_id = ? AND memory.scope = ?",
         )
         .bind(serde_json::Value::from(keys.to_vec()).to_string())
-        .bind(user_id)
+        .bind(bank.owner())
+        .bind(bank.scope().as_str())
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
@@ -542,12 +543,13 @@ impl MemoryStore for MySqlStore {
     async fn list_proposals(
         &self,
         bank: BankKey<'_>,
+        proposer: Option<&str>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<Proposal>, StoreError> {
-        proposals::list(&self.pool, bank, status, now, cursor, limit).await
+        proposals::list(&self.pool, bank, proposer, status, now, cursor, limit).await
     }
 
     async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {

@@ -50,6 +50,12 @@ pub(crate) async fn append_audit(conn: &mut MySqlConnection, entry: &NewAuditEnt
     Ok(())
 }
 
+/// The last-owner refusal, with the org's name read in the refusing transaction.
+async fn last_owner_of(conn: &mut MySqlConnection, org_id: &str) -> Result<StoreError, StoreError> {
+    let name: Option<String> = sqlx::query_scalar("SELECT name FROM orgs WHERE id = ?").bind(org_id).fetch_optional(&mut *conn).await.map_err(db_err)?;
+    Ok(last_owner(name.as_deref()))
+}
+
 /// Locks the org's owner rows and says whether one other than `user_id` is among them.
 async fn another_owner(conn: &mut MySqlConnection, org_id: &str, user_id: &str) -> Result<bool, StoreError> {
     let owners: Vec<String> = sqlx::query_scalar("SELECT user_id FROM org_members WHERE org_id = ? AND role = 'owner' FOR UPDATE")
@@ -106,7 +112,7 @@ impl TeamStore for MySqlStore {
             return Err(StoreError::NotFound(format!("member {user_id} of {org_id}")));
         };
         if current == Role::Owner && role != Role::Owner && !another_owner(&mut tx, org_id, user_id).await? {
-            return Err(last_owner(org_id));
+            return Err(last_owner_of(&mut tx, org_id).await?);
         }
         sqlx::query("UPDATE org_members SET role = ? WHERE org_id = ? AND user_id = ?")
             .bind(role.as_str())
@@ -124,7 +130,7 @@ impl TeamStore for MySqlStore {
             return Ok(false);
         };
         if current == Role::Owner && !another_owner(&mut tx, org_id, user_id).await? {
-            return Err(last_owner(org_id));
+            return Err(last_owner_of(&mut tx, org_id).await?);
         }
         sqlx::query("DELETE FROM org_members WHERE org_id = ? AND user_id = ?")
             .bind(org_id)

@@ -695,17 +695,18 @@ impl MemoryStore for SqliteStore {
             .collect()
     }
 
-    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
+    async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
         let seqs: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
         let packed: Option<String> = sqlx::query_scalar(
             "SELECT json_group_array(json_array(m.id, m.created_at, m.content)) FROM memory AS m
-             WHERE m.seq IN (SELECT value FROM json_each(?1)) AND +m.user_id = ?2 AND +m.scope = 'user'",
+             WHERE m.seq IN (SELECT value FROM json_each(?1)) AND +m.user_id = ?2 AND +m.scope = ?3",
         )
         .bind(serde_json::to_string(&seqs).map_err(|e| StoreError::Database(e.to_string()))?)
-        .bind(user_id)
+        .bind(bank.owner())
+        .bind(bank.scope().as_str())
         .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
@@ -870,12 +871,13 @@ impl MemoryStore for SqliteStore {
     async fn list_proposals(
         &self,
         bank: BankKey<'_>,
+        proposer: Option<&str>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,
         limit: u32,
     ) -> Result<Vec<Proposal>, StoreError> {
-        proposals::list(&self.pool, bank, status, now, cursor, limit).await
+        proposals::list(&self.pool, bank, proposer, status, now, cursor, limit).await
     }
 
     async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {

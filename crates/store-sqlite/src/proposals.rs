@@ -118,6 +118,7 @@ macro_rules! inbox_page {
 pub(crate) async fn list(
     pool: &SqlitePool,
     bank: BankKey<'_>,
+    proposer: Option<&str>,
     status: Option<ProposalStatus>,
     now: Timestamp,
     cursor: Option<&Cursor>,
@@ -131,19 +132,25 @@ pub(crate) async fn list(
         Some(ProposalStatus::Rejected) => (Some("rejected"), None),
     };
     // Each Inbox walks its own index: a person's `(user_id, status, created_at, id)`, an
-    // org's the partial `(org_id, status, created_at, id) WHERE scope = 'org'`.
-    let sql = match bank {
-        BankKey::Personal(_) => inbox_page!("user_id = ?1 AND scope = 'user'"),
-        BankKey::Team(_) => inbox_page!("org_id = ?1 AND scope = 'org'"),
+    // org's the partial `(org_id, status, created_at, id) WHERE scope = 'org'`; one
+    // proposer's share of an org's (a team proposal's `user_id` is its proposer) walks the person's.
+    let (sql, proposer) = match (bank, proposer) {
+        (BankKey::Personal(_), _) => (inbox_page!("user_id = ?1 AND scope = 'user'"), None),
+        (BankKey::Team(_), None) => (inbox_page!("org_id = ?1 AND scope = 'org'"), None),
+        (BankKey::Team(_), Some(by)) => (inbox_page!("user_id = ?8 AND scope = 'org' AND org_id = ?1"), Some(by)),
     };
-    let rows = sqlx::query(sql)
+    let mut query = sqlx::query(sql)
         .bind(bank.owner())
         .bind(stored)
         .bind(live)
         .bind(now.unix_ms())
         .bind(cursor.map(|c| c.created_at_ms))
         .bind(cursor.map(|c| c.id.as_str()))
-        .bind(limit)
+        .bind(limit);
+    if let Some(by) = proposer {
+        query = query.bind(by);
+    }
+    let rows = query
         .fetch_all(pool)
         .await
         .map_err(db_err)?;

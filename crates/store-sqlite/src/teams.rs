@@ -42,6 +42,12 @@ pub(crate) async fn append_audit(conn: &mut SqliteConnection, entry: &NewAuditEn
     Ok(())
 }
 
+/// The last-owner refusal, with the org's name read in the refusing transaction.
+async fn last_owner_of(conn: &mut SqliteConnection, org_id: &str) -> Result<StoreError, StoreError> {
+    let name: Option<String> = sqlx::query_scalar("SELECT name FROM orgs WHERE id = ?1").bind(org_id).fetch_optional(&mut *conn).await.map_err(db_err)?;
+    Ok(last_owner(name.as_deref()))
+}
+
 /// Whether the org would still have an owner once `user_id` is no longer one.
 async fn another_owner(conn: &mut SqliteConnection, org_id: &str, user_id: &str) -> Result<bool, StoreError> {
     let other: Option<i64> =
@@ -100,7 +106,7 @@ impl TeamStore for SqliteStore {
             return Err(StoreError::NotFound(format!("member {user_id} of {org_id}")));
         };
         if current == Role::Owner && role != Role::Owner && !another_owner(&mut tx, org_id, user_id).await? {
-            return Err(last_owner(org_id));
+            return Err(last_owner_of(&mut tx, org_id).await?);
         }
         sqlx::query("UPDATE org_members SET role = ?3 WHERE org_id = ?1 AND user_id = ?2")
             .bind(org_id)
@@ -118,7 +124,7 @@ impl TeamStore for SqliteStore {
             return Ok(false);
         };
         if current == Role::Owner && !another_owner(&mut tx, org_id, user_id).await? {
-            return Err(last_owner(org_id));
+            return Err(last_owner_of(&mut tx, org_id).await?);
         }
         sqlx::query("DELETE FROM org_members WHERE org_id = ?1 AND user_id = ?2")
             .bind(org_id)

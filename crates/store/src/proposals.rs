@@ -65,7 +65,7 @@ pub struct Accepted {
     pub proposal: Proposal,
     /// The memory saved or edited (saves and edits).
     pub memory: Option<Memory>,
-    /// The user's other memories worded much like it.
+    /// The other memories of its bank worded much like it.
     pub similar: Vec<SimilarMemory>,
 }
 
@@ -185,15 +185,15 @@ impl Bank {
         self.as_it_stands(by.bank, proposal).await
     }
 
-    /// A pending proposal as it stands now: a save or edit to a person's bank with the
-    /// memories worded like it (a team bank gets no such hint yet), an edit or delete
-    /// with its memory's words when they changed since.
+    /// A pending proposal as it stands now: a save or edit with the memories of its bank
+    /// (the person's own, or the team's) worded like it, an edit or delete with its
+    /// memory's words when they changed since.
     async fn as_it_stands(&self, bank: BankKey<'_>, mut proposal: Proposal) -> Result<Proposal, ProposalError> {
         if proposal.status != ProposalStatus::Pending {
             return Ok(proposal);
         }
-        if let (BankKey::Personal(user_id), false) = (bank, proposal.action == ProposalAction::Delete) {
-            proposal.similar = self.similar(user_id, &proposal.content, proposal.memory_id.as_deref()).await?;
+        if proposal.action != ProposalAction::Delete {
+            proposal.similar = self.similar_in(bank, &proposal.content, proposal.memory_id.as_deref()).await?;
         }
         if let (Some(against), Some(id)) = (&proposal.proposed_against, &proposal.memory_id) {
             if let Some(memory) = self.memory_in(&[bank], id).await? {
@@ -227,20 +227,22 @@ impl Bank {
         limit: Option<u32>,
         cursor: Option<&Cursor>,
     ) -> Result<ProposalListResponse, StoreError> {
-        self.list_inbox(BankKey::Personal(user_id), status, limit, cursor).await
+        self.list_inbox(BankKey::Personal(user_id), None, status, limit, cursor).await
     }
 
-    /// The proposals in the Inbox of `bank`, newest first, paged.
+    /// The proposals in the Inbox of `bank` (those of `proposer` only, when given),
+    /// newest first, paged.
     pub(crate) async fn list_inbox(
         &self,
         bank: BankKey<'_>,
+        proposer: Option<&str>,
         status: Option<ProposalStatus>,
         limit: Option<u32>,
         cursor: Option<&Cursor>,
     ) -> Result<ProposalListResponse, StoreError> {
         let limit = limit.unwrap_or(DEFAULT_LIST_LIMIT);
         let now = self.now();
-        let mut proposals = self.store().list_proposals(bank, status, now, cursor, limit + 1).await?;
+        let mut proposals = self.store().list_proposals(bank, proposer, status, now, cursor, limit + 1).await?;
         let more = proposals.len() > limit as usize;
         proposals.truncate(limit as usize);
         let next_cursor = more
@@ -255,7 +257,7 @@ impl Bank {
                 Err(other) => return Err(StoreError::Database(other.to_string())),
             }
         }
-        Ok(ProposalListResponse { proposals: seen, next_cursor })
+        Ok(ProposalListResponse { proposals: seen, next_cursor, your_role: None })
     }
 
     /// The person accepts: a save stores the draft with their edits, an edit writes the
@@ -373,9 +375,9 @@ impl Bank {
                 }
             }
         }
-        let similar = match (&memory, bank) {
-            (Some(memory), BankKey::Personal(user_id)) => self.similar(user_id, &memory.content, Some(&memory.id)).await?,
-            _ => Vec::new(),
+        let similar = match &memory {
+            Some(memory) => self.similar_in(bank, &memory.content, Some(&memory.id)).await?,
+            None => Vec::new(),
         };
         Ok(Accepted { proposal, memory, similar })
     }

@@ -147,7 +147,7 @@ impl Bank {
         let mut best: Vec<(f64, &str)> = pulled.into_iter().map(|(k, w)| (w, k)).collect();
         best.sort_by(|(a, x), (b, y)| b.total_cmp(a).then(y.len().cmp(&x.len())).then(y.cmp(x)));
         let keys: Vec<String> = best.into_iter().take(READ).map(|(_, k)| k.to_owned()).collect();
-        let worded = self.store().worded_rows(user_id, &keys).await?;
+        let worded = self.store().worded_rows(crate::BankKey::Personal(user_id), &keys).await?;
         let mut recalled: Vec<Recalled> = worded
             .into_iter()
             // What looks like a secret is never recalled: the gate refuses such texts

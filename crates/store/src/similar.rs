@@ -1,6 +1,6 @@
-//! Duplicate hints: which of a user's memories are worded much like a sentence being
-//! saved, proposed or accepted. A hint only, shown to the person; nothing is ever
-//! merged automatically.
+//! Duplicate hints: which memories of a bank (a person's own, or an org's team bank, which
+//! every member reads) are worded much like a sentence being saved, proposed or accepted
+//! there. A hint only, shown to the person; nothing is ever merged automatically.
 //!
 //! The rule: both sentences are reduced to their distinct search terms (the scheme of
 //! [`crate::terms`]: normalised words, CJK bigrams), and two memories are alike when
@@ -31,7 +31,7 @@ use memory_bank_contract::validate::ValidSave;
 use memory_bank_contract::wire::{Scope, SimilarMemory};
 
 use crate::store::{Candidate, RowKey, Worded, SEARCH_CANDIDATE_CAP};
-use crate::{terms, word_forms, Bank, ProposalError, Saved, StoreError};
+use crate::{terms, word_forms, Bank, BankKey, ProposalError, Saved, StoreError};
 
 /// Least share of terms two sentences must have in common to count as alike.
 pub const SIMILAR_MIN_OVERLAP: f64 = 0.5;
@@ -75,24 +75,29 @@ impl Bank {
     /// The user's memories alike to `content` (at most [`MAX_SIMILAR`], most alike
     /// first, newest first among equals), leaving out `exclude`.
     pub async fn similar(&self, user_id: &str, content: &str, exclude: Option<&str>) -> Result<Vec<SimilarMemory>, StoreError> {
-        self.similar_up_to(user_id, content, exclude, MAX_SIMILAR).await
+        self.similar_up_to(BankKey::Personal(user_id), content, exclude, MAX_SIMILAR).await
+    }
+
+    /// The memories of `bank` alike to `content`, as [`Bank::similar`]. The caller checks
+    /// that whoever sees the hint may read that bank.
+    pub async fn similar_in(&self, bank: BankKey<'_>, content: &str, exclude: Option<&str>) -> Result<Vec<SimilarMemory>, StoreError> {
+        self.similar_up_to(bank, content, exclude, MAX_SIMILAR).await
     }
 
     /// Saves what a person confirmed, as [`Bank::save_or_propose`], with the hint its
-    /// answer carries: the memories of theirs alike to it, other than itself (none for
-    /// a team save). The hint is read beside the insert, not after it, so a save costs
-    /// the longer of the two rather than both; it is the same hint however they
-    /// interleave: one more alike memory is read, and the new one left out.
+    /// answer carries: the memories of the bank it goes to (theirs, or with `scope: org`
+    /// the team's) alike to it, other than itself. The hint is read beside the insert,
+    /// not after it, so a save costs the longer of the two rather than both; it is the
+    /// same hint however they interleave: one more alike memory is read, and the new one
+    /// left out. A team hint is only returned once the save or proposal went through,
+    /// which checked that the person is a member, so may read the team bank.
     pub async fn save_hinted(&self, user_id: &str, org_id: &str, input: ValidSave) -> Result<(Saved, Vec<SimilarMemory>), ProposalError> {
-        let personal = input.scope == Scope::User;
-        let content = input.content.clone();
-        let hint = async {
-            if personal {
-                self.similar_up_to(user_id, &content, None, MAX_SIMILAR + 1).await
-            } else {
-                Ok(Vec::new())
-            }
+        let bank = match input.scope {
+            Scope::User => BankKey::Personal(user_id),
+            Scope::Org => BankKey::Team(org_id),
         };
+        let content = input.content.clone();
+        let hint = self.similar_up_to(bank, &content, None, MAX_SIMILAR + 1);
         let (saved, hint) = tokio::join!(self.save_or_propose(user_id, org_id, input), hint);
         let saved = saved?;
         let mut hint = hint?;
@@ -103,16 +108,17 @@ impl Bank {
         Ok((saved, hint))
     }
 
-    async fn similar_up_to(&self, user_id: &str, content: &str, exclude: Option<&str>, most: usize) -> Result<Vec<SimilarMemory>, StoreError> {
+    async fn similar_up_to(&self, bank: BankKey<'_>, content: &str, exclude: Option<&str>, most: usize) -> Result<Vec<SimilarMemory>, StoreError> {
         // Words as written, stopwords included: the rule compares wording, not meaning.
         let wanted = terms::exact_terms(content);
         if wanted.is_empty() {
             return Ok(Vec::new());
         }
-        let scoped = terms::scope_terms(user_id, &wanted);
-        let worded = match self.uncommon_sharing(user_id, &wanted, &scoped).await? {
+        // A bank's terms are scoped with its owner's code: the person's, or the org's.
+        let scoped = terms::scope_terms(bank.owner(), &wanted);
+        let worded = match self.uncommon_sharing(bank, &wanted, &scoped).await? {
             Sharing::Found(worded) => worded,
-            Sharing::MostlyCommon(counts) => self.worded_by_rarest(user_id, &wanted, &scoped, &counts, exclude).await?,
+            Sharing::MostlyCommon(counts) => self.worded_by_rarest(bank, &wanted, &scoped, &counts, exclude).await?,
         };
         let wanted: HashSet<String> = wanted.into_iter().map(|t| t.text).collect();
         let mut alike: Vec<(f64, Worded)> = worded
@@ -128,7 +134,7 @@ impl Bank {
     /// Reads each term's rows (up to [`COUNT_CAP`]) and, unless the sentence is mostly
     /// common words, finds every memory holding enough of its uncommon ones: counted
     /// here from those lists, then only the survivors' sentences read (see the module docs).
-    async fn uncommon_sharing(&self, user_id: &str, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
+    async fn uncommon_sharing(&self, bank: BankKey<'_>, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
         let counted: Vec<usize> =
             (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
         let mut rows: Vec<Option<Vec<RowKey>>> = vec![None; wanted.len()];
@@ -156,7 +162,7 @@ impl Bank {
         // Most shared first, then the newest (a later row's key is longer, or larger).
         enough.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.len().cmp(&x.len())).then(y.cmp(x)));
         let keys: Vec<RowKey> = enough.into_iter().take(SEARCH_CANDIDATE_CAP as usize).map(|(_, k)| k.to_owned()).collect();
-        Ok(Sharing::Found(self.store().worded_rows(user_id, &keys).await?))
+        Ok(Sharing::Found(self.store().worded_rows(bank, &keys).await?))
     }
 
     /// For a sentence of mostly common words: the newest memories holding any of its
@@ -164,7 +170,7 @@ impl Bank {
     /// reach the overlap, with their sentences.
     async fn worded_by_rarest(
         &self,
-        user_id: &str,
+        bank: BankKey<'_>,
         wanted: &[terms::Term],
         scoped: &[String],
         counts: &[u32],
@@ -174,7 +180,7 @@ impl Bank {
         // Rarest first; among equals, a longer term (likely the rarer word) first.
         order.sort_by(|&i, &j| counts[i].cmp(&counts[j]).then(wanted[j].text.len().cmp(&wanted[i].text.len())));
         let rarest: Vec<String> = order.into_iter().take(wanted.len() / 2 + 1).map(|i| scoped[i].clone()).collect();
-        let candidates = self.store().search_candidates(crate::BankKey::Personal(user_id), &rarest, SEARCH_CANDIDATE_CAP).await?;
+        let candidates = self.store().search_candidates(bank, &rarest, SEARCH_CANDIDATE_CAP).await?;
         let needed = wanted.len().div_ceil(2);
         let wanted_scoped: HashSet<&str> = scoped.iter().map(String::as_str).collect();
         let mut close: Vec<(usize, Candidate)> = candidates
@@ -185,7 +191,7 @@ impl Bank {
             .collect();
         close.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.created_at.cmp(&x.created_at)));
         let compared: Vec<String> = close.into_iter().take(COMPARED).map(|(_, c)| c.id).collect();
-        let memories = self.store().memories_by_ids(crate::BankKey::Personal(user_id), &compared).await?;
+        let memories = self.store().memories_by_ids(bank, &compared).await?;
         Ok(memories.into_iter().map(|m| Worded { id: m.id, created_at: m.created_at, content: m.content }).collect())
     }
 }

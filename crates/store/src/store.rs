@@ -494,9 +494,9 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// a term), never miss one, up to the cap.
     async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError>;
 
-    /// The user's `scope = 'user'` memories among these row keys, with their sentences
-    /// (others' rows are left out).
-    async fn worded_rows(&self, user_id: &str, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError>;
+    /// The memories of `bank` among these row keys, with their sentences (other banks'
+    /// rows are left out).
+    async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError>;
 
     /// How far stored search terms have been rewritten to [`crate::terms::TERMS_VERSION`].
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError>;
@@ -593,10 +593,12 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
 
     /// The proposals in the Inbox of `bank`, newest first, strictly after `cursor`, at
     /// most `limit`. `Pending` means pending and not expired at `now`; `Expired` pending
-    /// and expired.
+    /// and expired. With `proposer`, a team Inbox's proposals by that person only (a
+    /// personal Inbox's are all its owner's: it is ignored there).
     async fn list_proposals(
         &self,
         bank: BankKey<'_>,
+        proposer: Option<&str>,
         status: Option<ProposalStatus>,
         now: Timestamp,
         cursor: Option<&Cursor>,

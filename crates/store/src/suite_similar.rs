@@ -2,14 +2,14 @@
 //! worded like a new sentence (only theirs), hint at them on proposals and accepts,
 //! never merge on its own, and let the person accept a save as an edit instead.
 
-use memory_bank_contract::validate::{parse_list, validate_propose};
-use memory_bank_contract::wire::{AcceptProposalRequest, ProposalStatus, ProposeRequest, SimilarMemory};
+use memory_bank_contract::validate::{parse_list, validate_propose, validate_save};
+use memory_bank_contract::wire::{AcceptProposalRequest, ProposalStatus, ProposeRequest, SaveMemoryRequest, Scope, SimilarMemory};
 
 use crate::suite::{list_all, request, save, world, Fixture};
 use memory_bank_contract::gate::Refused;
 
 use crate::similar::{overlap, MAX_SIMILAR, SIMILAR_MIN_OVERLAP};
-use crate::{terms, ProposalError};
+use crate::{terms, BankKey, ProposalError};
 use memory_bank_contract::wire::Memory;
 use std::collections::HashSet;
 
@@ -112,35 +112,47 @@ fn alike_to_every_memory(all: &[Memory], content: &str, exclude: Option<&str>) -
     alike.into_iter().take(MAX_SIMILAR).map(|(_, m)| SimilarMemory { id: m.id.clone(), content: m.content.clone() }).collect()
 }
 
+/// Sentences drawn from a skewed vocabulary (stopwords, common and rare words, Chinese):
+/// the first words are drawn far more often, so a bank of them has common and rare terms.
+struct Skewed(u64);
+
+impl Skewed {
+    const WORDS: [&'static str; 42] = [
+        "the", "i", "use", "for", "to", "on", "deploy", "deploys", "tabs", "spaces", "indentation", "go", "rust",
+        "billing", "service", "postgres", "staging", "vpn", "friday", "tuesday", "vercel", "invoices", "tea", "green",
+        "coffee", "dark", "mode", "answers", "short", "tests", "review", "mornings", "喜欢喝绿茶", "在上海工作",
+        "kubernetes", "terraform", "allergic", "peanuts", "daughter", "website", "migrated", "cockroachdb",
+    ];
+
+    fn new() -> Self {
+        Skewed(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn next(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn sentence(&mut self) -> String {
+        let len = 2 + self.next(6);
+        (0..len).map(|_| { let upto = 1 + self.next(Self::WORDS.len()); Self::WORDS[self.next(upto)] }).collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// The hint looks up only a sentence's rarest terms, yet gives exactly what comparing it
 /// with every one of the user's memories gives: over a bank of sentences drawn from a
 /// skewed vocabulary (stopwords, common and rare words, Chinese), for new sentences,
 /// for saved ones leaving themselves out, and never another user's.
 pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
     let w = world(f).await;
-    let words = [
-        "the", "i", "use", "for", "to", "on", "deploy", "deploys", "tabs", "spaces", "indentation", "go", "rust",
-        "billing", "service", "postgres", "staging", "vpn", "friday", "tuesday", "vercel", "invoices", "tea", "green",
-        "coffee", "dark", "mode", "answers", "short", "tests", "review", "mornings", "喜欢喝绿茶", "在上海工作",
-        "kubernetes", "terraform", "allergic", "peanuts", "daughter", "website", "migrated", "cockroachdb",
-    ];
-    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
-    // Skewed: the first words (stopwords, then common ones) are drawn far more often.
-    let sentence = |next: &mut dyn FnMut(usize) -> usize| -> String {
-        let len = 2 + next(6);
-        (0..len).map(|_| { let upto = 1 + next(words.len()); words[next(upto)] }).collect::<Vec<_>>().join(" ")
-    };
+    let mut draw = Skewed::new();
     for _ in 0..200 {
-        let content = sentence(&mut next);
+        let content = draw.sentence();
         save(&w, &w.alice, request(&content)).await;
         w.clock.advance(1);
-        if next(4) == 0 {
+        if draw.next(4) == 0 {
             save(&w, &w.bob, request(&content)).await; // alike to alice's, never hinted to her
         }
     }
@@ -157,7 +169,7 @@ pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
     assert_eq!(all.len(), 200);
     let mut hinted = 0;
     for _ in 0..60 {
-        let content = sentence(&mut next);
+        let content = draw.sentence();
         let hints = w.bank.similar(&w.alice, &content, None).await.unwrap();
         assert_eq!(hints, alike_to_every_memory(&all, &content, None), "hints for {content:?}");
         hinted += usize::from(!hints.is_empty());
@@ -167,6 +179,67 @@ pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
         assert_eq!(hints, alike_to_every_memory(&all, &memory.content, Some(&memory.id)), "hints for {:?}", memory.content);
     }
     assert!(hinted >= 20, "the bank is alike enough to test anything: {hinted} of 60 sentences got hints");
+}
+
+/// A team bank's hint is the same rule over the org's memories, which every member reads:
+/// exactly what comparing with every team memory gives, never a member's own memory nor
+/// another org's. A member's team save (a proposal) and an owner's direct one are
+/// answered with it, the proposal carries it in the org Inbox, and its accept too.
+pub async fn team_hints_are_those_of_comparing_with_every_team_memory(f: &dyn Fixture) {
+    let w = world(f).await; // alice owns Acme, bob is a member
+    let other = w.bank.add_org("Globex").await.unwrap().id;
+    w.bank.add_member(&other, &w.alice).await.unwrap();
+    let to_team = |content: &str| validate_save(SaveMemoryRequest { scope: Some(Scope::Org), ..request(content) }).unwrap();
+    let mut draw = Skewed::new();
+    let mut team = Vec::new();
+    for _ in 0..200 {
+        let content = draw.sentence();
+        team.push(w.bank.save_to_team(&w.alice, &w.org, to_team(&content)).await.unwrap());
+        w.clock.advance(1);
+        match draw.next(4) {
+            0 => {
+                save(&w, &w.bob, request(&content)).await; // bob's own: never in the team's hint
+            }
+            1 => {
+                w.bank.save_to_team(&w.alice, &other, to_team(&content)).await.unwrap(); // another org's
+            }
+            _ => {}
+        }
+    }
+    let bank = BankKey::Team(&w.org);
+    let mut hinted = 0;
+    for _ in 0..60 {
+        let content = draw.sentence();
+        let hints = w.bank.similar_in(bank, &content, None).await.unwrap();
+        assert_eq!(hints, alike_to_every_memory(&team, &content, None), "team hints for {content:?}");
+        hinted += usize::from(!hints.is_empty());
+    }
+    for memory in team.iter().step_by(7) {
+        let hints = w.bank.similar_in(bank, &memory.content, Some(&memory.id)).await.unwrap();
+        assert_eq!(hints, alike_to_every_memory(&team, &memory.content, Some(&memory.id)), "team hints for {:?}", memory.content);
+    }
+    assert!(hinted >= 20, "the bank is alike enough to test anything: {hinted} of 60 sentences got hints");
+    assert!(w.bank.similar(&w.alice, &team[0].content, None).await.unwrap().is_empty(), "not alice's own bank");
+
+    let content = team.iter().map(|m| m.content.clone()).find(|c| alike_to_every_memory(&team, c, None).len() >= 2).unwrap();
+    let expected = alike_to_every_memory(&team, &content, None);
+    w.clock.advance(1);
+    let (saved, hint) = w.bank.save_hinted(&w.bob, &w.org, to_team(&content)).await.unwrap();
+    let crate::Saved::Proposed(proposal) = saved else { panic!("a member's team save is a proposal") };
+    assert_eq!((&hint, &proposal.similar), (&expected, &expected), "the member's answer and the proposal carry the team's hint");
+    let inbox = w.bank.list_team_proposals(&w.alice, &w.org, Some(ProposalStatus::Pending), None, None).await.unwrap();
+    assert_eq!(inbox.proposals[0].similar, expected, "and so does the org Inbox");
+
+    w.clock.advance(1);
+    let (saved, hint) = w.bank.save_hinted(&w.alice, &w.org, to_team(&content)).await.unwrap();
+    let crate::Saved::Memory(memory) = saved else { panic!("an owner's team save is saved") };
+    assert_eq!(hint, alike_to_every_memory(&team, &content, None), "itself left out");
+    team.push(*memory);
+
+    w.clock.advance(1);
+    let accepted = w.bank.accept_proposal_for(&w.alice, &w.org, &proposal.id, AcceptProposalRequest::default()).await.unwrap();
+    let memory = accepted.memory.unwrap();
+    assert_eq!(accepted.similar, alike_to_every_memory(&team, &content, Some(&memory.id)), "the accept's hint, from the team bank");
 }
 
 /// A term's rows are the user's memories holding it, at most so many, never another
@@ -189,14 +262,15 @@ pub async fn term_rows_stop_at_the_cap(f: &dyn Fixture) {
     assert_eq!(lens(all.clone()), [5, 1, 0]);
     assert!(w.bank.store().term_rows(&[], 3).await.unwrap().is_empty());
 
-    let mut worded = w.bank.store().worded_rows(&w.alice, &all[0]).await.unwrap();
+    let mut worded = w.bank.store().worded_rows(BankKey::Personal(&w.alice), &all[0]).await.unwrap();
     worded.sort_by(|a, b| a.content.cmp(&b.content));
     let mut ids: Vec<String> = worded.iter().map(|m| m.id.clone()).collect();
     ids.sort();
     teas.sort();
     assert_eq!(ids, teas);
     assert_eq!(worded[0].content, "green tea number 0");
-    let coffee_rows = w.bank.store().worded_rows(&w.alice, &all[1]).await.unwrap();
+    let coffee_rows = w.bank.store().worded_rows(BankKey::Personal(&w.alice), &all[1]).await.unwrap();
     assert_eq!(coffee_rows.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), [coffee.id.as_str()]);
-    assert!(w.bank.store().worded_rows(&w.bob, &all[0]).await.unwrap().is_empty(), "alice's rows are never bob's");
+    assert!(w.bank.store().worded_rows(BankKey::Personal(&w.bob), &all[0]).await.unwrap().is_empty(), "alice's rows are never bob's");
+    assert!(w.bank.store().worded_rows(BankKey::Team(&w.org), &all[0]).await.unwrap().is_empty(), "nor her org's");
 }

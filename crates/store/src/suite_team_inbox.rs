@@ -4,11 +4,13 @@
 
 use memory_bank_contract::edit::{validate_edit, EditMemoryRequest};
 use memory_bank_contract::teams::{AuditAction, BankScope, OrgPolicy, Role, TeamRefusal};
-use memory_bank_contract::validate::{validate_propose, validate_save, ValidSearch};
-use memory_bank_contract::wire::{AcceptProposalRequest, Proposal, ProposalAction, ProposalStatus, ProposeRequest, Scope};
+use memory_bank_contract::validate::{validate_propose, validate_save, Cursor, ValidSearch};
+use memory_bank_contract::wire::{
+    AcceptProposalRequest, Proposal, ProposalAction, ProposalListResponse, ProposalStatus, ProposeRequest, SaveMemoryRequest, Scope,
+};
 
 use crate::suite::{request, save, world, Fixture, World};
-use crate::{ProposalError, StoreError, TokenKind};
+use crate::{ProposalError, Saved, StoreError, TokenKind};
 
 fn to_team(content: &str) -> ProposeRequest {
     ProposeRequest { content: Some(content.into()), scope: Some(Scope::Org), proposed_by: Some("codex".into()), ..Default::default() }
@@ -57,8 +59,10 @@ pub async fn team_proposals_wait_in_the_org_inbox_for_an_admin(f: &dyn Fixture) 
     assert!(w.bank.list_proposals(&w.alice, None, None, None).await.unwrap().proposals.is_empty(), "nor in Alice's");
     let inbox = w.bank.list_team_proposals(&w.alice, &w.org, Some(ProposalStatus::Pending), None, None).await.unwrap();
     assert_eq!(inbox.proposals, std::slice::from_ref(&proposal), "the org Inbox holds it");
-    let refused = w.bank.list_team_proposals(&w.bob, &w.org, None, None, None).await;
-    assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin))), "{refused:?}");
+    let bobs = w.bank.list_team_proposals(&w.bob, &w.org, None, None, None).await.unwrap();
+    assert_eq!((bobs.proposals, bobs.your_role), (vec![proposal.clone()], Some(Role::Member)), "the proposer follows it in his list");
+    let carols = w.bank.list_team_proposals(&carol, &w.org, None, None, None).await.unwrap();
+    assert!(carols.proposals.is_empty(), "another member's is not in hers");
 
     assert_eq!(w.bank.proposal_for(&w.bob, &w.org, &proposal.id).await.unwrap(), proposal, "the proposer follows it");
     assert_eq!(w.bank.proposal_for(&w.alice, &w.org, &proposal.id).await.unwrap(), proposal);
@@ -207,4 +211,68 @@ pub async fn org_policy_governs_team_proposals(f: &dyn Fixture) {
     w.bank.set_member_role(&w.org, &w.bob, Role::Admin).await.unwrap();
     let accepted = w.bank.accept_proposal_for(&w.bob, &w.org, &by_hand.id, AcceptProposalRequest::default()).await.unwrap();
     assert_eq!(accepted.memory.unwrap().confirmed_by.as_deref(), Some(w.bob.as_str()), "an admin may accept their own");
+}
+
+/// A member's view of the org Inbox is their own share of it: the team proposals they
+/// made, by hand, by a team save or through their agents (the person is the proposer),
+/// pending or decided, newest first and paged; never another member's nor a personal
+/// proposal. An admin or owner lists all of it. The answer says whose view it is, and the
+/// member still decides nothing; someone outside the org lists nothing.
+pub async fn members_list_only_the_team_proposals_they_made(f: &dyn Fixture) {
+    let w = world(f).await; // alice owns Acme, bob is a member
+    let carol = w.bank.add_user("carol@example.com").await.unwrap().id;
+    w.bank.add_member(&w.org, &carol).await.unwrap();
+    let by_agent = propose(&w, &w.bob, to_team("Staging deploys need the VPN"), TokenKind::Agent).await.unwrap();
+    w.clock.advance(1);
+    let by_hand = propose(&w, &w.bob, to_team("Invoices belong to billing"), TokenKind::Full).await.unwrap();
+    w.clock.advance(1);
+    let carols = propose(&w, &carol, to_team("Releases ship on Tuesdays"), TokenKind::Agent).await.unwrap();
+    w.clock.advance(1);
+    propose(&w, &w.bob, ProposeRequest { content: Some("Bob's own note".into()), ..Default::default() }, TokenKind::Agent).await.unwrap();
+    w.clock.advance(1);
+    let team_save = SaveMemoryRequest { scope: Some(Scope::Org), ..request("The VPN config lives in the wiki") };
+    let Saved::Proposed(saved) = w.bank.save_or_propose(&w.bob, &w.org, validate_save(team_save).unwrap()).await.unwrap() else {
+        panic!("a member's team save is a proposal")
+    };
+    let ids = |listed: &ProposalListResponse| listed.proposals.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    let list = |user: String, status: Option<ProposalStatus>| {
+        let bank = &w.bank;
+        let org = w.org.clone();
+        async move { bank.list_team_proposals(&user, &org, status, None, None).await.unwrap() }
+    };
+
+    let bobs = list(w.bob.clone(), None).await;
+    assert_eq!(ids(&bobs), [saved.id.clone(), by_hand.id.clone(), by_agent.id.clone()], "his, newest first");
+    assert!(bobs.proposals.iter().all(|p| p.proposer.as_deref() == Some(w.bob.as_str()) && p.scope == Scope::Org));
+    assert_eq!(bobs.your_role, Some(Role::Member));
+    let alices = list(w.alice.clone(), None).await;
+    assert_eq!(ids(&alices), [saved.id.clone(), carols.id.clone(), by_hand.id.clone(), by_agent.id.clone()], "the whole org Inbox");
+    assert_eq!(alices.your_role, Some(Role::Owner));
+    assert_eq!(ids(&list(carol.clone(), None).await), [carols.id.as_str()]);
+
+    // Paged like any Inbox.
+    let first = w.bank.list_team_proposals(&w.bob, &w.org, None, Some(2), None).await.unwrap();
+    let cursor = Cursor::decode_for("prop", first.next_cursor.as_deref().expect("a second page")).unwrap();
+    let second = w.bank.list_team_proposals(&w.bob, &w.org, None, Some(2), Some(&cursor)).await.unwrap();
+    assert!(second.next_cursor.is_none());
+    assert_eq!([ids(&first), ids(&second)].concat(), ids(&bobs));
+
+    // Decided ones stay in his list, with how they were decided; he decides none.
+    needs_admin(w.bank.reject_proposal_for(&w.bob, &w.org, &saved.id).await);
+    needs_admin(w.bank.accept_proposal_for(&w.bob, &w.org, &saved.id, AcceptProposalRequest::default()).await);
+    w.bank.accept_proposal_for(&w.alice, &w.org, &by_agent.id, AcceptProposalRequest::default()).await.unwrap();
+    w.bank.reject_proposal_for(&w.alice, &w.org, &by_hand.id).await.unwrap();
+    let statuses: Vec<ProposalStatus> = list(w.bob.clone(), None).await.proposals.iter().map(|p| p.status).collect();
+    assert_eq!(statuses, [ProposalStatus::Pending, ProposalStatus::Rejected, ProposalStatus::Accepted]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Pending)).await), [saved.id.as_str()]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Accepted)).await), [by_agent.id.as_str()]);
+    assert_eq!(ids(&list(w.bob.clone(), Some(ProposalStatus::Rejected)).await), [by_hand.id.as_str()]);
+    assert_eq!(ids(&list(w.alice.clone(), Some(ProposalStatus::Pending)).await), [saved.id.clone(), carols.id.clone()]);
+
+    // Made an admin, he sees the whole org Inbox; someone outside the org, nothing.
+    w.bank.set_member_role(&w.org, &w.bob, Role::Admin).await.unwrap();
+    assert_eq!(list(w.bob.clone(), None).await.proposals.len(), 4);
+    let eve = w.bank.add_user("eve@example.com").await.unwrap().id;
+    let outside = w.bank.list_team_proposals(&eve, &w.org, None, None, None).await;
+    assert!(matches!(outside, Err(StoreError::NotFound(_))), "{outside:?}");
 }

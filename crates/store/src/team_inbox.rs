@@ -60,8 +60,10 @@ impl Bank {
         }
     }
 
-    /// The org Inbox: the proposals to the org's team bank, newest first, paged. For its
-    /// admins and owners (`TeamRefused(NeedsAdmin)` otherwise).
+    /// The org Inbox as `user_id` may see it, newest first, paged: an admin or owner, every
+    /// proposal to the org's team bank (theirs to decide); a member, only those they
+    /// proposed (their agents' included: a team proposal's proposer is the person), to
+    /// follow. The answer says which (`your_role`).
     pub async fn list_team_proposals(
         &self,
         user_id: &str,
@@ -71,10 +73,9 @@ impl Bank {
         cursor: Option<&Cursor>,
     ) -> Result<ProposalListResponse, StoreError> {
         let (role, _) = self.team_access(user_id, org_id).await?;
-        if !role.may_confirm_team() {
-            return Err(StoreError::TeamRefused(TeamRefusal::NeedsAdmin));
-        }
-        self.list_inbox(BankKey::Team(org_id), status, limit, cursor).await
+        let proposer = (!role.may_confirm_team()).then_some(user_id);
+        let listed = self.list_inbox(BankKey::Team(org_id), proposer, status, limit, cursor).await?;
+        Ok(ProposalListResponse { your_role: Some(role), ..listed })
     }
 
     /// The person's own Inbox, once the org lets memory be used.
@@ -87,7 +88,7 @@ impl Bank {
         cursor: Option<&Cursor>,
     ) -> Result<ProposalListResponse, StoreError> {
         self.team_access(user_id, org_id).await?;
-        self.list_inbox(BankKey::Personal(user_id), status, limit, cursor).await
+        self.list_inbox(BankKey::Personal(user_id), None, status, limit, cursor).await
     }
 
     /// Accepts the proposal `id`: one in the person's own Inbox, or, for an admin or

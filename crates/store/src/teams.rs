@@ -68,9 +68,11 @@ pub fn chars(text: &str) -> u32 {
     u32::try_from(text.chars().count()).unwrap_or(u32::MAX)
 }
 
-/// The refusal for a change that would leave an org without an owner.
-pub fn last_owner(org_id: &str) -> StoreError {
-    StoreError::Conflict(format!("{org_id} would have no owner left; make another member its owner first"))
+/// The refusal for a change that would leave an org without an owner, naming the org
+/// as people know it (its name, not its id; `None` when it has no row any more).
+pub fn last_owner(org_name: Option<&str>) -> StoreError {
+    let org = org_name.map(str::trim).filter(|name| !name.is_empty()).unwrap_or("The org");
+    StoreError::Conflict(format!("{org} would have no owner left; make another member its owner first"))
 }
 
 /// Members, roles, policy and audit log of orgs.

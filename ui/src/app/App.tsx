@@ -28,9 +28,10 @@ export function App() {
   const [agentsFocus, setAgentsFocus] = useState(false);
   const state = useAppState();
   const inbox = useInbox(state.data);
-  // An admin's badge counts the org Inbox too (a member's is null: nothing to count).
+  // An admin's badge counts the org Inbox too; a member's own team proposals wait for
+  // someone else, so they are not counted.
   const teamInbox = useTeamInbox(state.data);
-  const teamWaiting = teamInbox.data?.proposals.length ?? 0;
+  const teamWaiting = teamInbox.data && teamInbox.data.yourRole !== "member" ? teamInbox.data.proposals.length : 0;
   const toasts = useToasts();
   const switchOrg = useAppStateCommand(setActiveOrg);
   /** A memory opened from a session's marker: the panel shows it alone. */

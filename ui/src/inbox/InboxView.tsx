@@ -4,8 +4,8 @@
 // rejects. Decisions are announced in a polite status line, and focus moves on to the
 // next proposal. New proposals arrive through `inbox-changed` (see useInbox.ts).
 // For an org's admins and owners the org Inbox follows (what members and their agents
-// proposed to the team bank), decided the same way; a member has no org Inbox, and sees
-// nothing of it.
+// proposed to the team bank), decided the same way; a member sees instead the team
+// proposals they made, and what became of each, without deciding them.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
 import { useTranslation } from "react-i18next";
@@ -24,6 +24,7 @@ import { ErrorState } from "../memory/states/ErrorState";
 import { Loading } from "../memory/states/Loading";
 import { NoActiveOrg } from "../memory/states/NoActiveOrg";
 import { NotSignedIn } from "../memory/states/NotSignedIn";
+import { OwnTeamProposals } from "./OwnTeamProposals";
 import { ProposalItem } from "./ProposalItem";
 import { inboxKey, inboxRoot, teamInboxKey } from "./queryKeys";
 import { useInbox, useTeamInbox } from "./useInbox";
@@ -54,11 +55,16 @@ export function InboxView({ state, onOpenSettings, onOpenAgents, onSwitchOrg }: 
   );
 }
 
-/** The org Inbox, for the org's admins and owners only: nothing at all for a member. */
+/** The org Inbox for the org's admins and owners; a member's own team proposals, read-only
+ *  (the server says which: `yourRole`). */
 function TeamInbox(props: { state: AppState; orgId: string; headingId: string; keysId: string }) {
-  const { state, headingId } = props;
+  const { state, orgId, headingId } = props;
   const team = useTeamInbox(state);
   if (!team.data) return null;
+  if (team.data.yourRole === "member") {
+    const orgName = state.orgs.find((org) => org.id === orgId)?.name ?? orgId;
+    return <OwnTeamProposals orgName={orgName} headingId={headingId} listed={team.data} />;
+  }
   return (
     <section className="inbox inbox-team" aria-labelledby={headingId}>
       <Inbox {...props} team={team} />

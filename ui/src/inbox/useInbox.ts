@@ -24,9 +24,9 @@ export function useInbox(state: AppState | undefined) {
   });
 }
 
-/** The org Inbox of the active org: its pending proposals for an admin or owner, null
- *  for a member (the org Inbox is not theirs; nothing is shown), and no data while it
- *  cannot be read (an error here never hides the person's own Inbox). */
+/** The org Inbox of the active org: its pending proposals for an admin or owner, a
+ *  member's own team proposals (`yourRole: "member"`, pending or decided) for a member,
+ *  and no data while it cannot be read (an error here never hides the person's own Inbox). */
 export function useTeamInbox(state: AppState | undefined) {
   const orgId = inboxOrg(state);
   return useQuery({
