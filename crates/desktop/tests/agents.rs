@@ -10,23 +10,13 @@ use memory_bank_contract::ErrorCode;
 use memory_bank_agent_install::{Agent, AgentEnv, Change};
 use memory_bank_desktop::agents::AgentAction;
 use memory_bank_desktop::prefs::MemoryPrefs;
-use memory_bank_desktop::secrets::SecretStore;
 use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::{Core, CoreConfig};
 
-struct NoKeyring;
+#[path = "support/mod.rs"]
+mod support;
+use support::NoKeyring;
 
-impl SecretStore for NoKeyring {
-    fn get(&self, _: &str) -> Result<Option<String>, String> {
-        Ok(None)
-    }
-    fn set(&self, _: &str, _: &str) -> Result<(), String> {
-        Err("no keyring in this test".into())
-    }
-    fn delete(&self, _: &str) -> Result<(), String> {
-        Ok(())
-    }
-}
 
 /// A core whose agents live in `home`, registering `cli` (`None`: look it up as the app
 /// does, which finds nothing here). The account is a server that does not exist: agent

@@ -11,22 +11,24 @@ use memory_bank_contract::validate::parse_list;
 use memory_bank_contract::wire::{ConfirmedVia, ContextInput, ProposalAction, ProposalStatus, ProposeRequest};
 use memory_bank_desktop::inbox::{InboxWatch, ProposalEdits};
 use memory_bank_desktop::prefs::MemoryPrefs;
-use memory_bank_desktop::secrets::SecretStore;
 use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::{Core, CoreConfig};
 use memory_bank_store::{Bank, TokenKind};
 use memory_bank_store_sqlite::SqliteStore;
 
+#[path = "support/mod.rs"]
+mod support;
+use support::NoKeyring;
+
 /// A team server with one user in one org, a full token (the app's) and an agent token.
 struct Team {
     _dir: tempfile::TempDir,
-    url: String,
+    served: support::Served,
     token: String,
     agent: Client,
     bank: Bank,
     user: String,
     org: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Team {
@@ -39,19 +41,9 @@ impl Team {
         bank.add_member(&org, &user).await.unwrap();
         let token = bank.issue_token(&user).await.unwrap();
         let agent_token = bank.issue_token_of_kind(&user, TokenKind::Agent).await.unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let served = bank.clone();
-        tokio::spawn(async move {
-            memory_bank_server::serve(listener, served, Default::default(), async move {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap()
-        });
-        let agent = Client::new(&url, &agent_token).unwrap();
-        Self { _dir: dir, url, token, agent, bank, user, org, stop: Some(tx) }
+        let served = support::Served::start(bank.clone()).await;
+        let agent = Client::new(&served.url, &agent_token).unwrap();
+        Self { _dir: dir, served, token, agent, bank, user, org }
     }
 
     /// Proposes through the agent token, as `memory-bank mcp` does.
@@ -65,33 +57,11 @@ impl Team {
     }
 }
 
-impl Drop for Team {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
-struct NoKeyring;
-
-impl SecretStore for NoKeyring {
-    fn get(&self, _: &str) -> Result<Option<String>, String> {
-        Ok(None)
-    }
-    fn set(&self, _: &str, _: &str) -> Result<(), String> {
-        Err("no keyring in this test".into())
-    }
-    fn delete(&self, _: &str) -> Result<(), String> {
-        Ok(())
-    }
-}
-
 /// The app signed in to `team` by env variables; the folder is unused (no local service).
 async fn core_for(team: &Team) -> Core {
     let config = CoreConfig {
         data_dir: team._dir.path().join("app"),
-        env_server: Some((team.url.clone(), team.token.clone())),
+        env_server: Some((team.served.url.clone(), team.token.clone())),
         env_org: Some(team.org.clone()),
         delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,

@@ -13,21 +13,23 @@ use memory_bank_contract::ErrorCode;
 use memory_bank_desktop::deletes::DeleteTiming;
 use memory_bank_desktop::inbox::{InboxWatch, ProposalEdits};
 use memory_bank_desktop::prefs::MemoryPrefs;
-use memory_bank_desktop::secrets::SecretStore;
 use memory_bank_desktop::{Core, CoreConfig};
 use memory_bank_store::{Bank, TokenKind};
 use memory_bank_store_sqlite::SqliteStore;
+
+#[path = "support/mod.rs"]
+mod support;
+use support::NoKeyring;
 
 /// A team server: Ada owns the org Alpha (its first member), Bob is a member, and each
 /// has a full token; Bob also has an agent token.
 struct Team {
     dir: tempfile::TempDir,
-    url: String,
+    served: support::Served,
     org: String,
     ada: (String, String),
     bob: (String, String),
     bob_agent: Client,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Team {
@@ -43,25 +45,16 @@ impl Team {
         let ada_token = bank.issue_token(&ada).await.unwrap();
         let bob_token = bank.issue_token(&bob).await.unwrap();
         let bob_agent = bank.issue_token_of_kind(&bob, TokenKind::Agent).await.unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            memory_bank_server::serve(listener, bank, Default::default(), async move {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap()
-        });
-        let bob_agent = Client::new(&url, &bob_agent).unwrap();
-        Self { dir, url, org, ada: (ada, ada_token), bob: (bob, bob_token), bob_agent, stop: Some(tx) }
+        let served = support::Served::start(bank).await;
+        let bob_agent = Client::new(&served.url, &bob_agent).unwrap();
+        Self { dir, org, ada: (ada, ada_token), bob: (bob, bob_token), bob_agent, served }
     }
 
     /// The app signed in as `who` (by env variables, as the e2e tests do).
     async fn app(&self, who: &(String, String)) -> Core {
         let config = CoreConfig {
             data_dir: self.dir.path().join(format!("app-{}", who.0)),
-            env_server: Some((self.url.clone(), who.1.clone())),
+            env_server: Some((self.served.url.clone(), who.1.clone())),
             env_org: Some(self.org.clone()),
             delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
             agent_env: None,
@@ -72,31 +65,10 @@ impl Team {
     }
 
     fn client(&self, who: &(String, String)) -> Client {
-        Client::new(&self.url, &who.1).unwrap()
+        Client::new(&self.served.url, &who.1).unwrap()
     }
 }
 
-impl Drop for Team {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
-struct NoKeyring;
-
-impl SecretStore for NoKeyring {
-    fn get(&self, _: &str) -> Result<Option<String>, String> {
-        Ok(None)
-    }
-    fn set(&self, _: &str, _: &str) -> Result<(), String> {
-        Err("no keyring in this test".into())
-    }
-    fn delete(&self, _: &str) -> Result<(), String> {
-        Ok(())
-    }
-}
 
 fn save(content: &str, scope: Option<Scope>) -> SaveMemoryRequest {
     SaveMemoryRequest { content: content.into(), tags: None, contexts: None, confirmed_via: None, scope }
@@ -323,7 +295,7 @@ async fn a_members_refused_delete_of_a_team_memory_comes_back_with_the_servers_s
     let (tx, rx) = std::sync::mpsc::channel();
     let config = CoreConfig {
         data_dir: team.dir.path().join("app-bob-deletes"),
-        env_server: Some((team.url.clone(), team.bob.1.clone())),
+        env_server: Some((team.served.url.clone(), team.bob.1.clone())),
         env_org: Some(org.clone()),
         delete_timing: DeleteTiming { delay: Duration::from_secs(3600), ..Default::default() },
         agent_env: None,
