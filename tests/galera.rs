@@ -153,7 +153,7 @@ async fn serve_instances_on_three_galera_nodes_share_one_database_and_outlive_a_
     for round in 0..3 {
         // The DDL replicates: dropped through node 2, gone everywhere.
         let store = memory_bank_store_mysql::MySqlStore::open(&node_url[2]).await.unwrap();
-        sqlx::raw_sql("DROP INDEX memory_search_fulltext ON memory").execute(store.pool()).await.unwrap();
+        sqlx::raw_sql("DROP TABLE memory_term").execute(store.pool()).await.unwrap();
         store.pool().close().await;
         // GET_LOCK, which serialises migrations on one server, is local to each Galera
         // node, so these two really run side by side; the DDL itself is ordered

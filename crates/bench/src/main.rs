@@ -195,8 +195,8 @@ impl Engine {
 
 impl Fresh {
     /// Size on disk in MB: the SQLite file after a WAL checkpoint, or the InnoDB
-    /// tablespace files of the database (tables, secondary indexes and the FULLTEXT
-    /// index's auxiliary tables).
+    /// tablespace files of the database (tables with their indexes, the search index's
+    /// table among them).
     async fn size_mb(&self) -> anyhow::Result<f64> {
         match &self.backing {
             Backing::Sqlite { path, store } => {
@@ -212,10 +212,10 @@ impl Fresh {
             }
             Backing::MySql { store, .. } => {
                 let files = mysql_tablespaces(store).await?;
-                let (fts, tables): (Vec<_>, Vec<_>) = files.iter().partition(|(name, _)| name.contains("/FTS_"));
+                let (index, tables): (Vec<_>, Vec<_>) = files.iter().partition(|(name, _)| name.ends_with("/memory_term"));
                 let mb = |v: &[&(String, i64)]| v.iter().map(|(_, b)| *b as f64).sum::<f64>() / 1e6;
-                eprintln!("  tablespaces: tables and their indexes {:.1} MB, FULLTEXT auxiliary tables ({}) {:.1} MB",
-                    mb(&tables), fts.len(), mb(&fts));
+                eprintln!("  tablespaces: the search index (memory_term) {:.1} MB, the other tables and their indexes {:.1} MB",
+                    mb(&index), mb(&tables));
                 Ok(files.iter().map(|(_, b)| *b as f64).sum::<f64>() / 1e6)
             }
         }

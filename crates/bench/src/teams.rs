@@ -40,7 +40,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::corpus::{sentence, word, Zipf, VOCABULARY};
-use crate::{ms, stats, Backing, Engine, Stats};
+use crate::{ms, stats, Engine, Stats};
 
 /// The org every member belongs to; its team memories are owned by this id.
 const ORG: &str = "org_benchteam";
@@ -124,9 +124,6 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
         );
     }
     phases(store.as_ref(), &members, options.queries, label).await?;
-    if let Backing::MySql { store, .. } = &fresh.backing {
-        team_statements(store.pool(), options.queries.min(100), label).await?;
-    }
 
     drop(bank);
     drop(store);
@@ -367,53 +364,4 @@ async fn load_top(store: &dyn MemoryStore, banks: &[BankKey<'_>], ranked: &[rank
     let took = t.elapsed();
     std::hint::black_box(memories);
     Ok(took)
-}
-
-/// MySQL: the team bank's candidate query taken apart, per class, on `queries` terms:
-/// how many rows match, and the time of each statement `search.rs` may run for it
-/// (every match unordered, `LIMIT cap + 1`; newest first, `LIMIT cap`, the statement a
-/// bank with more than `cap` matches needs), beside a bare count of the matches (every
-/// match resolved, nothing sorted or sent). A table on stdout.
-async fn team_statements(pool: &sqlx::MySqlPool, queries: usize, label: &str) -> anyhow::Result<()> {
-    // The team bank's rows holding any of the terms, as `search.rs` asks for them.
-    macro_rules! matching {
-        ($select:literal, $rest:literal) => {
-            concat!($select, " FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE) AND user_id = ? AND scope = 'org'", $rest)
-        };
-    }
-    let mut rng = StdRng::seed_from_u64(12);
-    println!("\n{label}: the team bank's candidate statements on their own, p50 / p95 ms, {queries} terms a class\n");
-    println!("| engine | class | matching rows p50 (max) | terms past the cap | COUNT(*) of the matches | unordered, LIMIT cap + 1 | newest first, LIMIT cap |");
-    println!("|---|---|---|---|---|---|---|");
-    for (class, low, high) in CLASSES {
-        let (mut counted, mut unordered, mut ordered, mut matches) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..queries {
-            let term = terms::query_terms(&word(rng.random_range(low..high)));
-            let expression = terms::scope_terms(ORG, &term).join(" ").to_ascii_lowercase();
-            let t = Instant::now();
-            let n: i64 = sqlx::query_scalar(matching!("SELECT COUNT(*)", ""))
-                .bind(&expression).bind(ORG).fetch_one(pool).await?;
-            counted.push(t.elapsed());
-            matches.push(n as usize);
-            let t = Instant::now();
-            std::hint::black_box(sqlx::query(matching!("SELECT id, created_at, search_text", " LIMIT ?"))
-                .bind(&expression).bind(ORG).bind(SEARCH_CANDIDATE_CAP + 1).fetch_all(pool).await?);
-            unordered.push(t.elapsed());
-            let t = Instant::now();
-            std::hint::black_box(sqlx::query(matching!("SELECT id, created_at, search_text", " ORDER BY created_at DESC, id DESC LIMIT ?"))
-            .bind(&expression).bind(ORG).bind(SEARCH_CANDIDATE_CAP).fetch_all(pool).await?);
-            ordered.push(t.elapsed());
-        }
-        let past_cap = matches.iter().filter(|&&n| n > SEARCH_CANDIDATE_CAP as usize).count();
-        matches.sort_unstable();
-        let cell = |v: Vec<Duration>| {
-            let s = stats(v);
-            format!("{} / {}", ms(s.p50), ms(s.p95))
-        };
-        println!(
-            "| {label} | {class} | {} ({}) | {past_cap} of {queries} | {} | {} | {} |",
-            matches[matches.len() / 2], matches[matches.len() - 1], cell(counted), cell(unordered), cell(ordered)
-        );
-    }
-    Ok(())
 }

@@ -117,10 +117,10 @@ enum DbCommand {
     Bootstrap,
     /// Apply pending migrations and make sure the full-text index exists (idempotent).
     Migrate,
-    /// Rewrite the full-text index compactly. An index grown one save at a time is
-    /// fragmented (on MariaDB several times larger, and common words twice as slow to
-    /// search); run this after a bulk import and then regularly, e.g. weekly. Searches
-    /// go on meanwhile; saves and deletes wait until it is done.
+    /// Rewrite the full-text index compactly, to take back the space of an index grown
+    /// one save at a time (SQLite merges its segments; MySQL/MariaDB packs the index
+    /// table's pages). Search stays fast without it. Searches go on meanwhile; saves and
+    /// deletes wait until it is done.
     Optimize,
     /// Whether the bank is encrypted at rest and where its key is looked for (never the key).
     Status,

@@ -13,7 +13,7 @@
 //! have a nullable `created_at`, and MySQL 8 has no `DROP INDEX IF EXISTS`.
 
 use memory_bank_store::StoreError;
-use sqlx::MySqlPool;
+use sqlx::{MySqlPool, Row as _};
 
 use crate::rows::db_err;
 
@@ -70,5 +70,48 @@ pub(crate) async fn cluster_by_user(pool: &MySqlPool) -> Result<(), StoreError> 
     tracing::info!("clustering memory by user");
     // Built only from the fixed fragments above: no caller input reaches it.
     sqlx::raw_sql(sqlx::AssertSqlSafe(alter)).execute(pool).await.map_err(db_err)?;
+    Ok(())
+}
+
+/// Makes `created_at` of `memory_context`, then `memory`, a NOT NULL TIMESTAMP(3)
+/// defaulting to CURRENT_TIMESTAMP(3), as older schemas had other types or defaults
+/// (e.g. `now()` or no default). Existing values are kept, milliseconds included:
+/// a TIMESTAMP(3) or DATETIME(3) column converts without loss in a UTC session.
+pub(crate) async fn normalise_created_at(pool: &MySqlPool) -> Result<(), StoreError> {
+    // Two fixed statements: a table name cannot be a bound parameter.
+    let tables: [(&str, &'static str); 2] = [
+        ("memory_context", "ALTER TABLE memory_context MODIFY created_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3)"),
+        ("memory", "ALTER TABLE memory MODIFY created_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3)"),
+    ];
+    for (table, alter) in tables {
+        let row = sqlx::query(
+            "SELECT CAST(COLUMN_DEFAULT AS CHAR) AS col_default, CAST(DATA_TYPE AS CHAR) AS data_type,
+                    CAST(DATETIME_PRECISION AS SIGNED) AS col_precision, CAST(IS_NULLABLE AS CHAR) AS nullable
+             FROM information_schema.COLUMNS
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'created_at'",
+        )
+        .bind(table)
+        .fetch_optional(pool)
+        .await
+        .map_err(db_err)?;
+        let Some(row) = row else {
+            return Err(StoreError::Migration(format!(
+                "the table `{table}` or its `created_at` column is missing; run `memory-bank db migrate`, \
+                 or `memory-bank db bootstrap` on a new database"
+            )));
+        };
+        let default: Option<String> = row.try_get("col_default").map_err(db_err)?;
+        let data_type: String = row.try_get("data_type").map_err(db_err)?;
+        let precision: Option<i64> = row.try_get("col_precision").map_err(db_err)?;
+        let nullable: String = row.try_get("nullable").map_err(db_err)?;
+        let normal = default.as_deref().is_some_and(|d| d.eq_ignore_ascii_case("current_timestamp(3)"))
+            && data_type.eq_ignore_ascii_case("timestamp")
+            && precision == Some(3)
+            && nullable.eq_ignore_ascii_case("NO");
+        if !normal {
+            tracing::info!(table, ?default, data_type, ?precision, "normalising created_at");
+            sqlx::raw_sql(alter).execute(pool).await.map_err(db_err)?;
+        }
+    }
     Ok(())
 }

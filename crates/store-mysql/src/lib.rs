@@ -1,5 +1,5 @@
 //! The MySQL/MariaDB backend of Memory Bank: one server shared by many service
-//! processes, InnoDB FULLTEXT over the app's user-scoped search terms.
+//! processes, an index table of its own over the app's user-scoped search terms.
 //!
 //! Unlike the embedded SQLite store, opening never changes the schema: production
 //! databases are bootstrapped and migrated by an operator (`memory-bank db bootstrap`,
@@ -16,6 +16,7 @@ mod encryption;
 mod fulltext;
 mod layout;
 mod offboarding;
+mod postings;
 mod proposals;
 mod revisions;
 mod rows;
@@ -37,7 +38,7 @@ use sqlx::mysql::{MySqlConnectOptions, MySqlPoolOptions, MySqlSslMode};
 use sqlx::{Connection as _, MySqlPool};
 
 pub use encryption::{EncryptionReport, TableEncryption};
-pub use fulltext::SEARCH_INDEX;
+pub use postings::SEARCH_INDEX;
 pub use schema::SchemaState;
 
 /// The migrations of this backend, embedded in the binary.
@@ -67,8 +68,6 @@ impl Default for MySqlOptions {
 #[derive(Debug, Clone)]
 pub struct MySqlStore {
     pool: MySqlPool,
-    /// Which searches to start from the bank's newest rows (see `search::RecentPlans`).
-    plans: std::sync::Arc<search::RecentPlans>,
 }
 
 impl MySqlStore {
@@ -114,7 +113,7 @@ impl MySqlStore {
             .connect_with(connect)
             .await
             .map_err(|e| rows::open_err(e, &database, tls_off, verifying))?;
-        Ok(Self { pool, plans: Default::default() })
+        Ok(Self { pool })
     }
 
     /// The connection pool, for tests and tools that need raw access.

@@ -3,6 +3,7 @@
 use memory_bank_store::{Offboard, StoreError};
 use sqlx::MySqlConnection;
 
+use crate::postings::{self, PostedRow};
 use crate::rows::db_err;
 
 pub(crate) async fn start(tx: &mut MySqlConnection, target: Offboard<'_>) -> Result<bool, StoreError> {
@@ -23,13 +24,16 @@ pub(crate) async fn memories(tx: &mut MySqlConnection, target: Offboard<'_>, bat
     // Locked, so a concurrent edit or delete of one of them waits for this batch.
     let pick = match target {
         // A person's own memories go; those they saved to a team bank are the org's and stay.
-        Offboard::User(_) => "SELECT id FROM memory WHERE user_id = ? AND scope = 'user' LIMIT ? FOR UPDATE",
-        Offboard::Org(_) => "SELECT id FROM memory WHERE org_id = ? LIMIT ? FOR UPDATE",
+        Offboard::User(_) => "SELECT id, user_id, created_at, search_text FROM memory WHERE user_id = ? AND scope = 'user' LIMIT ? FOR UPDATE",
+        Offboard::Org(_) => "SELECT id, user_id, created_at, search_text FROM memory WHERE org_id = ? LIMIT ? FOR UPDATE",
     };
-    let ids: Vec<String> = sqlx::query_scalar(pick).bind(id_of(target)).bind(batch).fetch_all(&mut *tx).await.map_err(db_err)?;
-    if ids.is_empty() {
+    let rows = sqlx::query(pick).bind(id_of(target)).bind(batch).fetch_all(&mut *tx).await.map_err(db_err)?;
+    let rows = rows.iter().map(PostedRow::from_row).collect::<Result<Vec<_>, _>>()?;
+    if rows.is_empty() {
         return Ok(0);
     }
+    postings::remove(tx, &rows.iter().map(PostedRow::posted).collect::<Vec<_>>()).await?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let ids_json = serde_json::Value::from(ids.clone()).to_string();
     for sql in [
         "DELETE c FROM memory_context AS c JOIN JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j ON c.memory_id = j.wanted",

@@ -1,5 +1,5 @@
 //! The `memory_revision` table: an edit keeps the version it replaces, in the same
-//! transaction that rewrites the row (the FULLTEXT index follows the row by itself).
+//! transaction that rewrites the row and its postings.
 
 use chrono::{DateTime, Utc};
 use memory_bank_contract::edit::Revision;
@@ -10,6 +10,7 @@ use memory_bank_store::{BankKey, MemoryUpdate, StoreError};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, MySqlPool};
 
+use crate::postings::{self, Posted, PostedRow};
 use crate::rows::{db_err, get, timestamp};
 
 /// Inside `tx`: locks the row, keeps it as a revision, then writes `update` to it;
@@ -19,17 +20,15 @@ pub(crate) async fn update(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &str
     let (user_id, scope) = (bank.owner(), bank.scope().as_str());
     // The row lock first: two edits of one memory queue here instead of deadlocking on
     // the shared lock INSERT … SELECT would take.
-    let found: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM memory WHERE id = ? AND user_id = ? AND scope = ? FOR UPDATE")
-            .bind(id)
-            .bind(user_id)
-            .bind(scope)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(db_err)?;
-    if found.is_none() {
-        return Ok(false);
-    }
+    let found = sqlx::query("SELECT id, user_id, created_at, search_text FROM memory WHERE id = ? AND user_id = ? AND scope = ? FOR UPDATE")
+        .bind(id)
+        .bind(user_id)
+        .bind(scope)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(db_err)?;
+    let Some(found) = found else { return Ok(false) };
+    let before = PostedRow::from_row(&found)?;
     let replaced_at: DateTime<Utc> = update.updated_at.to_datetime();
     sqlx::query(
         "INSERT INTO memory_revision (id, memory_id, user_id, content, tags, confirmed_via, imported_from, created_at, replaced_at)
@@ -60,6 +59,8 @@ pub(crate) async fn update(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &str
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
+    postings::remove(tx, &[before.posted()]).await?;
+    postings::add(tx, &[Posted { search_text: &update.search_text, ..before.posted() }]).await?;
     Ok(true)
 }
 

@@ -23,8 +23,8 @@ const UNAVAILABLE_NUMBERS: [u16; 7] = [1040, 1047, 1053, 1927, 2002, 2006, 2013]
 /// another node ("certification failure", "brute force abort").
 const DEADLOCK: u16 = 1213;
 
-/// `ER_FT_MATCHING_KEY_NOT_FOUND`: MATCH without a FULLTEXT index on the column.
-pub(crate) const NO_FULLTEXT_INDEX: u16 = 1191;
+/// `ER_NO_SUCH_TABLE`: with the search index's table in the message, the index is gone.
+const NO_SUCH_TABLE: u16 = 1146;
 
 /// The server's error number, when the error came from the server.
 pub(crate) fn error_number(err: &sqlx::Error) -> Option<u16> {
@@ -45,7 +45,9 @@ pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
         | sqlx::Error::PoolClosed
         | sqlx::Error::WorkerCrashed => StoreError::Unavailable(err.to_string()),
         _ if number == Some(DEADLOCK) => StoreError::Contended(err.to_string()),
-        _ if number == Some(NO_FULLTEXT_INDEX) => StoreError::SearchIndexMissing { backend: "mysql" },
+        sqlx::Error::Database(db) if number == Some(NO_SUCH_TABLE) && db.message().contains(crate::SEARCH_INDEX) => {
+            StoreError::SearchIndexMissing { backend: "mysql" }
+        }
         _ if number.is_some_and(|n| UNAVAILABLE_NUMBERS.contains(&n)) => StoreError::Unavailable(err.to_string()),
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),
         _ => StoreError::Database(err.to_string()),

@@ -13,7 +13,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{MySql, MySqlPool};
 
 use crate::rows::db_err;
-use crate::{fulltext, layout, MIGRATOR};
+use crate::{layout, postings, MIGRATOR};
 
 /// How long `migrate` and `optimize` wait for another one before giving up.
 const MIGRATION_LOCK_SECONDS: i32 = 600;
@@ -101,16 +101,16 @@ where
     }
 }
 
-/// Rebuilds the search index compactly (see `fulltext::optimize`), holding the
+/// Rebuilds the search index compactly (see `postings::optimize`), holding the
 /// [`MaintenanceLock`] so it never runs beside a migration or another rebuild.
 pub(crate) async fn optimize(pool: &MySqlPool) -> Result<OptimizeOutcome, StoreError> {
-    locked(pool, fulltext::optimize(pool)).await
+    locked(pool, postings::optimize(pool)).await
 }
 
 /// Runs `work` (a future does nothing until awaited) while holding the lock, and
 /// releases it whatever the outcome.
 async fn locked<T>(pool: &MySqlPool, work: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
-    let lock = MaintenanceLock::acquire(pool).await?;
+    let lock = MaintenanceLock::acquire(pool, LockFor::Schema).await?;
     let outcome = work.await;
     let released = lock.release().await;
     let outcome = outcome?;
@@ -127,14 +127,31 @@ async fn locked<T>(pool: &MySqlPool, work: impl Future<Output = Result<T, StoreE
 /// "wait forever" but MariaDB answers with NULL at once, without taking the lock; two
 /// `db migrate` runs on MariaDB would then interleave and one could find tables
 /// half-created.
-struct MaintenanceLock {
+pub(crate) struct MaintenanceLock {
     conn: PoolConnection<MySql>,
+    name: &'static str,
+}
+
+/// What a [`MaintenanceLock`] guards. Two names, because a migration builds the search
+/// index while it holds the first, and a lock taken on another pooled connection
+/// would wait for itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LockFor {
+    /// Migrations and rebuilds.
+    Schema,
+    /// Filling the search index (`postings::ensure`), also called on its own.
+    SearchIndex,
 }
 
 impl MaintenanceLock {
-    async fn acquire(pool: &MySqlPool) -> Result<Self, StoreError> {
+    pub(crate) async fn acquire(pool: &MySqlPool, purpose: LockFor) -> Result<Self, StoreError> {
+        let name = match purpose {
+            LockFor::Schema => "memory_bank_migrate_",
+            LockFor::SearchIndex => "memory_bank_index_",
+        };
         let mut conn = pool.acquire().await.map_err(db_err)?;
-        let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)), ?)")
+        let locked: Option<i64> = sqlx::query_scalar("SELECT GET_LOCK(CONCAT(?, LEFT(DATABASE(), 40)), ?)")
+            .bind(name)
             .bind(MIGRATION_LOCK_SECONDS)
             .fetch_one(&mut *conn)
             .await
@@ -145,11 +162,12 @@ impl MaintenanceLock {
                  database for {MIGRATION_LOCK_SECONDS} s; wait for it to finish, then run this again"
             )));
         }
-        Ok(Self { conn })
+        Ok(Self { conn, name })
     }
 
-    async fn release(mut self) -> Result<(), StoreError> {
-        sqlx::query("SELECT RELEASE_LOCK(CONCAT('memory_bank_migrate_', LEFT(DATABASE(), 40)))")
+    pub(crate) async fn release(mut self) -> Result<(), StoreError> {
+        sqlx::query("SELECT RELEASE_LOCK(CONCAT(?, LEFT(DATABASE(), 40)))")
+            .bind(self.name)
             .execute(&mut *self.conn)
             .await
             .map_err(db_err)?;
@@ -163,7 +181,7 @@ async fn apply(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
     add_columns(pool).await?;
     add_indexes(pool).await?;
     layout::cluster_by_user(pool).await.map_err(|e| step_failed(e, "cannot cluster the memory table by user: "))?;
-    fulltext::ensure(pool).await
+    postings::ensure(pool).await
 }
 
 /// Columns added after the first release, each with the DDL that adds it: run only when

@@ -4,6 +4,7 @@
 use memory_bank_store::{StoreError, TermsProgress, TermsRewrite, TermsSource};
 use sqlx::{MySqlPool, Row as _};
 
+use crate::postings::{self, Posted, PostedRow};
 use crate::rows::db_err;
 
 pub(crate) async fn progress(pool: &MySqlPool) -> Result<TermsProgress, StoreError> {
@@ -46,14 +47,26 @@ pub(crate) async fn rewrite(pool: &MySqlPool, rows: &[TermsRewrite], progress: &
     let mut tx = pool.begin().await.map_err(db_err)?;
     let mut changed = 0;
     for row in rows {
-        changed += sqlx::query("UPDATE memory SET search_text = ? WHERE id = ? AND search_text = ?")
-            .bind(&row.new)
+        // Only a row still holding the terms read: an edit since then wrote its own.
+        let found = sqlx::query("SELECT id, user_id, created_at, search_text FROM memory WHERE id = ? AND search_text = ? FOR UPDATE")
             .bind(&row.id)
             .bind(&row.old)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        let Some(found) = found else { continue };
+        let before = PostedRow::from_row(&found)?;
+        changed += sqlx::query("UPDATE memory SET search_text = ? WHERE id = ? AND user_id = ? AND created_at = ?")
+            .bind(&row.new)
+            .bind(&row.id)
+            .bind(&before.user_id)
+            .bind(before.created_at.to_datetime())
             .execute(&mut *tx)
             .await
             .map_err(db_err)?
             .rows_affected();
+        postings::remove(&mut tx, &[before.posted()]).await?;
+        postings::add(&mut tx, &[Posted { search_text: &row.new, ..before.posted() }]).await?;
     }
     sqlx::query("UPDATE search_terms SET version = ?, done_through = ? WHERE id = 1")
         .bind(progress.version)

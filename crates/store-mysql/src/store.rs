@@ -20,7 +20,8 @@ use crate::rows::{
     attach_contexts, db_err, memories_from_joined_rows, memory_columns, memory_from_row, memory_with_context_columns, org,
     org_from_row, user_from_row,
 };
-use crate::{fulltext, offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
+use crate::postings::{self, Posted};
+use crate::{offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
 
 /// Writes `entry` (a team bank's change; `None` for a personal bank) inside `tx`.
 async fn audit_if_team(tx: &mut MySqlConnection, entry: Option<NewAuditEntry>) -> Result<(), StoreError> {
@@ -34,7 +35,18 @@ fn at(ts: Timestamp) -> DateTime<Utc> {
     ts.to_datetime()
 }
 
+/// Inside `tx`: the memory with its contexts and its postings.
 async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
+    insert_row(tx, memory).await?;
+    postings::add(tx, &[posted(memory)]).await
+}
+
+fn posted(memory: &NewMemory) -> Posted<'_> {
+    Posted { user_id: &memory.user_id, created_at: memory.created_at, id: &memory.id, search_text: &memory.search_text }
+}
+
+/// Inside `tx`: the memory and its contexts, without postings (the caller writes them).
+async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
@@ -104,11 +116,11 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn ensure_search_index(&self) -> Result<EnsureOutcome, StoreError> {
-        fulltext::ensure(&self.pool).await
+        postings::ensure(&self.pool).await
     }
 
     async fn search_index_exists(&self) -> Result<bool, StoreError> {
-        fulltext::exists(&self.pool).await
+        postings::exists(&self.pool).await
     }
 
     async fn optimize_search_index(&self) -> Result<OptimizeOutcome, StoreError> {
@@ -116,7 +128,7 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn search_index_bytes(&self) -> Result<Option<u64>, StoreError> {
-        fulltext::index_bytes(&self.pool).await
+        postings::index_bytes(&self.pool).await
     }
 
     async fn create_user(&self, id: &str, email: &str, now: Timestamp) -> Result<User, StoreError> {
@@ -289,8 +301,10 @@ impl MemoryStore for MySqlStore {
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await.map_err(db_err)?;
         for memory in memories {
-            insert_one(&mut tx, memory).await?;
+            insert_row(&mut tx, memory).await?;
         }
+        // The postings of the whole batch in a few statements, not one per memory.
+        postings::add(&mut tx, &memories.iter().map(posted).collect::<Vec<_>>()).await?;
         tx.commit().await.map_err(db_err)
     }
 
@@ -341,19 +355,19 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
-        if search::boolean_expression(scoped_terms).is_empty() {
+        if search::lookup_terms(scoped_terms).is_empty() {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::candidates(&mut conn, &self.plans, bank, scoped_terms, cap).await
+        search::candidates(&mut conn, bank, scoped_terms, cap).await
     }
 
-    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
+    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
         let mut conn = self.pool.acquire().await.map_err(db_err)?;
-        search::term_rows(&mut conn, scoped_terms, cap).await
+        search::term_rows(&mut conn, bank, scoped_terms, cap).await
     }
 
     async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {

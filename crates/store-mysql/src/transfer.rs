@@ -12,6 +12,7 @@ use memory_bank_store::{ImportKind, ImportOutcome, ImportRow, StoreError};
 use sqlx::MySqlConnection;
 
 use crate::delete::delete_in;
+use crate::postings::{self, Posted};
 use crate::rows::db_err;
 
 fn at(ts: Timestamp) -> chrono::DateTime<chrono::Utc> {
@@ -75,6 +76,7 @@ pub(crate) async fn import_one(
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
+    postings::add(tx, &[Posted { user_id, created_at: m.created_at, id: &m.id, search_text: &row.search_text }]).await?;
     for c in &m.contexts {
         let citation = c.citation.as_ref().map(|c| serde_json::to_string(c).unwrap_or_default());
         sqlx::query(

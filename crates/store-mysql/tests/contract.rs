@@ -80,7 +80,7 @@ impl Fixture for MySqlFixture {
     }
 
     async fn index_hits(&self, scoped_term: &str) -> i64 {
-        sqlx::query_scalar("SELECT count(*) FROM memory WHERE MATCH(search_text) AGAINST(? IN BOOLEAN MODE)")
+        sqlx::query_scalar("SELECT count(*) FROM memory_term WHERE term = ?")
             .bind(scoped_term)
             .fetch_one(self.store.pool())
             .await
@@ -88,7 +88,7 @@ impl Fixture for MySqlFixture {
     }
 
     async fn drop_search_index(&self) {
-        sqlx::raw_sql("DROP INDEX memory_search_fulltext ON memory").execute(self.store.pool()).await.unwrap();
+        sqlx::raw_sql("DROP TABLE memory_term").execute(self.store.pool()).await.unwrap();
     }
 }
 

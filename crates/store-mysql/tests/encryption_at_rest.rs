@@ -1,6 +1,6 @@
 //! InnoDB data-at-rest encryption with `file_key_management`, on a real throwaway MariaDB:
-//! with it on, `db migrate` makes every memory table encrypted (the FULLTEXT index's
-//! auxiliary tables included) and no file of the server's data folder holds a saved
+//! with it on, `db migrate` makes every memory table encrypted (the search index's
+//! table included) and no file of the server's data folder holds a saved
 //! word in plain bytes; with it off (the control), the same words are found there.
 
 use std::path::PathBuf;
@@ -87,8 +87,8 @@ async fn save_marked(store: &MySqlStore) {
 #[tokio::test(flavor = "multi_thread")]
 async fn with_innodb_encryption_on_no_data_file_holds_a_saved_word() {
     let (holding, report) = run(true).await;
-    assert!(report.all_encrypted(), "every table, FULLTEXT auxiliary tables included: {:?}", report.tables);
-    assert!(report.tables.iter().any(|(t, _)| t.starts_with("FTS_")), "the report covers the FULLTEXT tables: {:?}", report.tables);
+    assert!(report.all_encrypted(), "every table, the search index's included: {:?}", report.tables);
+    assert!(report.tables.iter().any(|(t, _)| t == "memory_term"), "the report covers the search index: {:?}", report.tables);
     assert!(holding.is_empty(), "plain bytes found in {holding:?}");
 }
 
@@ -127,7 +127,7 @@ async fn db_migrate_encrypts_the_tables_made_before_encryption_was_turned_on() {
             assert_eq!(*state, TableEncryption::Encrypted, "{table} after db migrate");
         }
     }
-    assert!(report.tables.iter().any(|(t, e)| t.starts_with("FTS_") && *e == TableEncryption::Encrypted), "{:?}", report.tables);
+    assert!(report.tables.iter().any(|(t, e)| t == "memory_term" && *e == TableEncryption::Encrypted), "{:?}", report.tables);
     // Migrating again finds nothing to rebuild.
     assert!(store.rebuild_unencrypted_tables().await.unwrap().is_empty());
     sqlx::query("SET GLOBAL innodb_max_dirty_pages_pct = 0").execute(store.pool()).await.unwrap();

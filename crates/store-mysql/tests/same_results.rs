@@ -124,9 +124,9 @@ async fn mysql_and_sqlite_return_the_same_results_for_the_same_data() {
 }
 
 /// Letters above U+FFFF (CJK extension B, Adlam) are word separators to InnoDB's
-/// FULLTEXT parser, so it matches rows that do not hold the term (`u…𠀀𠀁` is read
-/// as the bare user code). The MySQL store checks such rows itself: candidates under
-/// every cap, ranks and scores are the SQLite store's.
+/// FULLTEXT parser, which this store once searched with (`u…𠀀𠀁` was read as the bare
+/// user code). Its own index holds the app's terms byte for byte: candidates under
+/// every cap, several terms at once included, ranks and scores are the SQLite store's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn letters_beyond_the_basic_plane_give_the_same_results() {
     let user = "usr_wide";

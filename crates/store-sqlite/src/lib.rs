@@ -668,7 +668,7 @@ impl MemoryStore for SqliteStore {
             .collect())
     }
 
-    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
+    async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }

@@ -121,7 +121,7 @@ impl Bank {
         }
         let looked_up: Vec<Term> = prompt.iter().chain(&folder).cloned().collect();
         let scoped = terms::scope_terms(user_id, &looked_up);
-        let lists = self.store().term_rows(&scoped, COUNT_CAP).await?;
+        let lists = self.store().term_rows(crate::BankKey::Personal(user_id), &scoped, COUNT_CAP).await?;
         let weight = Weights::new(total);
         let mut weights = Shared::default();
         let mut pulled: HashMap<&str, f64> = HashMap::new();

@@ -140,7 +140,7 @@ impl Bank {
         let mut rows: Vec<Option<Vec<RowKey>>> = vec![None; wanted.len()];
         if !counted.is_empty() {
             let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
-            for (&i, list) in counted.iter().zip(self.store().term_rows(&terms, COUNT_CAP).await?) {
+            for (&i, list) in counted.iter().zip(self.store().term_rows(bank, &terms, COUNT_CAP).await?) {
                 rows[i] = Some(list);
             }
         }

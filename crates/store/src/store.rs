@@ -414,14 +414,13 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// Whether the full-text index exists.
     async fn search_index_exists(&self) -> Result<bool, StoreError>;
 
-    /// Rewrites the full-text index compactly (`memory-bank db optimize`). An index
-    /// grown one save at a time is fragmented: on MariaDB, 3.7 times the size of a
-    /// freshly built one and about half as fast for common terms (BENCHMARKS.md).
-    /// Results never change. Saves may wait while it runs; searches do not.
+    /// Rewrites the full-text index compactly (`memory-bank db optimize`): SQLite merges
+    /// its FTS5 segments, MySQL packs the pages of its index table. Search does not need
+    /// it to stay fast. Results never change. Saves may wait while it runs; searches do not.
     async fn optimize_search_index(&self) -> Result<OptimizeOutcome, StoreError>;
 
     /// The full-text index's size on disk, in bytes; `None` when the database does
-    /// not tell this user (MySQL's InnoDB views need the PROCESS privilege).
+    /// not tell this user.
     async fn search_index_bytes(&self) -> Result<Option<u64>, StoreError>;
 
     /// Creates a user. The email must be unique.
@@ -487,12 +486,12 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// to the bank's owner ([`crate::terms::scope_terms`]), at most `cap`.
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
-    /// For each already user-scoped term, the keys of the rows whose index holds it, at
-    /// most `cap` (one posting-list read per term, bounded): a term at the cap is common.
-    /// The duplicate hint counts its candidates from these (similar.rs). A list may hold
-    /// rows that do not hold the term (another user's code collision, an engine splitting
-    /// a term), never miss one, up to the cap.
-    async fn term_rows(&self, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError>;
+    /// For each term, already scoped to the bank's owner, the keys of the bank's rows
+    /// whose index holds it, at most `cap` (one posting-list read per term, bounded): a
+    /// term at the cap is common. The duplicate hint counts its candidates from these
+    /// (similar.rs). A list may hold rows that do not hold the term or are another
+    /// bank's (a code collision), never miss one, up to the cap.
+    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError>;
 
     /// The memories of `bank` among these row keys, with their sentences (other banks'
     /// rows are left out).

@@ -509,9 +509,8 @@ pub async fn missing_index_is_reported(f: &dyn Fixture) {
 
 /// `db optimize` rewrites the index without changing any result: every memory is
 /// still found by its own word, deleted ones stay gone, ranks and scores are the
-/// same, and saves after it are found. The index is dropped and recreated first,
-/// because an index built over rows written under an older one is where MariaDB's
-/// in-place builds have lost rows before (see the MySQL store's fulltext.rs).
+/// same, and saves after it are found. The index is dropped and rebuilt first, so
+/// the rebuild runs over an index that was itself built from rows already saved.
 pub async fn optimize_changes_no_result(f: &dyn Fixture) {
     let w = world(f).await;
     // A digit keeps each marker one exact word: stems would join "markery" and "markeri".

@@ -257,10 +257,10 @@ pub async fn term_rows_stop_at_the_cap(f: &dyn Fixture) {
     }
     let scoped = terms::scope_terms(&w.alice, &[terms::Term::exact("tea"), terms::Term::exact("coffee"), terms::Term::exact("absent")]);
     let lens = |lists: Vec<Vec<String>>| lists.iter().map(Vec::len).collect::<Vec<_>>();
-    assert_eq!(lens(w.bank.store().term_rows(&scoped, 3).await.unwrap()), [3, 1, 0]);
-    let all = w.bank.store().term_rows(&scoped, 100).await.unwrap();
+    assert_eq!(lens(w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 3).await.unwrap()), [3, 1, 0]);
+    let all = w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 100).await.unwrap();
     assert_eq!(lens(all.clone()), [5, 1, 0]);
-    assert!(w.bank.store().term_rows(&[], 3).await.unwrap().is_empty());
+    assert!(w.bank.store().term_rows(BankKey::Personal(&w.alice), &[], 3).await.unwrap().is_empty());
 
     let mut worded = w.bank.store().worded_rows(BankKey::Personal(&w.alice), &all[0]).await.unwrap();
     worded.sort_by(|a, b| a.content.cmp(&b.content));

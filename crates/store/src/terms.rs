@@ -1,5 +1,5 @@
 //! The search term scheme every backend indexes, decided in the app so that SQLite
-//! FTS5 and MariaDB/MySQL FULLTEXT see exactly the same tokens.
+//! FTS5 and the MariaDB/MySQL store's index table hold exactly the same tokens.
 //!
 //! Why not the engines' tokenizers: FTS5 `unicode61` and InnoDB both treat an unspaced
 //! CJK run as one token (`绿茶` misses `我喜欢喝绿茶`), InnoDB drops terms under three
