@@ -1,4 +1,5 @@
-//! The physical order of `memory`: rows clustered by owner, newest last.
+//! The physical order of `memory`: rows clustered by owner, newest last; and the
+//! `created_at` columns that order is built on, normalised first.
 //!
 //! InnoDB stores a table in primary-key order. With `id` (time-ordered) as the key, a
 //! user's rows are spread over the whole table, one page each, so a search whose term

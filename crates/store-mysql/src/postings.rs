@@ -6,14 +6,18 @@
 //!   are the last `cap` entries of one primary-key range, read backwards. FULLTEXT
 //!   resolves every match of a term to its row before any `LIMIT` applies: a word in
 //!   most of a team bank of 10⁵ cost 50–110 ms, one in 10⁶ memories more still.
-//! - **It stays compact as it grows.** FULLTEXT adds a word's postings once per cache
-//!   flush, so an index grown one save at a time held about one entry per term and save
-//!   and needed `db optimize` (1 149 MB against 306 MB at 10⁶). A B-tree stays a B-tree.
-//! - **A save writes a few rows into one index**, in its own transaction, instead of
-//!   FULLTEXT's document-id bookkeeping at every commit.
+//! - **No maintenance to stay fast.** FULLTEXT adds a word's postings once per cache
+//!   flush, so an index grown one save at a time held about one entry per term and save,
+//!   and common words needed `db optimize` to be fast again. A B-tree read is the same
+//!   read however the tree grew.
 //! - **Exact terms.** The rows hold the app's terms ([`memory_bank_store::terms`])
 //!   byte for byte, so no engine parser (InnoDB splits at characters above U+FFFF) can
 //!   disagree with the SQLite store.
+//!
+//! The price, measured in BENCHMARKS.md: the table is larger (about 3.6 KB a memory at
+//! 10⁶, against about 1.1 KB for a FULLTEXT index grown save by save), and each save
+//! writes about 20 rows at scattered places of it, which costs reads from disk once the
+//! table no longer fits InnoDB's buffer pool.
 //!
 //! The table is derived from `memory.search_text` only, and every write path keeps it
 //! in step inside the transaction that changes the row (no foreign keys: managed MySQL
