@@ -217,11 +217,18 @@ impl GaleraCluster {
         status(self.nodes[i].client, name)
     }
 
-    /// The last lines of node `i`'s error log.
+    /// The last lines of node `i`'s error log, after every `[ERROR]` line of the whole
+    /// log: a node that aborts logs why well before the lines of its shutdown.
     pub fn log_tail(&self, i: usize) -> String {
         let log = std::fs::read_to_string(self.node_dir(i).join("error.log")).unwrap_or_default();
         let lines: Vec<&str> = log.lines().collect();
-        lines[lines.len().saturating_sub(25)..].join("\n")
+        let errors: Vec<&str> = lines.iter().copied().filter(|l| l.contains("[ERROR]")).collect();
+        let tail = lines[lines.len().saturating_sub(25)..].join("\n");
+        if errors.is_empty() {
+            tail
+        } else {
+            format!("[ERROR] lines:\n{}\n… last lines:\n{tail}", errors[errors.len().saturating_sub(40)..].join("\n"))
+        }
     }
 
     fn node_dir(&self, i: usize) -> PathBuf {
