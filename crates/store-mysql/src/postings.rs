@@ -217,12 +217,7 @@ async fn create_table(pool: &MySqlPool) -> Result<bool, StoreError> {
             Ok(true)
         }
         Err(err) if error_number(&err) == Some(TABLE_EXISTS) => Ok(false),
-        Err(err) => Err(match error_number(&err) {
-            Some(1146) => StoreError::Migration(format!(
-                "cannot create the search index ({err}); run `memory-bank db migrate`, or `memory-bank db bootstrap` on a new database"
-            )),
-            _ => db_err(err),
-        }),
+        Err(err) => Err(db_err(err)),
     }
 }
 

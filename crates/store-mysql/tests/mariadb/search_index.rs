@@ -10,6 +10,14 @@ use memory_bank_store::{ImportRow, Offboard};
 
 use super::*;
 
+/// A new database, migrated, and a store on it (the database goes when the first is dropped).
+async fn migrated() -> (TestDatabase, MySqlStore) {
+    let db = TestDatabase::create().await;
+    let store = MySqlStore::open(db.url()).await.unwrap();
+    store.migrate().await.unwrap();
+    (db, store)
+}
+
 /// One posting: owner, term, creation time, memory id.
 type Posting = (String, String, String, String);
 
@@ -45,9 +53,7 @@ async fn assert_in_step(store: &MySqlStore, after: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_write_path_keeps_the_index_equal_to_the_rows_terms() {
-    let db = TestDatabase::create().await;
-    let store = MySqlStore::open(db.url()).await.unwrap();
-    store.migrate().await.unwrap();
+    let (_db, store) = migrated().await;
     let (bank, ada, org) = seeded_bank(&store).await;
     let grace = bank.add_user("grace@example.com").await.unwrap().id;
     bank.add_member(&org, &grace).await.unwrap();
@@ -98,9 +104,7 @@ async fn every_write_path_keeps_the_index_equal_to_the_rows_terms() {
 /// FULLTEXT index, and every row is found by its words.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn migrate_fills_the_index_of_an_older_database_and_drops_fulltext() {
-    let db = TestDatabase::create().await;
-    let store = MySqlStore::open(db.url()).await.unwrap();
-    store.migrate().await.unwrap();
+    let (_db, store) = migrated().await;
     let user = "usr_01kb0000000000000000000007";
     let rows: Vec<NewMemory> = (0..1_234)
         .map(|i| NewMemory::plain(user, "org_x", format!("puffin number{i} of the colony"), 1_764_000_000_000 + i))
@@ -130,9 +134,7 @@ async fn migrate_fills_the_index_of_an_older_database_and_drops_fulltext() {
 /// row) goes on from its cursor: the rows up to it are not read again, the rest are.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_fill_goes_on_from_where_it_got_to() {
-    let db = TestDatabase::create().await;
-    let store = MySqlStore::open(db.url()).await.unwrap();
-    store.migrate().await.unwrap();
+    let (_db, store) = migrated().await;
     let user = "usr_01kb0000000000000000000008";
     let rows: Vec<NewMemory> =
         (0..40).map(|i| NewMemory::plain(user, "org_x", format!("gannet {i}"), 1_764_000_000_000 + i)).collect();
