@@ -14,6 +14,7 @@
 //! the MCP benchmark in `bench/mcp/` (see `local_bank.rs`).
 
 mod corpus;
+mod door;
 mod limiter;
 mod local_bank;
 mod meaning;
@@ -137,6 +138,13 @@ struct Args {
     /// Personal memories per `--teams` member, on average.
     #[arg(long, default_value_t = 100, requires = "teams")]
     personal_memories: usize,
+    /// Only time a search at the store, over two banks and at the doors (see `door.rs`)
+    /// on a local bank `--load-local-bank` filled (open a copy), with `--queries-in`'s terms.
+    #[arg(long, value_name = "DIR", requires = "queries_in", conflicts_with_all = ["database_url", "mariadb", "load_local_bank"])]
+    door_phases: Option<std::path::PathBuf>,
+    /// The terms per class `--queries-out` wrote, for `--door-phases`.
+    #[arg(long, value_name = "FILE")]
+    queries_in: Option<std::path::PathBuf>,
     /// Memories for `--load-local-bank`.
     #[arg(long, default_value_t = 100_000, requires = "load_local_bank")]
     memories: usize,
@@ -392,6 +400,9 @@ async fn run_main() -> anyhow::Result<()> {
     }
     if let Some(url) = &args.search_kept {
         return search_kept(&args, url).await;
+    }
+    if let (Some(dir), Some(queries)) = (&args.door_phases, &args.queries_in) {
+        return door::run(dir, queries, args.queries).await;
     }
     if let Some(dir) = &args.load_local_bank {
         let options = local_bank::LoadOptions {

@@ -647,10 +647,11 @@ impl MemoryStore for SqliteStore {
         // primary-key lookup each" instead of walking all of a user's rows; the owner
         // check stays as a guard against user-code hash collisions.
         let expression = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
-        // One row holding a JSON array: streaming thousands of small rows through
-        // the driver costs more than the query itself.
+        // One row holding them all, a line each: streaming thousands of small rows
+        // through the driver costs more than the query itself, and quoting every
+        // term as JSON nearly doubles it (see `unpack_candidates`).
         let packed: Option<String> = sqlx::query_scalar(
-            "SELECT json_group_array(json_array(m.id, m.created_at, m.search_text))
+            "SELECT group_concat(m.id || ' ' || m.created_at || ' ' || m.search_text, char(10))
              FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
              CROSS JOIN memory AS m ON m.seq = f.seq
              WHERE +m.user_id = ?3 AND +m.scope = ?4",
@@ -662,10 +663,7 @@ impl MemoryStore for SqliteStore {
         .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        Ok(unpack_rows(packed)?
-            .into_iter()
-            .map(|(id, created_at, search_text)| Candidate { id, created_at, search_text })
-            .collect())
+        unpack_candidates(packed.as_deref().unwrap_or_default())
     }
 
     async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
@@ -922,10 +920,45 @@ impl MemoryStore for SqliteStore {
     }
 }
 
+/// The candidates a statement packed one a line, `id created_at search_text`. The
+/// packing needs no quoting: ids and times hold no spaces, and a search text is
+/// letters and digits (its terms) and the single spaces between them, never a line
+/// break (`memory_bank_store::terms::index_text`).
+fn unpack_candidates(packed: &str) -> Result<Vec<Candidate>, StoreError> {
+    packed
+        .split_terminator('\n')
+        .map(|line| {
+            let mut fields = line.splitn(3, ' ');
+            let (Some(id), Some(created_at), Some(search_text)) = (fields.next(), fields.next(), fields.next()) else {
+                return Err(StoreError::Database(format!("unreadable candidate: {} bytes without its three fields", line.len())));
+            };
+            let created_at: i64 =
+                created_at.parse().map_err(|_| StoreError::Database(format!("unreadable candidate time for {id}")))?;
+            Ok(Candidate { id: id.to_owned(), created_at: Timestamp::from_unix_ms(created_at), search_text: search_text.to_owned() })
+        })
+        .collect()
+}
+
 /// The `[id, created_at, text]` rows a statement packed into one JSON array (streaming
 /// thousands of small rows through the driver costs more than the query itself).
 fn unpack_rows(packed: Option<String>) -> Result<Vec<(String, Timestamp, String)>, StoreError> {
     let rows: Vec<(String, i64, String)> = serde_json::from_str(packed.as_deref().unwrap_or("[]"))
         .map_err(|e| StoreError::Database(format!("unreadable candidates: {e}")))?;
     Ok(rows.into_iter().map(|(id, created_at, text)| (id, Timestamp::from_unix_ms(created_at), text)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_unpack_from_their_lines_and_a_malformed_line_is_an_error() {
+        let got = unpack_candidates("mem_b 20 ua sa ub\nmem_a 10 \nmem_c -5 uc").unwrap();
+        let rows: Vec<(&str, i64, &str)> =
+            got.iter().map(|c| (c.id.as_str(), c.created_at.unix_ms(), c.search_text.as_str())).collect();
+        assert_eq!(rows, [("mem_b", 20, "ua sa ub"), ("mem_a", 10, ""), ("mem_c", -5, "uc")]);
+        assert!(unpack_candidates("").unwrap().is_empty());
+        assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));
+        assert!(matches!(unpack_candidates("mem_a ten ua"), Err(StoreError::Database(_))));
+    }
 }

@@ -27,6 +27,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use memory_bank_contract::validate::ValidSave;
 use memory_bank_contract::wire::{Scope, SimilarMemory};
 
@@ -63,12 +65,40 @@ fn term_set(text: &str) -> HashSet<String> {
     terms::exact_terms(text).into_iter().map(|t| t.text).collect()
 }
 
-/// How many of `wanted` (scoped exact terms) a candidate's stored terms hold. Its
-/// sentence's terms are among its stored ones (with its tags' and snippets'), so this
-/// is at least what its wording shares with the sentence.
-fn stored_shared(candidate: &Candidate, wanted: &HashSet<&str>) -> usize {
-    let stored: HashSet<&str> = candidate.search_text.split(' ').collect();
-    stored.iter().filter(|t| wanted.contains(*t)).count()
+/// Counts how many of a sentence's scoped exact terms a candidate's stored terms hold,
+/// each once. Its sentence's terms are among its stored ones (with its tags' and
+/// snippets'), so this is at least what its wording shares with the sentence.
+///
+/// A sentence of common words brings up to [`SEARCH_CANDIDATE_CAP`] candidates of ~25
+/// stored terms each: a set of each one's terms cost 2 ms a save at 10⁴ memories
+/// (BENCHMARKS.md), so each stored term is looked up once, in a map keyed by a fast
+/// hash (the terms are the bank's own), and marked with the candidate's round.
+struct SharedTerms<'a> {
+    index: FxHashMap<&'a str, usize>,
+    /// The round in which each wanted term was last found.
+    seen: Vec<usize>,
+    round: usize,
+}
+
+impl<'a> SharedTerms<'a> {
+    fn new(wanted: &'a [String]) -> Self {
+        let index: FxHashMap<&str, usize> = wanted.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+        SharedTerms { seen: vec![0; wanted.len()], index, round: 0 }
+    }
+
+    fn count(&mut self, candidate: &Candidate) -> usize {
+        self.round += 1;
+        let mut shared = 0;
+        for term in candidate.search_text.split(' ') {
+            if let Some(&i) = self.index.get(term) {
+                if self.seen[i] != self.round {
+                    self.seen[i] = self.round;
+                    shared += 1;
+                }
+            }
+        }
+        shared
+    }
 }
 
 impl Bank {
@@ -182,11 +212,11 @@ impl Bank {
         let rarest: Vec<String> = order.into_iter().take(wanted.len() / 2 + 1).map(|i| scoped[i].clone()).collect();
         let candidates = self.store().search_candidates(bank, &rarest, SEARCH_CANDIDATE_CAP).await?;
         let needed = wanted.len().div_ceil(2);
-        let wanted_scoped: HashSet<&str> = scoped.iter().map(String::as_str).collect();
+        let mut shared_terms = SharedTerms::new(scoped);
         let mut close: Vec<(usize, Candidate)> = candidates
             .into_iter()
             .filter(|c| Some(c.id.as_str()) != exclude)
-            .map(|c| (stored_shared(&c, &wanted_scoped), c))
+            .map(|c| (shared_terms.count(&c), c))
             .filter(|(shared, _)| *shared >= needed)
             .collect();
         close.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.created_at.cmp(&x.created_at)));
@@ -218,6 +248,19 @@ mod tests {
         assert!(alike("I use tabs", "I use spaces") >= SIMILAR_MIN_OVERLAP);
         assert!(alike("Deploys go out on Friday", "deploys go out on Fridays only") >= SIMILAR_MIN_OVERLAP);
         assert!(alike("我喜欢喝绿茶", "我很喜欢喝绿茶") >= SIMILAR_MIN_OVERLAP);
+    }
+
+    #[test]
+    fn a_candidate_shares_each_wanted_term_once() {
+        let wanted: Vec<String> = ["uxdeploy", "uxfriday", "uxvpn"].map(String::from).to_vec();
+        let mut shared = SharedTerms::new(&wanted);
+        let candidate = |text: &str| Candidate { id: "mem_1".into(), created_at: memory_bank_contract::Timestamp::from_unix_ms(0), search_text: text.into() };
+        // A repeated term counts once; a stem or another owner's term not at all.
+        assert_eq!(shared.count(&candidate("uxdeploy sxdeploy uxdeploy uxfriday uyvpn")), 2);
+        // Each candidate is counted afresh.
+        assert_eq!(shared.count(&candidate("uxvpn")), 1);
+        assert_eq!(shared.count(&candidate("uxfriday uxvpn uxdeploy")), 3);
+        assert_eq!(shared.count(&candidate("")), 0);
     }
 
     #[test]
