@@ -70,8 +70,8 @@ fn term_set(text: &str) -> HashSet<String> {
 /// snippets'), so this is at least what its wording shares with the sentence.
 ///
 /// A sentence of common words brings up to [`SEARCH_CANDIDATE_CAP`] candidates of ~25
-/// stored terms each: a set of each one's terms cost 2 ms a save at 10⁴ memories
-/// (BENCHMARKS.md), so each stored term is looked up once, in a map keyed by a fast
+/// stored terms each: a set of each one's terms cost 2 ms of such a hint at 10⁴
+/// memories (BENCHMARKS.md), so each stored term is looked up once, in a map keyed by a fast
 /// hash (the terms are the bank's own), and marked with the candidate's round.
 struct SharedTerms<'a> {
     index: FxHashMap<&'a str, usize>,
