@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::events::{Event, Merge, MetaEvent, TitleRank};
 use crate::model::{Role, Source};
 use crate::source::{Env, LineParser, LinePos, Problem, Root, SourceReader, Unit, UnitKind, WholeSession};
-use crate::sources::lenient::{Obj, Scalar};
+use crate::sources::lenient::{otherwise, Obj, Scalar};
 use crate::text::join_text;
 
 /// Reads Claude Code sessions.
@@ -56,7 +56,7 @@ enum Content {
 /// of output nobody reads (it was most of the parsing time of big sessions).
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        use serde::de::{SeqAccess, Visitor};
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Content;
@@ -76,25 +76,7 @@ impl<'de> Deserialize<'de> for Content {
                 }
                 Ok(Content::Blocks(blocks))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Content, E> {
-                Ok(Content::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Content, E> {
-                Ok(Content::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Content, E> {
-                Ok(Content::Other)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Content, E> {
-                Ok(Content::Other)
-            }
-            fn visit_unit<E>(self) -> Result<Content, E> {
-                Ok(Content::Other)
-            }
+            otherwise!('de, Content::Other; map, number, bool, null);
         }
         d.deserialize_any(V)
     }

@@ -9,6 +9,56 @@ use std::marker::PhantomData;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+/// Inside a lenient `Visitor` impl: each JSON kind listed (`str`, `number`, `bool`,
+/// `null`, `seq`, `map`) becomes `$value`, arrays and objects skipped unread. The kinds
+/// a visitor reads itself it leaves out and writes. One rule, so a reader's types never
+/// differ in what an unexpected value does: it is "nothing", never an error.
+macro_rules! otherwise {
+    ($de:lifetime, $value:expr; $($kind:ident),+) => { $( $crate::sources::lenient::otherwise!(@$kind $de, $value); )+ };
+    (@str $de:lifetime, $value:expr) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+    (@number $de:lifetime, $value:expr) => {
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+    (@bool $de:lifetime, $value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+    (@null $de:lifetime, $value:expr) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+    (@seq $de:lifetime, $value:expr) => {
+        fn visit_seq<A: serde::de::SeqAccess<$de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok($value)
+        }
+    };
+    (@map $de:lifetime, $value:expr) => {
+        fn visit_map<A: serde::de::MapAccess<$de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+            Ok($value)
+        }
+    };
+}
+pub(crate) use otherwise;
+
 /// A string or number (anything else is `None`).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) enum Scalar {
@@ -88,14 +138,7 @@ impl<'de> Deserialize<'de> for Scalar {
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Scalar, D::Error> {
                 Scalar::deserialize(d)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Scalar::None)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Scalar::None)
-            }
+            otherwise!('de, Scalar::None; seq, map);
         }
         d.deserialize_any(V)
     }
@@ -122,34 +165,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
                 T::deserialize(MapAccessDeserializer::new(map)).map(|t| Obj(Some(t)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Obj<T>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Obj(None))
-            }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Obj<T>, D::Error> {
                 Obj::deserialize(d)
             }
-            fn visit_str<E>(self, _: &str) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_unit<E>(self) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
-            fn visit_none<E>(self) -> Result<Obj<T>, E> {
-                Ok(Obj(None))
-            }
+            otherwise!('de, Obj(None); seq, str, number, bool, null);
         }
         d.deserialize_any(V(PhantomData))
     }
@@ -181,34 +200,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for List<T> {
                 }
                 Ok(List(out))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<List<T>, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(List(Vec::new()))
-            }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<List<T>, D::Error> {
                 List::deserialize(d)
             }
-            fn visit_str<E>(self, _: &str) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_unit<E>(self) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
-            fn visit_none<E>(self) -> Result<List<T>, E> {
-                Ok(List(Vec::new()))
-            }
+            otherwise!('de, List(Vec::new()); map, str, number, bool, null);
         }
         d.deserialize_any(V(PhantomData))
     }
@@ -299,31 +294,10 @@ impl<'de> Deserialize<'de> for PartOrSkip {
             fn visit_string<E>(self, v: String) -> Result<PartOrSkip, E> {
                 Ok(PartOrSkip(Some(Part { text: Some(v), ..Default::default() })))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PartOrSkip, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(PartOrSkip(None))
-            }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<PartOrSkip, D::Error> {
                 PartOrSkip::deserialize(d)
             }
-            fn visit_i64<E>(self, _: i64) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
-            fn visit_unit<E>(self) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
-            fn visit_none<E>(self) -> Result<PartOrSkip, E> {
-                Ok(PartOrSkip(None))
-            }
+            otherwise!('de, PartOrSkip(None); seq, number, bool, null);
         }
         d.deserialize_any(V)
     }
@@ -356,24 +330,7 @@ impl<'de> Deserialize<'de> for Parts {
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Parts, D::Error> {
                 Parts::deserialize(d)
             }
-            fn visit_i64<E>(self, _: i64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_unit<E>(self) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_none<E>(self) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
+            otherwise!('de, Parts::default(); number, bool, null);
         }
         d.deserialize_any(V)
     }
@@ -407,31 +364,10 @@ impl<'de> Deserialize<'de> for SubagentFlag {
                 }
                 Ok(SubagentFlag(found))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SubagentFlag, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(SubagentFlag(false))
-            }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<SubagentFlag, D::Error> {
                 SubagentFlag::deserialize(d)
             }
-            fn visit_i64<E>(self, _: i64) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
-            fn visit_unit<E>(self) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
-            fn visit_none<E>(self) -> Result<SubagentFlag, E> {
-                Ok(SubagentFlag(false))
-            }
+            otherwise!('de, SubagentFlag(false); seq, number, bool, null);
         }
         d.deserialize_any(V)
     }

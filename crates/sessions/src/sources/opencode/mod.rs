@@ -167,7 +167,7 @@ struct PartData {
 /// `true` only for a JSON `true`; any other value (a user message's `summary` object with
 /// its file diffs, say) is skipped without being built.
 fn is_true<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde::de::Visitor;
     struct TrueVisitor;
     impl<'de> Visitor<'de> for TrueVisitor {
         type Value = bool;
@@ -177,32 +177,7 @@ fn is_true<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
         fn visit_bool<E>(self, v: bool) -> Result<bool, E> {
             Ok(v)
         }
-        fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_unit<E>(self) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_none<E>(self) -> Result<bool, E> {
-            Ok(false)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(false)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(false)
-        }
+        super::lenient::otherwise!('de, false; number, str, null, seq, map);
     }
     d.deserialize_any(TrueVisitor)
 }

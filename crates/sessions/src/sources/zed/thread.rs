@@ -23,7 +23,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use super::super::lenient::{List, Obj, Scalar};
+use super::super::lenient::{otherwise, List, Obj, Scalar};
 
 #[derive(Debug, Default, Deserialize)]
 pub(super) struct Thread {
@@ -86,28 +86,7 @@ impl<'de> Deserialize<'de> for Messages {
                 }
                 Ok(Messages(out))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Messages, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Messages::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
-            fn visit_unit<E>(self) -> Result<Messages, E> {
-                Ok(Messages::default())
-            }
+            otherwise!('de, Messages::default(); map, str, number, bool, null);
         }
         d.deserialize_any(V)
     }
@@ -170,28 +149,7 @@ impl<'de> Deserialize<'de> for Parts {
                         }
                         Ok(part)
                     }
-                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Part, A::Error> {
-                        while seq.next_element::<IgnoredAny>()?.is_some() {}
-                        Ok(Part(None))
-                    }
-                    fn visit_str<E>(self, _: &str) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
-                    fn visit_i64<E>(self, _: i64) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
-                    fn visit_u64<E>(self, _: u64) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
-                    fn visit_f64<E>(self, _: f64) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
-                    fn visit_bool<E>(self, _: bool) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
-                    fn visit_unit<E>(self) -> Result<Part, E> {
-                        Ok(Part(None))
-                    }
+                    otherwise!('de, Part(None); seq, str, number, bool, null);
                 }
                 d.deserialize_any(PV)
             }
@@ -213,28 +171,7 @@ impl<'de> Deserialize<'de> for Parts {
                 }
                 Ok(out)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Parts::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
-            fn visit_unit<E>(self) -> Result<Parts, E> {
-                Ok(Parts::default())
-            }
+            otherwise!('de, Parts::default(); map, str, number, bool, null);
         }
         d.deserialize_any(SV)
     }
@@ -315,28 +252,7 @@ impl<'de> Deserialize<'de> for Message {
                 }
                 Ok(m)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Message::default())
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Message, E> {
-                Ok(Message::default()) // "Resume"
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
-                Ok(Message::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
-                Ok(Message::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
-                Ok(Message::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
-                Ok(Message::default())
-            }
-            fn visit_unit<E>(self) -> Result<Message, E> {
-                Ok(Message::default())
-            }
+            otherwise!('de, Message::default(); seq, str, number, bool, null); // a bare string is "Resume"
         }
         d.deserialize_any(V)
     }
