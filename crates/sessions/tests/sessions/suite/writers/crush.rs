@@ -25,16 +25,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use memory_bank_sessions::{Role, Source};
-use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
 use crate::crush::{register, PROJECT, SCHEMA};
+use super::sqlite_rows::{put_rows, take_rows, TableRows};
 use crate::suite::{splice, uuid_for, Clock, SessionWriter, RAW};
 
 /// Rows of one table, every column.
-type TableRows = (&'static str, Vec<Vec<Value>>);
-
 /// A message's parts as Crush stores them: its text, then (Crush adds one to every
 /// message it creates whole) a finish part.
 fn text_parts(role: Role, text: &str, secs: i64) -> String {
@@ -191,20 +189,7 @@ impl SessionWriter for CrushWriter {
     fn delete_session(&mut self, name: &str) {
         let id = uuid_for(name);
         let conn = self.conn();
-        let mut saved = Vec::new();
-        for (table, column) in [("sessions", "id"), ("messages", "session_id"), ("files", "session_id")] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} WHERE {column} = ?1")).unwrap();
-            let columns = stmt.column_count();
-            let rows: Vec<Vec<Value>> = stmt
-                .query_map([&id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            saved.push((table, rows));
-        }
-        for sql in ["DELETE FROM messages WHERE session_id = ?1", "DELETE FROM files WHERE session_id = ?1", "DELETE FROM sessions WHERE id = ?1"] {
-            conn.execute(sql, [&id]).unwrap();
-        }
+        let saved = take_rows(conn, &[("sessions", "id"), ("messages", "session_id"), ("files", "session_id")], &id);
         self.deleted.insert(id, saved);
     }
 
@@ -212,11 +197,6 @@ impl SessionWriter for CrushWriter {
     fn restore_session(&mut self, name: &str) {
         let saved = self.deleted.remove(&uuid_for(name)).expect("a deleted session");
         let conn = self.conn();
-        for (table, rows) in saved {
-            for row in rows {
-                let marks = vec!["?"; row.len()].join(", ");
-                conn.execute(&format!("INSERT INTO {table} VALUES ({marks})"), rusqlite::params_from_iter(row)).unwrap();
-            }
-        }
+        put_rows(conn, saved);
     }
 }

@@ -18,6 +18,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
+use super::sqlite_rows::{insert_row, rows_where};
 use crate::suite::{splice, uuid_for, Clock, SessionWriter, RAW};
 
 /// The tables of Cursor's global `state.vscdb`.
@@ -115,14 +116,7 @@ impl CursorWriter {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        let mut stmt = conn.prepare("SELECT * FROM composerHeaders WHERE composerId = ?1").unwrap();
-        let columns = stmt.column_count();
-        let head: Vec<Value> = stmt
-            .query_map([id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
-            .unwrap()
-            .next()
-            .map(Result::unwrap)
-            .unwrap_or_default();
+        let head: Vec<Value> = rows_where(conn, "composerHeaders", "composerId", id).into_iter().next().unwrap_or_default();
         conn.execute("DELETE FROM cursorDiskKV WHERE key = ?1 OR key LIKE ?2", params![format!("composerData:{id}"), format!("bubbleId:{id}:%")])
             .unwrap();
         conn.execute("DELETE FROM composerHeaders WHERE composerId = ?1", [id]).unwrap();
@@ -227,8 +221,7 @@ impl SessionWriter for CursorWriter {
             conn.execute("INSERT INTO cursorDiskKV VALUES (?1, ?2)", params![key, value]).unwrap();
         }
         if !head.is_empty() {
-            let marks = vec!["?"; head.len()].join(", ");
-            conn.execute(&format!("INSERT INTO composerHeaders VALUES ({marks})"), rusqlite::params_from_iter(head)).unwrap();
+            insert_row(conn, "composerHeaders", head);
         }
     }
 

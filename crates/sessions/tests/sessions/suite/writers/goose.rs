@@ -22,16 +22,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use memory_bank_sessions::{Role, Source};
-use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
 use crate::goose::{session_id, sessions_dir, sqlite_time, SCHEMA};
+use super::sqlite_rows::{put_rows, take_rows, TableRows};
 use crate::suite::{splice, Clock, SessionWriter, RAW};
 
 /// Rows of one table, every column.
-type TableRows = (&'static str, Vec<Vec<Value>>);
-
 /// A message's content: one text item.
 fn text_content(text: &str) -> String {
     json!([{"type": "text", "text": text}]).to_string()
@@ -186,20 +184,7 @@ impl SessionWriter for GooseWriter {
     fn delete_session(&mut self, name: &str) {
         let id = session_id(name);
         let conn = self.conn();
-        let mut saved = Vec::new();
-        for (table, column) in [("sessions", "id"), ("messages", "session_id"), ("usage_ledger", "session_id")] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} WHERE {column} = ?1")).unwrap();
-            let columns = stmt.column_count();
-            let rows: Vec<Vec<Value>> = stmt
-                .query_map([&id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            saved.push((table, rows));
-        }
-        for sql in ["DELETE FROM messages WHERE session_id = ?1", "DELETE FROM usage_ledger WHERE session_id = ?1", "DELETE FROM sessions WHERE id = ?1"] {
-            conn.execute(sql, [&id]).unwrap();
-        }
+        let saved = take_rows(conn, &[("sessions", "id"), ("messages", "session_id"), ("usage_ledger", "session_id")], &id);
         self.deleted.insert(id, saved);
     }
 
@@ -207,12 +192,7 @@ impl SessionWriter for GooseWriter {
     fn restore_session(&mut self, name: &str) {
         let saved = self.deleted.remove(&session_id(name)).expect("a deleted session");
         let conn = self.conn();
-        for (table, rows) in saved {
-            for row in rows {
-                let marks = vec!["?"; row.len()].join(", ");
-                conn.execute(&format!("INSERT INTO {table} VALUES ({marks})"), rusqlite::params_from_iter(row)).unwrap();
-            }
-        }
+        put_rows(conn, saved);
     }
 }
 

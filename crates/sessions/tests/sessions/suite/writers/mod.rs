@@ -12,6 +12,7 @@ mod jsonl;
 mod opencode_db;
 mod opencode_tree;
 mod qwen;
+mod sqlite_rows;
 mod zed;
 
 pub use aider::AiderWriter;

@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use memory_bank_sessions::testing::opencode::SCHEMA;
 use memory_bank_sessions::{Role, Source};
-use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
 use super::opencode_tree::session_id;
+use super::sqlite_rows::{put_rows, take_rows, TableRows};
 use crate::suite::{splice, Clock, SessionWriter, RAW};
 
 /// Writes sessions into `opencode.db`.
@@ -28,8 +28,6 @@ pub struct OpencodeDbWriter {
 }
 
 /// Rows of one table, every column.
-type TableRows = (&'static str, Vec<Vec<Value>>);
-
 impl OpencodeDbWriter {
     /// The open database, created with opencode's schema when it has none yet (a zero-byte
     /// file included).
@@ -168,20 +166,7 @@ impl SessionWriter for OpencodeDbWriter {
     fn delete_session(&mut self, name: &str) {
         let id = session_id(name);
         let conn = self.conn();
-        let mut saved = Vec::new();
-        for (table, column) in [("session", "id"), ("message", "session_id"), ("part", "session_id")] {
-            let mut stmt = conn.prepare(&format!("SELECT * FROM {table} WHERE {column} = ?1")).unwrap();
-            let columns = stmt.column_count();
-            let rows: Vec<Vec<Value>> = stmt
-                .query_map([&id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            saved.push((table, rows));
-        }
-        for sql in ["DELETE FROM part WHERE session_id = ?1", "DELETE FROM message WHERE session_id = ?1", "DELETE FROM session WHERE id = ?1"] {
-            conn.execute(sql, [&id]).unwrap();
-        }
+        let saved = take_rows(conn, &[("session", "id"), ("message", "session_id"), ("part", "session_id")], &id);
         self.deleted.insert(id, saved);
     }
 
@@ -189,12 +174,7 @@ impl SessionWriter for OpencodeDbWriter {
     fn restore_session(&mut self, name: &str) {
         let saved = self.deleted.remove(&session_id(name)).expect("a deleted session");
         let conn = self.conn();
-        for (table, rows) in saved {
-            for row in rows {
-                let marks = vec!["?"; row.len()].join(", ");
-                conn.execute(&format!("INSERT INTO {table} VALUES ({marks})"), rusqlite::params_from_iter(row)).unwrap();
-            }
-        }
+        put_rows(conn, saved);
     }
 
     /// A zero-byte `opencode.db`, as a database just created and not yet written is.

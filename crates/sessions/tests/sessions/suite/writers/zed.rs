@@ -20,6 +20,7 @@ use rusqlite::types::Value;
 use rusqlite::{params, Connection};
 use serde_json::json;
 
+use super::sqlite_rows::{insert_row, rows_where};
 use crate::suite::{splice, uuid_for, Clock, SessionWriter, RAW};
 
 /// `threads` as Zed creates it and then alters it.
@@ -203,10 +204,7 @@ impl SessionWriter for ZedWriter {
     fn delete_session(&mut self, name: &str) {
         let id = self.session_id(name);
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT * FROM threads WHERE id = ?1").unwrap();
-        let columns = stmt.column_count();
-        let row: Vec<Value> = stmt.query_map([&id], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect()).unwrap().next().unwrap().unwrap();
-        drop(stmt);
+        let row: Vec<Value> = rows_where(conn, "threads", "id", &id).into_iter().next().expect("the thread's row");
         conn.execute("DELETE FROM threads WHERE id = ?1", [&id]).unwrap();
         self.deleted.insert(id, row);
     }
@@ -214,8 +212,7 @@ impl SessionWriter for ZedWriter {
     /// Puts the row back as it was, its old `updated_at` included.
     fn restore_session(&mut self, name: &str) {
         let row = self.deleted.remove(&self.session_id(name)).expect("a deleted thread");
-        let marks = vec!["?"; row.len()].join(", ");
-        self.conn().execute(&format!("INSERT INTO threads VALUES ({marks})"), rusqlite::params_from_iter(row)).unwrap();
+        insert_row(self.conn(), "threads", row);
     }
 
     /// A zero-byte `threads.db`, as a database just created and not yet written is.
