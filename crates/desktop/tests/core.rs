@@ -15,15 +15,19 @@ use memory_bank_desktop::{Account, Core, CoreConfig};
 use memory_bank_store::Bank;
 use memory_bank_store_sqlite::SqliteStore;
 
+#[path = "support/mod.rs"]
+mod support;
+
 /// A team server on loopback with one user (member of two orgs) and a token.
 struct Team {
+    /// Stops the server when the team is dropped (first: fields drop in order).
+    _served: support::Served,
     _dir: tempfile::TempDir,
     url: String,
     token: String,
     bank: Bank,
     user: String,
     orgs: [String; 2],
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Team {
@@ -37,26 +41,8 @@ impl Team {
         bank.add_member(&a, &user).await.unwrap();
         bank.add_member(&b, &user).await.unwrap();
         let token = bank.issue_token(&user).await.unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}", listener.local_addr().unwrap());
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let served = bank.clone();
-        tokio::spawn(async move {
-            memory_bank_server::serve(listener, served, Default::default(), async move {
-                let _ = rx.await;
-            })
-            .await
-            .unwrap()
-        });
-        Self {
-            _dir: dir,
-            url,
-            token,
-            bank,
-            user,
-            orgs: [a, b],
-            stop: Some(tx),
-        }
+        let served = support::Served::start(bank.clone()).await;
+        Self { url: served.url.clone(), _served: served, _dir: dir, token, bank, user, orgs: [a, b] }
     }
 
     async fn save(&self, content: &str) -> String {
@@ -67,14 +53,6 @@ impl Team {
     async fn contents(&self) -> Vec<String> {
         let page = self.bank.list(&self.user, &parse_list(Some("100"), None).unwrap()).await.unwrap();
         page.memories.into_iter().map(|m| m.content).collect()
-    }
-}
-
-impl Drop for Team {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
     }
 }
 
