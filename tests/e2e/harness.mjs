@@ -188,6 +188,19 @@ export class Harness {
     });
   }
 
+  /** Runs `body` with the app's window open; a failure leaves `target/e2e/<name>-failed.png`. */
+  async withApp(name, body) {
+    const app = await this.openApp();
+    try {
+      await body(app);
+    } catch (err) {
+      await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
+      throw err;
+    } finally {
+      await app.deleteSession();
+    }
+  }
+
   async stop() {
     this.driver?.kill("SIGTERM"); // SIGTERM lets tauri-driver stop WebKitWebDriver too
     this.service?.kill("SIGTERM");

@@ -65,19 +65,6 @@ after(async () => {
   await h.stop();
 });
 
-/** Opens the app, runs `body`, and keeps a screenshot of the window if it fails. */
-async function withApp(name, body) {
-  const app = await h.openApp();
-  try {
-    await body(app);
-  } catch (err) {
-    await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
-    throw err;
-  } finally {
-    await app.deleteSession();
-  }
-}
-
 const nav = (label) => `//nav//button[normalize-space()=${xpathString(label)}]`;
 const sessionRow = (id) => `//button[contains(@class,'session-row')][@data-session-id=${xpathString(id)}]`;
 
@@ -97,7 +84,7 @@ async function assertChineseShell(app) {
 }
 
 test("Account settings → Language → 简体中文 turns the whole UI Chinese; the panel shows Chinese and emoji memories", () =>
-  withApp("i18n-panel", async (app) => {
+  h.withApp("i18n-panel", async (app) => {
     // The harness starts the app with LANG=en_US.UTF-8: English until the person switches.
     await app.$(nav("Memories")).waitForExist({ timeout: 20000 });
     await click(app, nav("Account settings"));
@@ -118,7 +105,7 @@ test("Account settings → Language → 简体中文 turns the whole UI Chinese;
   }));
 
 test("the choice is kept: opened again, the app is in Chinese; the Sessions view lists Chinese and emoji titles", () =>
-  withApp("i18n-sessions", async (app) => {
+  h.withApp("i18n-sessions", async (app) => {
     await assertChineseShell(app);
     await click(app, nav("会话"));
     await app.$(sessionRow(SESSION)).waitForDisplayed({ timeout: 20000 });

@@ -21,19 +21,6 @@ const OLD = "Ada lives at 12 Old Street";
 
 const h = new Harness();
 
-/** Opens the app, runs `body`, and keeps a screenshot of the window if it fails. */
-async function withApp(name, body) {
-  const app = await h.openApp();
-  try {
-    await body(app);
-  } catch (err) {
-    await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
-    throw err;
-  } finally {
-    await app.deleteSession();
-  }
-}
-
 /** The proposal whose sentence is exactly `content`. */
 const proposalXPath = (content) =>
   `//article[contains(@class,'proposal')][.//p[contains(@class,'row-title')][normalize-space()=${xpathString(content)}]]`;
@@ -58,7 +45,7 @@ after(async () => {
 
 test("a proposal from an agent token shows in the Inbox within 5 s and Accept with an edit saves it as confirmed in the app", async () => {
   const agent = h.agentToken();
-  await withApp("inbox", async (app) => {
+  await h.withApp("inbox", async (app) => {
     await app.$(rowXPath(OLD)).waitForExist({ timeout: 20000 });
     await app.$("//nav//button[starts-with(normalize-space(),'Inbox')]").click();
     await app.$("//h3[normalize-space()='Nothing waiting']").waitForExist({ timeout: 5000 });
@@ -124,7 +111,7 @@ test("a proposal from an agent token shows in the Inbox within 5 s and Accept wi
 
 test("Settings → Agents shows the change to Codex CLI's config and installs it", async () => {
   const config = path.join(h.homeEnv.CODEX_HOME, "config.toml");
-  await withApp("agents", async (app) => {
+  await h.withApp("agents", async (app) => {
     await app.$("//nav//button[normalize-space()='Account settings']").click();
     const install = app.$("//button[@aria-label='Install in Codex CLI']");
     await install.waitForClickable({ timeout: 10000 });

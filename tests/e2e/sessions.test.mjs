@@ -46,19 +46,6 @@ function assistant(sessionId, cwd, uuid, text, minutesAgo) {
 
 const h = new Harness();
 
-/** Opens the app, runs `body`, and keeps a screenshot of the window if it fails. */
-async function withApp(name, body) {
-  const app = await h.openApp();
-  try {
-    await body(app);
-  } catch (err) {
-    await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
-    throw err;
-  } finally {
-    await app.deleteSession();
-  }
-}
-
 before(async () => {
   await h.start({
     beforeApp: (harness) => {
@@ -129,7 +116,7 @@ async function openRememberDialog(app) {
 }
 
 test("remember a transcript message: the memory is saved with its snippet and citation", () =>
-  withApp("remember", async (app) => {
+  h.withApp("remember", async (app) => {
     await click(app, nav("Sessions"));
     const row = await app.$(sessionRow(SESSION));
     await row.waitForDisplayed({ timeout: 20000 });
@@ -203,7 +190,7 @@ test("remember a transcript message: the memory is saved with its snippet and ci
   }));
 
 test("a secret in the Remember dialog is flagged and cannot be saved", () =>
-  withApp("secret", async (app) => {
+  h.withApp("secret", async (app) => {
     const before = h.memories().length;
     await openRememberDialog(app);
     // A GitHub token's shape: ghp_ and 36 letters and digits (built here, so no scanner
@@ -239,7 +226,7 @@ test("a secret in the Remember dialog is flagged and cannot be saved", () =>
   }));
 
 test("a session written while the app runs appears in the list without a restart", (t) =>
-  withApp("live", async (app) => {
+  h.withApp("live", async (app) => {
     await click(app, nav("Sessions"));
     await app.$(sessionRow(SESSION)).waitForDisplayed({ timeout: 20000 });
     // A new Claude Code session in a workspace (folder) the app has not seen yet.

@@ -30,18 +30,6 @@ after(async () => {
   await h.stop();
 });
 
-async function withApp(name, body) {
-  const app = await h.openApp();
-  try {
-    await body(app);
-  } catch (err) {
-    await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
-    throw err;
-  } finally {
-    await app.deleteSession();
-  }
-}
-
 /** The rows the panel shows now, by sentence. */
 const shownRows = (app) =>
   app.execute(() => Array.from(document.querySelectorAll("article.row .row-title"), (node) => node.textContent));
@@ -59,7 +47,7 @@ test("Mine / Team / All show the right rows; the org Inbox and Settings → Team
   const proposed = await h.api("POST", "/v1/memory", bobToken, { content: PROPOSED, scope: "org" });
   assert.equal(proposed.status, 202, JSON.stringify(proposed.body));
 
-  await withApp("team", async (app) => {
+  await h.withApp("team", async (app) => {
     await app.$(rowXPath(TEAM)).waitForExist({ timeout: 20000 });
     assert.deepEqual(await shownRows(app), [TEAM, OWN]);
     const teamRow = app.$(rowXPath(TEAM));
