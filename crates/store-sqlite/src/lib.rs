@@ -38,7 +38,7 @@ use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
 pub use encryption::FileState;
 pub use key::{DbKey, KeyFormatError};
-use rows::{attach_contexts, db_err, memory_from_row, org_from_row, user_from_row};
+use rows::{db_err, memory_from_row, org_from_row, user_from_row, MEMORY_COLUMNS};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -609,20 +609,21 @@ impl MemoryStore for SqliteStore {
 
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let (user_id, scope) = (bank.owner(), bank.scope().as_str());
+        // Built from constants only; every value is a bound parameter.
         let rows = match cursor {
-            None => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
-                 WHERE user_id = ?1 AND scope = ?3
-                 ORDER BY created_at DESC, id DESC LIMIT ?2",
-            )
+            None => sqlx::query(sqlx::AssertSqlSafe(format!(
+                "SELECT {MEMORY_COLUMNS} FROM memory AS m
+                 WHERE m.user_id = ?1 AND m.scope = ?3
+                 ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
+            )))
             .bind(user_id)
             .bind(limit)
             .bind(scope),
-            Some(cursor) => sqlx::query(
-                "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
-                 WHERE user_id = ?1 AND scope = ?5 AND (created_at, id) < (?3, ?4)
-                 ORDER BY created_at DESC, id DESC LIMIT ?2",
-            )
+            Some(cursor) => sqlx::query(sqlx::AssertSqlSafe(format!(
+                "SELECT {MEMORY_COLUMNS} FROM memory AS m
+                 WHERE m.user_id = ?1 AND m.scope = ?5 AND (m.created_at, m.id) < (?3, ?4)
+                 ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
+            )))
             .bind(user_id)
             .bind(limit)
             .bind(cursor.created_at_ms)
@@ -632,8 +633,7 @@ impl MemoryStore for SqliteStore {
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
-        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
-        attach_contexts(&self.pool, memories).await
+        rows.iter().map(memory_from_row).collect()
     }
 
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
@@ -770,18 +770,18 @@ impl MemoryStore for SqliteStore {
             return Ok(Vec::new());
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
-        let rows = sqlx::query(
-            "SELECT id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via, proposed_by, imported_from, saved_by, confirmed_by FROM memory
-             WHERE id IN (SELECT value FROM json_each(?2)) AND +user_id = ?1 AND +scope = ?3",
-        )
+        // Built from constants only; every value is a bound parameter.
+        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT {MEMORY_COLUMNS} FROM memory AS m
+             WHERE m.id IN (SELECT value FROM json_each(?2)) AND +m.user_id = ?1 AND +m.scope = ?3"
+        )))
         .bind(bank.owner())
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
         .bind(bank.scope().as_str())
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
-        let memories = rows.iter().map(memory_from_row).collect::<Result<Vec<_>, _>>()?;
-        attach_contexts(&self.pool, memories).await
+        rows.iter().map(memory_from_row).collect()
     }
 
     async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {

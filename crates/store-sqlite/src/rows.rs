@@ -1,13 +1,11 @@
 //! Row mapping and error translation for the SQLite store.
 
-use std::collections::HashMap;
-
 use memory_bank_contract::wire::{ConfirmedVia, Memory, MemoryContext, Org, Origin, Scope, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_store::stored::{parse_citation, parse_imported_from, parse_tags};
 use memory_bank_store::StoreError;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqliteConnection, SqlitePool};
+use sqlx::{Row, SqliteConnection};
 
 /// Maps a sqlx error to a [`StoreError`] that says what to do.
 /// Gives memory row `seq` the full-text terms `terms` in place of its old ones: a
@@ -48,6 +46,16 @@ pub(crate) fn org_from_row(row: &SqliteRow) -> Result<Org, StoreError> {
     Ok(Org { id: get(row, "id")?, name: get(row, "name")?, created_at: Timestamp::from_unix_ms(get(row, "created_at")?) })
 }
 
+/// The columns [`memory_from_row`] reads, from `memory AS m`: the row's, and its
+/// contexts as one JSON array (`[id, citation, snippet, origin, created_at]` each, in
+/// saved order), so a page of memories is one statement rather than one for the rows and
+/// one for their contexts (each statement is a round trip to SQLite's worker thread).
+pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.tags, m.source, m.scope, m.org_id, m.created_at, m.updated_at,
+    m.confirmed_via, m.proposed_by, m.imported_from, m.saved_by, m.confirmed_by,
+    (SELECT json_group_array(json_array(c.id, c.citation, c.snippet, c.origin, c.created_at) ORDER BY c.id)
+     FROM memory_context AS c WHERE c.memory_id = m.id) AS contexts";
+
+/// A memory from a row of [`MEMORY_COLUMNS`].
 pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
     let scope: String = get(row, "scope")?;
     Ok(Memory {
@@ -59,7 +67,7 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
         org_id: get(row, "org_id")?,
         created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
         updated_at: Timestamp::from_unix_ms(get(row, "updated_at")?),
-        contexts: Vec::new(),
+        contexts: contexts_from(&get::<String>(row, "contexts")?)?,
         confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
         proposed_by: get(row, "proposed_by")?,
         imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
@@ -68,33 +76,19 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
     })
 }
 
-/// Loads the contexts of `memories` in one query and attaches them in saved order.
-pub(crate) async fn attach_contexts(pool: &SqlitePool, mut memories: Vec<Memory>) -> Result<Vec<Memory>, StoreError> {
-    if memories.is_empty() {
-        return Ok(memories);
-    }
-    let ids: Vec<String> = memories.iter().map(|m| m.id.clone()).collect();
-    let rows = sqlx::query(
-        "SELECT id, memory_id, citation, snippet, origin, created_at FROM memory_context
-         WHERE memory_id IN (SELECT value FROM json_each(?1)) ORDER BY memory_id, id",
-    )
-    .bind(serde_json::Value::from(ids).to_string())
-    .fetch_all(pool)
-    .await
-    .map_err(db_err)?;
-    let mut by_memory: HashMap<String, Vec<MemoryContext>> = HashMap::new();
-    for row in &rows {
-        let origin: Option<String> = get(row, "origin")?;
-        by_memory.entry(get(row, "memory_id")?).or_default().push(MemoryContext {
-            id: get(row, "id")?,
-            snippet: get(row, "snippet")?,
-            citation: parse_citation(get::<Option<String>>(row, "citation")?.as_deref()),
+/// A memory's contexts from the JSON array [`MEMORY_COLUMNS`] packs them in.
+fn contexts_from(packed: &str) -> Result<Vec<MemoryContext>, StoreError> {
+    type Packed = (String, Option<String>, String, Option<String>, i64);
+    let rows: Vec<Packed> =
+        serde_json::from_str(packed).map_err(|e| StoreError::Database(format!("unreadable contexts: {e}")))?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, citation, snippet, origin, created_at)| MemoryContext {
+            id,
+            snippet,
+            citation: parse_citation(citation.as_deref()),
             origin: origin.as_deref().and_then(Origin::parse),
-            created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
-        });
-    }
-    for memory in &mut memories {
-        memory.contexts = by_memory.remove(&memory.id).unwrap_or_default();
-    }
-    Ok(memories)
+            created_at: Timestamp::from_unix_ms(created_at),
+        })
+        .collect())
 }
