@@ -11,7 +11,9 @@
 //! `Arc<dyn MemoryStore>`; only opening and measuring the size on disk differ.
 //!
 //! `--load-local-bank DIR --memories N` measures nothing: it fills a new local bank for
-//! the MCP benchmark in `bench/mcp/` (see `local_bank.rs`).
+//! the MCP benchmark in `bench/mcp/` (see `local_bank.rs`). `--door-phases DIR
+//! --queries-in FILE` times a search on such a bank at the store, over two banks and at
+//! the door `memory-bank mcp` calls (see `door.rs`).
 
 mod corpus;
 mod door;
