@@ -220,8 +220,7 @@ impl MemoryAccess for LocalAccess {
 
     async fn search(&self, query: &str, limit: u32, scope: Option<BankScope>) -> Result<Vec<SearchResult>, AccessError> {
         let request = validate::parse_search(Some(query), Some(&limit.to_string()), None).map_err(invalid)?;
-        let banks = self.bank.banks_for(&self.user_id, &self.org_id, scope.unwrap_or_default()).await.map_err(store_error)?;
-        self.bank.search_in(&banks, &request).await.map_err(store_error)
+        self.bank.search_for(&self.user_id, &self.org_id, scope.unwrap_or_default(), &request).await.map_err(store_error)
     }
 
     async fn list(&self, limit: u32, cursor: Option<&str>, scope: Option<BankScope>) -> Result<ListResponse, AccessError> {

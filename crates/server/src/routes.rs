@@ -29,10 +29,16 @@ pub(crate) fn params(raw: Params) -> Result<HashMap<String, String>, ApiError> {
 /// The banks the caller reads with `scope`: a member who left since the token was
 /// checked is the same 404 as any org they are not in; the org's kill switch is a 403.
 pub(crate) async fn readable_banks<'a>(state: &AppState, caller: &'a OrgCaller, scope: BankScope) -> Result<Vec<BankKey<'a>>, ApiError> {
-    state.bank.banks_for(&caller.user.id, &caller.org_id, scope).await.map_err(|err| match err {
+    state.bank.banks_for(&caller.user.id, &caller.org_id, scope).await.map_err(org_refusal)
+}
+
+/// A refused org read as the API says it: not a member is the 404 of any org they are
+/// not in.
+fn org_refusal(err: StoreError) -> ApiError {
+    match err {
         StoreError::NotFound(_) => ApiError::OrganizationNotFound,
         other => other.into(),
-    })
+    }
 }
 
 /// The body of a request, or the error its rejection means.
@@ -175,8 +181,8 @@ pub async fn search_memory(State(state): State<AppState>, caller: OrgCaller, que
     let get = |name: &str| query.get(name).map(String::as_str);
     let request = validate::parse_search(get("q"), get("limit"), get("wordsOnly")).map_err(ApiError::InvalidRequest)?;
     let scope = validate::parse_scope(get("scope")).map_err(ApiError::InvalidRequest)?;
-    let banks = readable_banks(&state, &caller, scope).await?;
-    let results = state.bank.search_in(&banks, &request).await?;
+    // The same checks as `readable_banks`, made while the banks are searched.
+    let results = state.bank.search_for(&caller.user.id, &caller.org_id, scope, &request).await.map_err(org_refusal)?;
     Ok(Json(SearchResponse { results }))
 }
 

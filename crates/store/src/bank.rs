@@ -180,6 +180,22 @@ impl Bank {
     /// bank gives its candidates, by words and by meaning, and they are ranked as one
     /// list, so a team memory and a personal one compete on the same scores.
     pub async fn search_in(&self, banks: &[BankKey<'_>], request: &ValidSearch) -> Result<Vec<SearchResult>, StoreError> {
+        let found = self.search_banks(banks, request).await?;
+        Ok(self.searched(banks, request, found))
+    }
+
+    /// A search's log line and its count in the metrics, once its results are the
+    /// caller's to see.
+    pub(crate) fn searched(&self, banks: &[BankKey<'_>], request: &ValidSearch, found: Found) -> Vec<SearchResult> {
+        let owner = banks.first().map(|b| b.owner()).unwrap_or_default();
+        tracing::info!(owner, banks = banks.len(), query_len = request.query.chars().count(), terms = found.terms,
+            by_meaning = found.by_meaning, results = found.results.len(), "memory.search");
+        self.record(BankEvent::Searched);
+        found.results
+    }
+
+    /// [`Bank::search_in`]'s work, neither logged nor counted.
+    pub(crate) async fn search_banks(&self, banks: &[BankKey<'_>], request: &ValidSearch) -> Result<Found, StoreError> {
         let query_terms = terms::query_terms(&request.query);
         let limit = request.limit as usize;
         let meaning = self.meaning.as_ref().filter(|_| !request.words_only);
@@ -258,11 +274,7 @@ impl Bank {
                 results.push(SearchResult { memory: memories.swap_remove(pos), score, matched });
             }
         }
-        let owner = banks.first().map(|b| b.owner()).unwrap_or_default();
-        tracing::info!(owner, banks = banks.len(), query_len = request.query.chars().count(), terms = query_terms.len(),
-            by_meaning = near.len(), results = results.len(), "memory.search");
-        self.record(BankEvent::Searched);
-        Ok(results)
+        Ok(Found { results, terms: query_terms.len(), by_meaning: near.len() })
     }
 
     /// One page of the user's memories, newest first, and the cursor for the next.
@@ -456,4 +468,12 @@ pub(crate) fn new_memory(user_id: &str, org_id: &str, input: ValidSave, now: Tim
         saved_by: None,
         confirmed_by: None,
     }
+}
+
+/// What a search found, before it is logged and counted ([`Bank::searched`]).
+pub(crate) struct Found {
+    results: Vec<SearchResult>,
+    /// The query's terms, and the memories near it by meaning: for the log line.
+    terms: usize,
+    by_meaning: usize,
 }

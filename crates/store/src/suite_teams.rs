@@ -105,7 +105,53 @@ async fn contents_in(w: &World, user: &str, scope: BankScope, query: &str) -> Ve
     let banks = w.bank.banks_for(user, &w.org, scope).await.unwrap();
     let mut found: Vec<String> = w.bank.search_in(&banks, &words(query)).await.unwrap().into_iter().map(|h| h.memory.content).collect();
     found.sort();
+    // The doors' search (checks beside the search) finds the same.
+    let mut doors: Vec<String> =
+        w.bank.search_for(user, &w.org, scope, &words(query)).await.unwrap().into_iter().map(|h| h.memory.content).collect();
+    doors.sort();
+    assert_eq!(doors, found, "search_for {scope:?} {query:?}");
     found
+}
+
+/// Counts the searches a bank reports.
+#[derive(Default)]
+struct SearchCount(std::sync::atomic::AtomicUsize);
+
+impl crate::events::BankEvents for SearchCount {
+    fn record(&self, event: crate::events::BankEvent) {
+        if matches!(event, crate::events::BankEvent::Searched) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// The doors' search refuses what `banks_for` refuses, with its error, and a refused
+/// search is not counted as one: someone else's org is "not found", a removed member
+/// stops at once, and the org's kill switch stops every scope.
+pub async fn the_doors_search_refuses_as_banks_for_does(f: &dyn Fixture) {
+    let w = world(f).await;
+    let count = std::sync::Arc::new(SearchCount::default());
+    let bank = w.bank.clone().with_events(count.clone());
+    let other = bank.add_org("Globex").await.unwrap().id;
+    bank.save_to_team(&w.alice, &w.org, validate_save(request("Staging deploys need the VPN")).unwrap()).await.unwrap();
+    let found = bank.search_for(&w.bob, &w.org, BankScope::All, &words("deploys")).await.unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1, "an answered search is counted");
+
+    for scope in [BankScope::Mine, BankScope::Team, BankScope::All] {
+        let refused = bank.search_for(&w.bob, &other, scope, &words("deploys")).await;
+        assert!(matches!(refused, Err(StoreError::NotFound(_))), "not his org, {scope:?}: {refused:?}");
+    }
+    bank.set_org_policy(&w.org, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    for scope in [BankScope::Mine, BankScope::Team, BankScope::All] {
+        let refused = bank.search_for(&w.bob, &w.org, scope, &words("deploys")).await;
+        assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{scope:?}: {refused:?}");
+    }
+    bank.set_org_policy(&w.org, &OrgPolicy::default()).await.unwrap();
+    assert!(bank.remove_member(&w.org, &w.bob).await.unwrap());
+    let refused = bank.search_for(&w.bob, &w.org, BankScope::Mine, &words("deploys")).await;
+    assert!(matches!(refused, Err(StoreError::NotFound(_))), "a removed member stops at once: {refused:?}");
+    assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1, "no refused search is counted");
 }
 
 /// A team memory saved by an admin is read by every member of its org, and by nobody
