@@ -4,7 +4,8 @@
 //! Why here: every door (HTTP, `/mcp`, stdio MCP, the app) asks the bank, so the role
 //! and policy checks are made once, in this file, and a new door cannot skip them. The
 //! store filters every read on a [`BankKey`], so a bank not returned by
-//! [`Bank::banks_for`] cannot be read at all.
+//! [`Bank::banks_for`] cannot be read at all. The doors' search, [`Bank::search_for`],
+//! makes the same check beside its reads and answers nothing unless it passes.
 
 use memory_bank_contract::teams::{BankScope, OrgPolicy, Role, TeamRefusal};
 use memory_bank_contract::validate::{ValidSave, ValidSearch};
