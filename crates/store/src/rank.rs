@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 
 use crate::store::Candidate;
-use crate::terms::{stored_terms, Form, Term};
+use memchr::memmem;
+
+use crate::terms::{stored_terms, Form, Term, USER_CODE_LEN};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -44,14 +46,7 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
     let mut doc_freq = vec![0u32; query_terms.len()];
     for candidate in candidates {
         let mut tf = vec![0u32; query_terms.len()];
-        let mut len = 0usize;
-        for (form, term) in stored_terms(&candidate.search_text) {
-            // Length in words as written, as before stems were indexed.
-            len += usize::from(form == Form::Exact);
-            if let Some(i) = lookup.find(form, term) {
-                tf[i] += 1;
-            }
-        }
+        let len = lookup.count(&candidate.search_text, &mut tf);
         for (i, &f) in tf.iter().enumerate() {
             if f > 0 {
                 doc_freq[i] += 1;
@@ -87,33 +82,95 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
         .collect()
 }
 
-/// Which query term a stored term is. A candidate holds ~40 stored terms and a common
-/// word brings ~1 000 candidates, so this runs ~40 000 times a search: comparing with
-/// each of a short query's few terms costs a fraction of hashing every stored term
-/// (0.76 ms of ranking at 10⁴ memories, BENCHMARKS.md); a map pays only for a long query.
+/// Counts a candidate's query terms. A candidate holds ~25–40 stored terms and a common
+/// word brings ~1 000 candidates. A short query's few texts are found in the stored
+/// text with memchr's SIMD search, and only an occurrence that is a whole stored term's
+/// text counts: that cost a fifth of comparing every stored term with them, which was
+/// 0.45–0.6 ms of a common word's 2.5 ms search (BENCHMARKS.md). A long query's terms
+/// are looked up in a map, each stored term once.
 enum Lookup<'a> {
-    Few(&'a [Term]),
+    /// Each distinct text of the query, and the query terms (index, form) it is.
+    Few(Vec<(memmem::Finder<'a>, Vec<(usize, Form)>)>),
     Many(HashMap<(Form, &'a str), usize>),
 }
 
-/// Most query terms compared one by one.
+/// Most query terms found by their text.
 const FEW_TERMS: usize = 8;
 
 impl<'a> Lookup<'a> {
     fn new(query_terms: &'a [Term]) -> Self {
-        if query_terms.len() <= FEW_TERMS {
-            Lookup::Few(query_terms)
-        } else {
-            Lookup::Many(query_terms.iter().enumerate().map(|(i, t)| ((t.form, t.text.as_str()), i)).collect())
+        if query_terms.len() > FEW_TERMS {
+            return Lookup::Many(query_terms.iter().enumerate().map(|(i, t)| ((t.form, t.text.as_str()), i)).collect());
         }
+        let mut texts: Vec<(memmem::Finder<'a>, Vec<(usize, Form)>)> = Vec::new();
+        for (i, term) in query_terms.iter().enumerate() {
+            match texts.iter_mut().find(|(finder, _)| finder.needle() == term.text.as_bytes()) {
+                Some((_, forms)) => forms.push((i, term.form)),
+                None if !term.text.is_empty() => texts.push((memmem::Finder::new(term.text.as_bytes()), vec![(i, term.form)])),
+                None => {}
+            }
+        }
+        Lookup::Few(texts)
     }
 
-    fn find(&self, form: Form, term: &str) -> Option<usize> {
+    /// Adds each query term's count in `search_text` to `tf`; returns its length in
+    /// words as written (its stored terms that are not stems, as before stems were
+    /// indexed). Stored terms as [`stored_terms`] reads them.
+    fn count(&self, search_text: &str, tf: &mut [u32]) -> usize {
         match self {
-            Lookup::Few(terms) => terms.iter().position(|t| t.form == form && t.text == term),
-            Lookup::Many(index) => index.get(&(form, term)).copied(),
+            Lookup::Many(index) => {
+                let mut len = 0;
+                for (form, term) in stored_terms(search_text) {
+                    len += usize::from(form == Form::Exact);
+                    if let Some(&i) = index.get(&(form, term)) {
+                        tf[i] += 1;
+                    }
+                }
+                len
+            }
+            Lookup::Few(texts) => {
+                let bytes = search_text.as_bytes();
+                for (finder, forms) in texts {
+                    let mut from = 0;
+                    // Overlapping occurrences too: one may start inside the owner code.
+                    while let Some(found) = finder.find(&bytes[from..]) {
+                        let at = from + found;
+                        from = at + 1;
+                        if let Some(form) = whole_term_at(bytes, at, finder.needle().len()) {
+                            if let Some(&(i, _)) = forms.iter().find(|(_, f)| *f == form) {
+                                tf[i] += 1;
+                            }
+                        }
+                    }
+                }
+                stored_lengths(bytes)
+            }
         }
     }
+}
+
+/// The form of the stored term whose text is exactly `bytes[at..at + n]`, if it is one:
+/// a form letter and the owner code right before it, at the text's start or after a
+/// space, and a space or the end right after it.
+fn whole_term_at(bytes: &[u8], at: usize, n: usize) -> Option<Form> {
+    let start = at.checked_sub(USER_CODE_LEN)?;
+    let starts_term = start == 0 || bytes[start - 1] == b' ';
+    let ends_term = at + n == bytes.len() || bytes[at + n] == b' ';
+    (starts_term && ends_term && !bytes[start..at].contains(&b' '))
+        .then(|| if bytes[start] == b's' { Form::Stem } else { Form::Exact })
+}
+
+/// How many stored terms of `bytes` are not stems: each space-separated term longer
+/// than the owner code whose letter is not `s`.
+fn stored_lengths(bytes: &[u8]) -> usize {
+    let mut len = 0;
+    let mut start = 0;
+    for end in memchr::memchr_iter(b' ', bytes).chain(std::iter::once(bytes.len())) {
+        let term = &bytes[start..end];
+        len += usize::from(term.len() > USER_CODE_LEN && term[0] != b's');
+        start = end + 1;
+    }
+    len
 }
 
 #[cfg(test)]
@@ -159,6 +216,47 @@ mod tests {
         let ranked = rank(&query_terms("tea"), &cands, 5);
         assert_eq!(ranked.len(), 5);
         assert_eq!(ranked[0].id, "m03");
+    }
+
+    /// The counting of short queries (found by text) equals reading every stored term,
+    /// on drawn texts made to trip it: terms inside others, texts that start inside the
+    /// owner code, repeats, stems, and terms of another owner.
+    #[test]
+    fn short_queries_count_as_every_stored_term_read_does() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let pieces = ["a", "ab", "aba", "ba", "c0", "0a", "tea", "te", "ea", "b"];
+        let codes = ["cad17b98ab", "0000000aba", "abababab0a"];
+        for _ in 0..2000 {
+            let terms: Vec<String> = (0..1 + next(8))
+                .map(|_| {
+                    let letter = if next(3) == 0 { 's' } else { 'u' };
+                    let text: String = (0..1 + next(3)).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
+                    format!("{letter}{}{text}", codes[next(codes.len() as u64) as usize])
+                })
+                .collect();
+            let search_text = terms.join(" ");
+            let query: Vec<Term> = (0..1 + next(3))
+                .map(|_| {
+                    let text: String = (0..1 + next(2)).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
+                    if next(2) == 0 { Term::exact(&text) } else { Term { form: Form::Stem, text } }
+                })
+                .collect();
+            let mut expected = vec![0u32; query.len()];
+            let mut expected_len = 0;
+            for (form, term) in stored_terms(&search_text) {
+                expected_len += usize::from(form == Form::Exact);
+                if let Some(i) = query.iter().position(|t| t.form == form && t.text == term) {
+                    expected[i] += 1;
+                }
+            }
+            let mut tf = vec![0u32; query.len()];
+            let len = Lookup::new(&query).count(&search_text, &mut tf);
+            assert_eq!((tf, len), (expected, expected_len), "{query:?} in {search_text:?}");
+        }
     }
 
     #[test]
