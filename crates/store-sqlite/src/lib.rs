@@ -38,7 +38,7 @@ use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
 pub use encryption::FileState;
 pub use key::{DbKey, KeyFormatError};
-use rows::{db_err, memory_from_row, org_from_row, user_from_row, MEMORY_COLUMNS};
+use rows::{db_err, memory_columns, memory_from_row, org_from_row, user_from_row};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -609,21 +609,24 @@ impl MemoryStore for SqliteStore {
 
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let (user_id, scope) = (bank.owner(), bank.scope().as_str());
-        // Built from constants only; every value is a bound parameter.
         let rows = match cursor {
-            None => sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {MEMORY_COLUMNS} FROM memory AS m
+            None => sqlx::query(concat!(
+                "SELECT ",
+                memory_columns!(),
+                " FROM memory AS m
                  WHERE m.user_id = ?1 AND m.scope = ?3
                  ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
-            )))
+            ))
             .bind(user_id)
             .bind(limit)
             .bind(scope),
-            Some(cursor) => sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT {MEMORY_COLUMNS} FROM memory AS m
+            Some(cursor) => sqlx::query(concat!(
+                "SELECT ",
+                memory_columns!(),
+                " FROM memory AS m
                  WHERE m.user_id = ?1 AND m.scope = ?5 AND (m.created_at, m.id) < (?3, ?4)
                  ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
-            )))
+            ))
             .bind(user_id)
             .bind(limit)
             .bind(cursor.created_at_ms)
@@ -770,11 +773,12 @@ impl MemoryStore for SqliteStore {
             return Ok(Vec::new());
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
-        // Built from constants only; every value is a bound parameter.
-        let rows = sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT {MEMORY_COLUMNS} FROM memory AS m
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            memory_columns!(),
+            " FROM memory AS m
              WHERE m.id IN (SELECT value FROM json_each(?2)) AND +m.user_id = ?1 AND +m.scope = ?3"
-        )))
+        ))
         .bind(bank.owner())
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
         .bind(bank.scope().as_str())

@@ -50,12 +50,18 @@ pub(crate) fn org_from_row(row: &SqliteRow) -> Result<Org, StoreError> {
 /// contexts as one JSON array (`[id, citation, snippet, origin, created_at]` each, in
 /// saved order), so a page of memories is one statement rather than one for the rows and
 /// one for their contexts (each statement is a round trip to SQLite's worker thread).
-pub(crate) const MEMORY_COLUMNS: &str = "m.id, m.content, m.tags, m.source, m.scope, m.org_id, m.created_at, m.updated_at,
-    m.confirmed_via, m.proposed_by, m.imported_from, m.saved_by, m.confirmed_by,
-    (SELECT json_group_array(json_array(c.id, c.citation, c.snippet, c.origin, c.created_at) ORDER BY c.id)
-     FROM memory_context AS c WHERE c.memory_id = m.id) AS contexts";
+/// A macro, so each statement is one literal (`concat!`), built by nothing at run time.
+macro_rules! memory_columns {
+    () => {
+        "m.id, m.content, m.tags, m.source, m.scope, m.org_id, m.created_at, m.updated_at,
+         m.confirmed_via, m.proposed_by, m.imported_from, m.saved_by, m.confirmed_by,
+         (SELECT json_group_array(json_array(c.id, c.citation, c.snippet, c.origin, c.created_at) ORDER BY c.id)
+          FROM memory_context AS c WHERE c.memory_id = m.id) AS contexts"
+    };
+}
+pub(crate) use memory_columns;
 
-/// A memory from a row of [`MEMORY_COLUMNS`].
+/// A memory from a row of [`memory_columns`].
 pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
     let scope: String = get(row, "scope")?;
     Ok(Memory {
@@ -76,7 +82,7 @@ pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
     })
 }
 
-/// A memory's contexts from the JSON array [`MEMORY_COLUMNS`] packs them in.
+/// A memory's contexts from the JSON array [`memory_columns`] packs them in.
 fn contexts_from(packed: &str) -> Result<Vec<MemoryContext>, StoreError> {
     type Packed = (String, Option<String>, String, Option<String>, i64);
     let rows: Vec<Packed> =
