@@ -39,9 +39,8 @@ after(async () => {
 
 const message = (index) => `//article[@data-message-index='${index}']`;
 
-async function withTranscript(name, body) {
-  const app = await h.openApp();
-  try {
+function withTranscript(name, body) {
+  return h.withApp(name, async (app) => {
     const sessions = await app.$("//nav//button[normalize-space()='Sessions']");
     await sessions.waitForClickable({ timeout: 10000 });
     await sessions.click();
@@ -52,12 +51,7 @@ async function withTranscript(name, body) {
     // A page that navigated away (or reloaded) would lose this.
     await app.execute(() => (window.__sameDocument = true));
     await body(app);
-  } catch (err) {
-    await screenshot(app, path.join(root, "target/e2e", `${name}-failed.png`)).catch(() => {});
-    throw err;
-  } finally {
-    await app.deleteSession();
-  }
+  });
 }
 
 test("the XSS corpus in a session renders inert in the real window", () =>
