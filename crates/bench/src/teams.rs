@@ -9,8 +9,8 @@
 //!
 //! For each query (one term from each class, rare, mid and very common, picked as the
 //! plain bench picks them) a random member searches three ways, exactly as
-//! `GET /v1/memory/search` does: [`Bank::banks_for`] (the role and policy lookup),
-//! then [`Bank::search_in`] over the banks it returns.
+//! `GET /v1/memory/search` does: [`Bank::search_for`] (the role and policy lookup
+//! beside [`Bank::search_in`] over the banks of the scope).
 //!
 //! - **mine**: `scope=mine`, the person's own bank: today's personal-only search;
 //! - **all**: `scope=all` (the route's default), own and team bank ranked together;
@@ -212,8 +212,7 @@ async fn searches(bank: &Bank, members: &[String], queries: usize) -> anyhow::Re
                 let which = (i + k) % (SCOPES.len() + 1);
                 let (who, scope) = if which == SCOPES.len() { (SOLO, BankScope::Mine) } else { (user.as_str(), SCOPES[which]) };
                 let t = Instant::now();
-                let banks = bank.banks_for(who, ORG, scope).await?;
-                std::hint::black_box(bank.search_in(&banks, &query).await?);
+                std::hint::black_box(bank.search_for(who, ORG, scope, &query).await?);
                 samples[class][which].push(t.elapsed());
             }
         }
