@@ -54,11 +54,8 @@ export class Harness {
     // The app's own log (and the drivers') goes to target/e2e/app.log for post-mortems.
     mkdirSync(path.join(root, "target/e2e"), { recursive: true });
     const log = openSync(path.join(root, "target/e2e/app.log"), "w");
-    // Free ports of our own, so a stray driver from another run cannot get in the way.
-    this.driverPort = await freePort();
-    const nativePort = await freePort();
-    this.driver = spawn("tauri-driver", ["--port", String(this.driverPort), "--native-port", String(nativePort)], {
-      env: {
+    this.driver = await startDriver(
+      {
         ...this.clientEnv,
         ...this.homeEnv,
         MEMORY_BANK_DATA_DIR: path.join(this.dir, "app"),
@@ -67,9 +64,9 @@ export class Harness {
         LANGUAGE: "en",
         ...appEnv,
       },
-      stdio: ["ignore", log, log],
-    });
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${this.driverPort}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
+      log,
+    );
+    this.driverPort = this.driver.port;
   }
 
   /** Stops the memory service (the app keeps its URL: "the server is down"). */
@@ -209,15 +206,35 @@ export class Harness {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/** tauri-driver on ports of its own. One that cannot listen ("can not listen to address")
+ * exits at once, so that is seen and another pair tried, rather than waited on for 20 s. */
+async function startDriver(env, log) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    let nativePort = await freePort();
+    while (nativePort === port) nativePort = await freePort();
+    const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], { env, stdio: ["ignore", log, log] });
+    driver.port = port;
+    const exited = () => driver.exitCode !== null || driver.signalCode !== null;
+    await waitFor(async () => exited() || (await fetch(`http://127.0.0.1:${port}/status`).catch(() => null))?.ok, 20000, "tauri-driver");
+    if (!exited()) return driver;
+    if (attempt === 3) throw new Error(`tauri-driver exited ${attempt} times before listening; see target/e2e/app.log`);
+  }
+}
+
+/** A port nobody listens on, below the kernel's ephemeral range (32768 and up on Linux): an
+ * outgoing connection's local port is drawn from that range, and can take a port picked
+ * from it between our check and tauri-driver's listen. */
+async function freePort() {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    const free = await new Promise((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
     });
-    server.on("error", reject);
-  });
+    if (free) return port;
+  }
 }
 
 export async function waitFor(check, timeoutMs, what) {
