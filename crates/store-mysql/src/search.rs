@@ -9,7 +9,7 @@
 //! several terms reads one such range per term, and the newest `cap` of their union
 //! are exactly the newest `cap` rows holding any of them, as the SQLite store answers.
 
-use memory_bank_store::{BankKey, Candidate, StoreError};
+use memory_bank_store::{BankKey, Candidate, StoreError, TermRows};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
 
@@ -82,44 +82,47 @@ pub(crate) async fn candidates(
     rows.iter().map(candidate_from_row).collect()
 }
 
-/// For each scoped term, the ids of at most `cap` of the bank's rows holding it: one
-/// statement, a capped list per term (`JSON_ARRAYAGG` of a capped range). A term that is
-/// no term of the app's (never: terms are letters and digits) counts as common.
+/// For each scoped term, the ids of the bank's rows holding it, or `Common` when `cap` or
+/// more do: one statement, a capped range per term (`JSON_ARRAYAGG` of it, NULL at the
+/// cap). A term that is no term of the app's (never: terms are letters and digits)
+/// counts as common.
 pub(crate) async fn term_rows(
     conn: &mut MySqlConnection,
     bank: BankKey<'_>,
     scoped_terms: &[String],
     cap: u32,
-) -> Result<Vec<Vec<String>>, StoreError> {
+) -> Result<Vec<TermRows>, StoreError> {
     let looked_up: Vec<Option<String>> =
         scoped_terms.iter().map(|t| lookup_terms(std::slice::from_ref(t)).pop()).collect();
     let listed: Vec<&String> = looked_up.iter().flatten().collect();
-    let full = || (0..cap).map(|i| format!("\u{0}{i}")).collect::<Vec<String>>();
     if listed.is_empty() {
-        return Ok(looked_up.iter().map(|_| full()).collect());
+        return Ok(looked_up.iter().map(|_| TermRows::Common).collect());
     }
-    // JSON_ARRAYAGG, not GROUP_CONCAT: that one stops at group_concat_max_len (1 KB on MySQL).
-    let one = "(SELECT JSON_ARRAYAGG(memory_id) FROM (SELECT memory_id FROM memory_term WHERE user_id = ? AND term = ? LIMIT ?) AS t)";
+    // JSON_ARRAYAGG, not GROUP_CONCAT: that one stops at group_concat_max_len (1 KB on
+    // MySQL). A term with no rows is NULL as well, told apart by its count.
+    let one = "(SELECT IF(COUNT(*) < ?, COALESCE(JSON_ARRAYAGG(memory_id), '[]'), NULL)
+                FROM (SELECT memory_id FROM memory_term WHERE user_id = ? AND term = ? LIMIT ?) AS t)";
     // Only the constant above, repeated: every term is a bound parameter.
     let statement = format!("SELECT {}", vec![one; listed.len()].join(", "));
     let mut query = sqlx::query(sqlx::AssertSqlSafe(statement));
     for term in &listed {
-        query = query.bind(bank.owner()).bind(term.as_str()).bind(cap);
+        query = query.bind(cap).bind(bank.owner()).bind(term.as_str()).bind(cap);
     }
     let row = query.fetch_one(&mut *conn).await.map_err(db_err)?;
     let mut lists = Vec::with_capacity(looked_up.len());
     let mut column = 0;
     for term in &looked_up {
         if term.is_none() {
-            lists.push(full());
+            lists.push(TermRows::Common);
             continue;
         }
         let ids: Option<String> = row.try_get(column).map_err(db_err)?;
-        let ids: Vec<String> = match ids {
-            Some(json) => serde_json::from_str(&json).map_err(|e| StoreError::Database(format!("unreadable term rows: {e}")))?,
-            None => Vec::new(),
-        };
-        lists.push(ids);
+        lists.push(match ids {
+            Some(json) => TermRows::Rows(
+                serde_json::from_str(&json).map_err(|e| StoreError::Database(format!("unreadable term rows: {e}")))?,
+            ),
+            None => TermRows::Common,
+        });
         column += 1;
     }
     Ok(lists)

@@ -11,7 +11,7 @@ use memory_bank_contract::Timestamp;
 use memory_bank_contract::teams::{AuditAction, NewAuditEntry};
 use memory_bank_store::teams::{change_entry, chars, proposed_entry};
 use memory_bank_store::{
-    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, TermRows, Worded,
 };
 use sqlx::{MySqlConnection, Row as _};
 
@@ -362,7 +362,7 @@ impl MemoryStore for MySqlStore {
         search::candidates(&mut conn, bank, scoped_terms, cap).await
     }
 
-    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
+    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }

@@ -80,7 +80,10 @@ impl SqliteStore {
             Err(e) => Err(db_err(e)),
         };
         match together {
-            Ok(()) => batch.into_iter().for_each(|p| drop(p.done.send(Ok(())))),
+            Ok(()) => {
+                self.wrote();
+                batch.into_iter().for_each(|p| drop(p.done.send(Ok(()))));
+            }
             Err(err) if batch.len() == 1 => {
                 if let Some(alone) = batch.into_iter().next() {
                     drop(alone.done.send(Err(err)));

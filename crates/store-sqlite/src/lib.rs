@@ -5,6 +5,7 @@
 //! and a busy timeout makes writers wait for each other instead of failing.
 
 pub mod encryption;
+mod compaction;
 mod group_commit;
 mod key;
 mod verify;
@@ -31,7 +32,7 @@ use memory_bank_contract::Timestamp;
 use memory_bank_contract::teams::{AuditAction, NewAuditEntry};
 use memory_bank_store::teams::{change_entry, chars, proposed_entry};
 use memory_bank_store::{
-    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, Worded,
+    BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, TermRows, Worded,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row as _, SqliteConnection, SqlitePool};
@@ -72,6 +73,8 @@ pub struct SqliteStore {
     writer: SqlitePool,
     /// Saves waiting for `writer`, committed together (see `group_commit`).
     saves: std::sync::Arc<group_commit::SaveQueue>,
+    /// Writes since the search index was last compacted (see `compaction`).
+    compaction: std::sync::Arc<compaction::Compaction>,
     /// Whether offboarding wipes what it deleted (`wipe.rs`): always, except on the
     /// benchmark's comparison bank.
     wipes: std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -145,6 +148,11 @@ impl SqliteStore {
         let pool = |connections: u32| {
             SqlitePoolOptions::new()
                 .max_connections(connections)
+                // sqlx pings a connection before handing it out: for SQLite, a round trip
+                // to the connection's worker thread before every statement, with nothing
+                // to find (no server can hang up on a file). sqlx pings each connection
+                // as it returns to the pool as well, and drops a broken one there.
+                .test_before_acquire(false)
                 .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
                 .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
                 .connect_with(options.clone())
@@ -168,7 +176,7 @@ impl SqliteStore {
         };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool, writer, saves: Default::default(), wipes: std::sync::Arc::new(true.into()) };
+        let store = Self { pool, writer, saves: Default::default(), compaction: Default::default(), wipes: std::sync::Arc::new(true.into()) };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
@@ -204,7 +212,9 @@ impl SqliteStore {
     /// Starts a write transaction that takes the write lock at once, so two writers
     /// queue on the busy timeout instead of failing when a read upgrades to a write.
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, StoreError> {
-        begin_immediate(self.writer.acquire().await.map_err(db_err)?).await
+        let tx = begin_immediate(self.writer.acquire().await.map_err(db_err)?).await?;
+        self.wrote();
+        Ok(tx)
     }
 }
 
@@ -669,17 +679,19 @@ impl MemoryStore for SqliteStore {
         unpack_candidates(packed.as_deref().unwrap_or_default())
     }
 
-    async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError> {
+    async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
         // One statement for all terms; each reads at most `cap` entries of the term's
-        // posting list (FTS5 stops at the LIMIT). Quoted as phrases, as in
-        // search_candidates; the terms arrive as one bound JSON array.
+        // posting list (FTS5 stops at the LIMIT), and a term at the cap answers NULL, not
+        // its rows. Quoted as phrases, as in search_candidates; the terms arrive as one
+        // bound JSON array. A list is row numbers separated by spaces.
         let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
         let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
-        let lists: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT t.key, (SELECT json_group_array(seq) FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH t.value LIMIT ?2))
+        let lists: Vec<(i64, Option<String>)> = sqlx::query_as(
+            "SELECT t.key, (SELECT CASE WHEN count(*) < ?2 THEN coalesce(group_concat(seq, ' '), '') END
+                            FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH t.value LIMIT ?2))
              FROM json_each(?1) AS t ORDER BY t.key",
         )
         .bind(phrases)
@@ -687,13 +699,7 @@ impl MemoryStore for SqliteStore {
         .fetch_all(&self.pool)
         .await
         .map_err(db_err)?;
-        lists
-            .into_iter()
-            .map(|(_, list)| {
-                let seqs: Vec<i64> = serde_json::from_str(&list).map_err(|e| StoreError::Database(format!("unreadable term rows: {e}")))?;
-                Ok(seqs.into_iter().map(|seq| seq.to_string()).collect())
-            })
-            .collect()
+        Ok(lists.into_iter().map(|(_, list)| term_rows_from(list.as_deref())).collect())
     }
 
     async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
@@ -943,6 +949,15 @@ fn unpack_candidates(packed: &str) -> Result<Vec<Candidate>, StoreError> {
         .collect()
 }
 
+/// A term's rows as `term_rows`' statement answers them: NULL for a term at the cap,
+/// else its row numbers separated by spaces (none for a term no row holds).
+fn term_rows_from(list: Option<&str>) -> TermRows {
+    match list {
+        None => TermRows::Common,
+        Some(list) => TermRows::Rows(list.split_terminator(' ').map(str::to_owned).collect()),
+    }
+}
+
 /// The `[id, created_at, text]` rows a statement packed into one JSON array (streaming
 /// thousands of small rows through the driver costs more than the query itself).
 fn unpack_rows(packed: Option<String>) -> Result<Vec<(String, Timestamp, String)>, StoreError> {
@@ -964,5 +979,12 @@ mod tests {
         assert!(unpack_candidates("").unwrap().is_empty());
         assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));
         assert!(matches!(unpack_candidates("mem_a ten ua"), Err(StoreError::Database(_))));
+    }
+
+    #[test]
+    fn term_rows_read_back_as_the_statement_packs_them() {
+        assert_eq!(term_rows_from(None), TermRows::Common);
+        assert_eq!(term_rows_from(Some("")), TermRows::Rows(Vec::new()));
+        assert_eq!(term_rows_from(Some("7 12 3")), TermRows::Rows(vec!["7".into(), "12".into(), "3".into()]));
     }
 }

@@ -256,6 +256,60 @@ async fn a_save_that_fails_in_a_group_fails_alone() {
     store.close().await;
 }
 
+/// The search index's segments are merged in the background as saves arrive, one a
+/// transaction, with no `db optimize` (issue 33, item 3): saves made while it merges
+/// are kept, a merge run ends when nothing is left, and every memory is found after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_index_is_merged_in_the_background_as_saves_arrive() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, bank, user, _path) = bank_with_a_user(&dir).await;
+    let words: Vec<String> = (0..96).map(|i| format!("zq{i}x")).collect();
+    for word in &words[..64] {
+        store.insert_memory(&memory(&user, word)).await.unwrap();
+    }
+    // A merge run starts by setting FTS5's `usermerge` to 2: proof that one ran by itself.
+    let mut merged_by_itself = false;
+    for _ in 0..400 {
+        let usermerge: Option<i64> = sqlx::query_scalar("SELECT v FROM memory_fts_config WHERE k = 'usermerge'")
+            .fetch_optional(store.pool())
+            .await
+            .unwrap();
+        if usermerge == Some(2) {
+            merged_by_itself = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(merged_by_itself, "64 saves started no background merge of the search index");
+
+    let saves = futures_join_all(words[64..].iter().map(|w| {
+        let (store, memory) = (store.clone(), memory(&user, w));
+        async move { store.insert_memory(&memory).await }
+    }));
+    let (merged, saved) = tokio::join!(store.compact_search_index(), saves);
+    merged.unwrap();
+    assert!(saved.iter().all(Result::is_ok), "saves made while merging: {saved:?}");
+    // Merging again until a run finds nothing: it ends, and leaves the index whole.
+    let mut runs = 0;
+    while store.compact_search_index().await.unwrap() > 0 {
+        runs += 1;
+        assert!(runs < 100, "merging never ends");
+    }
+    sqlx::query("INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 0)")
+        .execute(store.pool())
+        .await
+        .expect("the merged index passes FTS5's integrity check");
+    assert!(store.search_index_segments().await.unwrap() >= 1);
+    for word in &words {
+        let found = bank.search(&user, &ValidSearch { query: word.clone(), limit: 5, words_only: false }).await.unwrap();
+        assert_eq!(found.len(), 1, "{word} is found after merging");
+    }
+    let all = bank.search(&user, &ValidSearch { query: "runbook".into(), limit: 100, words_only: false }).await.unwrap();
+    assert_eq!(all.len(), 96, "every memory is found by the word they share");
+    eprintln!("segments after merging: {}", store.search_index_segments().await.unwrap());
+    store.close().await;
+}
+
 async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
 where
     F: std::future::Future + Send + 'static,

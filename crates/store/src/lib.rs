@@ -63,7 +63,7 @@ pub use proposals::{Accepted, ProposalError};
 pub use team_inbox::Saved;
 pub use recall::{RecallQuery, RecallRule, Recalled};
 pub use store::{
-    BankKey, Candidate, Change, RowKey, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
+    BankKey, Candidate, Change, RowKey, TermRows, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
     OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };

@@ -41,7 +41,7 @@ use memory_bank_contract::Timestamp;
 
 use crate::similar::COUNT_CAP;
 use crate::terms::{self, Term};
-use crate::{Bank, StoreError};
+use crate::{Bank, StoreError, TermRows};
 
 /// Most characters of a prompt read (a pasted log says what it is about early on).
 pub const PROMPT_CHARS: usize = 4000;
@@ -126,11 +126,18 @@ impl Bank {
         let mut weights = Shared::default();
         let mut pulled: HashMap<&str, f64> = HashMap::new();
         for (i, (concept, list)) in looked_up.iter().zip(&lists).enumerate() {
-            let keys: HashSet<&str> = list.iter().map(String::as_str).collect();
-            if keys.is_empty() {
+            let keys: HashSet<&str> = match list {
+                TermRows::Common => HashSet::new(),
+                TermRows::Rows(keys) => keys.iter().map(String::as_str).collect(),
+            };
+            let count = match list {
+                TermRows::Common => u64::from(COUNT_CAP),
+                TermRows::Rows(_) => keys.len() as u64,
+            };
+            if count == 0 {
                 continue;
             }
-            let w = weight.of(keys.len() as u64);
+            let w = weight.of(count);
             let from_prompt = i < prompt.len();
             if from_prompt {
                 weights.prompt.insert(concept, w);

@@ -25,14 +25,14 @@
 //! [`COMPARED`] of them. So the hints are exactly those of comparing the sentence with
 //! every memory, but for a sentence of common words in a bank holding thousands of them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
 
 use memory_bank_contract::validate::ValidSave;
 use memory_bank_contract::wire::{Scope, SimilarMemory};
 
-use crate::store::{Candidate, RowKey, Worded, SEARCH_CANDIDATE_CAP};
+use crate::store::{Candidate, RowKey, TermRows, Worded, SEARCH_CANDIDATE_CAP};
 use crate::{terms, word_forms, Bank, BankKey, ProposalError, Saved, StoreError};
 
 /// Least share of terms two sentences must have in common to count as alike.
@@ -167,28 +167,41 @@ impl Bank {
     async fn uncommon_sharing(&self, bank: BankKey<'_>, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
         let counted: Vec<usize> =
             (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
-        let mut rows: Vec<Option<Vec<RowKey>>> = vec![None; wanted.len()];
+        // A stopword is not looked up: it counts as common.
+        let mut rows: Vec<TermRows> = vec![TermRows::Common; wanted.len()];
         if !counted.is_empty() {
             let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
             for (&i, list) in counted.iter().zip(self.store().term_rows(bank, &terms, COUNT_CAP).await?) {
-                rows[i] = Some(list);
+                rows[i] = list;
             }
         }
-        let cap = COUNT_CAP as usize;
-        let counts: Vec<u32> = rows.iter().map(|r| r.as_ref().map_or(COUNT_CAP, |l| l.len().min(cap) as u32)).collect();
-        let uncommon: Vec<&Vec<RowKey>> = rows.iter().flatten().filter(|l| l.len() < cap).collect();
+        let counts: Vec<u32> = rows.iter().map(|r| r.count(COUNT_CAP)).collect();
+        let uncommon: Vec<&Vec<RowKey>> = rows
+            .iter()
+            .filter_map(|r| match r {
+                TermRows::Rows(keys) if keys.len() < COUNT_CAP as usize => Some(keys),
+                _ => None,
+            })
+            .collect();
         let common = wanted.len() - uncommon.len();
         let required = wanted.len().div_ceil(2).saturating_sub(common);
         if required == 0 {
             return Ok(Sharing::MostlyCommon(counts));
         }
-        let mut shared: HashMap<&str, usize> = HashMap::new();
-        for list in &uncommon {
-            for key in list.iter().collect::<HashSet<_>>() {
-                *shared.entry(key.as_str()).or_default() += 1;
+        // How many of the lists hold each row, a row counted once a list (the last list
+        // that counted it is kept beside the count): thousands of keys, so a fast hash.
+        let mut shared: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
+        for (list_no, list) in uncommon.iter().enumerate() {
+            for key in list.iter() {
+                let (lists, last) = shared.entry(key.as_str()).or_insert((0, usize::MAX));
+                if *last != list_no {
+                    *last = list_no;
+                    *lists += 1;
+                }
             }
         }
-        let mut enough: Vec<(usize, &str)> = shared.into_iter().filter(|(_, n)| *n >= required).map(|(k, n)| (n, k)).collect();
+        let mut enough: Vec<(usize, &str)> =
+            shared.into_iter().filter(|(_, (n, _))| *n >= required).map(|(k, (n, _))| (n, k)).collect();
         // Most shared first, then the newest (a later row's key is longer, or larger).
         enough.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.len().cmp(&x.len())).then(y.cmp(x)));
         let keys: Vec<RowKey> = enough.into_iter().take(SEARCH_CANDIDATE_CAP as usize).map(|(_, k)| k.to_owned()).collect();

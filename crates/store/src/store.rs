@@ -264,6 +264,26 @@ pub struct Candidate {
 /// MySQL's memory id.
 pub type RowKey = String;
 
+/// A term's rows in a bank, read up to a cap ([`MemoryStore::term_rows`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TermRows {
+    /// At least the cap hold it: a common term. Its rows are counted, not read out,
+    /// since no caller uses a common term's rows (and 500 keys a term cost a save 0.1 ms).
+    Common,
+    /// Every row holding it, fewer than the cap.
+    Rows(Vec<RowKey>),
+}
+
+impl TermRows {
+    /// How many rows hold the term, `cap` when it is common.
+    pub fn count(&self, cap: u32) -> u32 {
+        match self {
+            TermRows::Common => cap,
+            TermRows::Rows(keys) => u32::try_from(keys.len()).unwrap_or(u32::MAX).min(cap),
+        }
+    }
+}
+
 /// A memory's sentence, for the duplicate hint's comparison of wording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Worded {
@@ -487,11 +507,11 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
     /// For each term, already scoped to the bank's owner, the keys of the bank's rows
-    /// whose index holds it, at most `cap` (one posting-list read per term, bounded): a
-    /// term at the cap is common. The duplicate hint counts its candidates from these
-    /// (similar.rs). A list may hold rows that do not hold the term or are another
-    /// bank's (a code collision), never miss one, up to the cap.
-    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Vec<RowKey>>, StoreError>;
+    /// whose index holds it, or [`TermRows::Common`] when `cap` or more do (one
+    /// posting-list read per term, bounded by the cap). The duplicate hint counts its
+    /// candidates from these (similar.rs). A list may hold rows that do not hold the term
+    /// or are another bank's (a code collision), never miss one.
+    async fn term_rows(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError>;
 
     /// The memories of `bank` among these row keys, with their sentences (other banks'
     /// rows are left out).

@@ -9,7 +9,7 @@ use crate::suite::{list_all, request, save, world, Fixture};
 use memory_bank_contract::gate::Refused;
 
 use crate::similar::{overlap, MAX_SIMILAR, SIMILAR_MIN_OVERLAP};
-use crate::{terms, BankKey, ProposalError};
+use crate::{terms, BankKey, ProposalError, TermRows};
 use memory_bank_contract::wire::Memory;
 use std::collections::HashSet;
 
@@ -256,10 +256,17 @@ pub async fn term_rows_stop_at_the_cap(f: &dyn Fixture) {
         save(&w, &w.bob, request("coffee for bob")).await;
     }
     let scoped = terms::scope_terms(&w.alice, &[terms::Term::exact("tea"), terms::Term::exact("coffee"), terms::Term::exact("absent")]);
-    let lens = |lists: Vec<Vec<String>>| lists.iter().map(Vec::len).collect::<Vec<_>>();
-    assert_eq!(lens(w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 3).await.unwrap()), [3, 1, 0]);
-    let all = w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 100).await.unwrap();
-    assert_eq!(lens(all.clone()), [5, 1, 0]);
+    // A term at the cap is common, its rows not read out; under it, each row once.
+    let lens = |lists: Vec<TermRows>| {
+        lists.iter().map(|l| match l { TermRows::Common => None, TermRows::Rows(keys) => Some(keys.len()) }).collect::<Vec<_>>()
+    };
+    assert_eq!(lens(w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 3).await.unwrap()), [None, Some(1), Some(0)]);
+    assert_eq!(lens(w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 5).await.unwrap()), [None, Some(1), Some(0)]);
+    assert_eq!(lens(w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 6).await.unwrap()), [Some(5), Some(1), Some(0)]);
+    let all: Vec<Vec<String>> = w.bank.store().term_rows(BankKey::Personal(&w.alice), &scoped, 100).await.unwrap()
+        .into_iter()
+        .map(|l| match l { TermRows::Common => panic!("a term of 5 rows is not common at 100"), TermRows::Rows(keys) => keys })
+        .collect();
     assert!(w.bank.store().term_rows(BankKey::Personal(&w.alice), &[], 3).await.unwrap().is_empty());
 
     let mut worded = w.bank.store().worded_rows(BankKey::Personal(&w.alice), &all[0]).await.unwrap();
