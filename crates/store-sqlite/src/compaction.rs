@@ -12,7 +12,9 @@
 //! merges wherever two segments sit on one level (FTS5's `usermerge` set to 2), at most
 //! [`PAGES_A_STEP`] pages a transaction, until FTS5 reports nothing left to merge. It
 //! takes the writer like a save and lets go of it between steps, so a save waits for
-//! one step at most. Merging never changes what a search finds, only how fast.
+//! one step at most. A bank opened with its index already spread (loaded in bulk, or
+//! by an older version) is merged the same way at once, since one that is only searched
+//! would otherwise never be. Merging never changes what a search finds, only how fast.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
@@ -31,6 +33,10 @@ const PAGES_A_STEP: i64 = 32;
 /// Segments one level may hold before the background merge joins them (FTS5's
 /// `usermerge`; its default, 4, is what leaves the index spread).
 const SEGMENTS_A_LEVEL: i64 = 2;
+
+/// Segments from which a bank being opened is merged at once. A new or small bank has
+/// one to three, so opening one writes nothing; a 10⁴-memory bank loaded in bulk had 17.
+const SEGMENTS_WORTH_MERGING_AT_OPEN: u64 = 8;
 
 /// Writes since the last compaction, and whether one is running.
 #[derive(Debug, Default)]
@@ -53,6 +59,28 @@ impl SqliteStore {
             if let Err(e) = store.compact_search_index().await {
                 // The index stays correct, only spread; the next writes try again.
                 tracing::warn!(error = %e, "merging the search index's segments stopped");
+            }
+            store.compaction.running.store(false, Ordering::Release);
+        });
+    }
+
+    /// Starts a background compaction if the index is spread over
+    /// [`SEGMENTS_WORTH_MERGING_AT_OPEN`] segments or more: a bank loaded in bulk, or
+    /// written by an older version, and then only searched would otherwise never be.
+    pub(crate) fn compact_if_spread(&self) {
+        if self.compaction.running.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let store = self.clone();
+        tokio::spawn(async move {
+            let spread = match store.search_index_segments().await {
+                Ok(segments) => segments >= SEGMENTS_WORTH_MERGING_AT_OPEN,
+                Err(_) => false, // no index yet: `ensure_search_index` makes a compact one
+            };
+            if spread {
+                if let Err(e) = store.compact_search_index().await {
+                    tracing::warn!(error = %e, "merging the search index's segments stopped");
+                }
             }
             store.compaction.running.store(false, Ordering::Release);
         });

@@ -182,6 +182,9 @@ impl SqliteStore {
         if store.applied_migrations().await? != applied_before {
             store.ensure_search_index().await?;
         }
+        if !in_memory {
+            store.compact_if_spread();
+        }
         Ok(store)
     }
 

@@ -310,6 +310,46 @@ async fn the_search_index_is_merged_in_the_background_as_saves_arrive() {
     store.close().await;
 }
 
+/// A bank whose index is spread over many segments (loaded in bulk, or by an older
+/// version) is merged once opened, though nothing is saved to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bank_opened_with_a_spread_index_is_merged_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, bank, user, path) = bank_with_a_user(&dir).await;
+    store.insert_memory(&memory(&user, "zqkept")).await.unwrap();
+    store.close().await;
+    // Twelve segments, one a transaction, with FTS5's own merging turned off.
+    {
+        use sqlx::{ConnectOptions as _, Connection as _};
+        let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&path).connect().await.unwrap();
+        sqlx::query("INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 0)").execute(&mut conn).await.unwrap();
+        for i in 0..12 {
+            sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
+                .bind(1_000_000 + i)
+                .bind(format!("zzunused{i} zzunusedtoo{i}"))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        conn.close().await.unwrap();
+    }
+    drop(bank);
+    let store = SqliteStore::open(&format!("sqlite://{}", path.display())).await.unwrap();
+    let mut segments = store.search_index_segments().await.unwrap();
+    for _ in 0..400 {
+        if segments < 8 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        segments = store.search_index_segments().await.unwrap();
+    }
+    assert!(segments < 8, "the index still has {segments} segments");
+    let bank = memory_bank_store::Bank::new(Arc::new(store.clone()));
+    let found = bank.search(&user, &ValidSearch { query: "zqkept".into(), limit: 5, words_only: false }).await.unwrap();
+    assert_eq!(found.len(), 1, "the memory is found after merging");
+    store.close().await;
+}
+
 async fn futures_join_all<F>(futures: impl Iterator<Item = F>) -> Vec<F::Output>
 where
     F: std::future::Future + Send + 'static,
