@@ -43,6 +43,8 @@ pub struct Bank {
     meaning: Option<Arc<Meaning>>,
     /// Told what the bank did (`serve --metrics`); `None`: nobody.
     events: Option<Arc<dyn BankEvents>>,
+    /// Terms the duplicate hint found common, so not read again (see `similar`).
+    common_terms: Arc<crate::similar::CommonTerms>,
 }
 
 impl Bank {
@@ -53,7 +55,7 @@ impl Bank {
 
     /// A bank over `store` with a custom clock.
     pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, max_memories_per_user: None, meaning: None, events: None }
+        Self { store, clock, max_memories_per_user: None, meaning: None, events: None, common_terms: Default::default() }
     }
 
     /// This bank with a per-user cap on memories: a save or an accepted proposal that
@@ -119,6 +121,10 @@ impl Bank {
     /// The underlying store.
     pub fn store(&self) -> &dyn MemoryStore {
         self.store.as_ref()
+    }
+
+    pub(crate) fn common_terms(&self) -> &crate::similar::CommonTerms {
+        &self.common_terms
     }
 
     /// Saves a validated memory for `user_id`, recording `org_id`: into their own bank,

@@ -65,6 +65,44 @@ fn term_set(text: &str) -> HashSet<String> {
     terms::exact_terms(text).into_iter().map(|t| t.text).collect()
 }
 
+/// Most terms [`CommonTerms`] keeps; past it, it starts again empty.
+const MOST_KNOWN_COMMON: usize = 65_536;
+
+/// Scoped terms (so per bank) that held [`COUNT_CAP`] rows or more when the hint last
+/// read them. The hint does not read them again: a sentence's common words are most of
+/// what its term lists cost (at 10⁴ memories, 500 rows each of a 12-term sentence's
+/// ~4 common ones; BENCHMARKS.md).
+///
+/// Why a stale entry (a term that deletes made uncommon) cannot change a hint: an alike
+/// memory holds at least ⌈a/2⌉ of the sentence's `a` terms, so at least ⌈a/2⌉ − `m` of
+/// any `a` − `m` of them, whichever `m` are set aside as common. Setting one more aside
+/// only lowers the count a memory needs, so more memories are compared, never fewer.
+/// The fallback's prefix (any ⌊a/2⌋ + 1 terms) holds a term of every alike memory too.
+#[derive(Debug, Default)]
+pub(crate) struct CommonTerms(std::sync::Mutex<rustc_hash::FxHashSet<String>>);
+
+impl CommonTerms {
+    fn known(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashSet<String>> {
+        self.0.lock().unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Whether `scoped` was found common.
+    pub(crate) fn is_common(&self, scoped: &str) -> bool {
+        self.known().contains(scoped)
+    }
+
+    /// Keeps these terms as common.
+    pub(crate) fn learn<'a>(&self, scoped: impl IntoIterator<Item = &'a String>) {
+        let mut known = self.known();
+        for term in scoped {
+            if known.len() >= MOST_KNOWN_COMMON {
+                known.clear();
+            }
+            known.insert(term.clone());
+        }
+    }
+}
+
 /// Counts how many of a sentence's scoped exact terms a candidate's stored terms hold,
 /// each once. Its sentence's terms are among its stored ones (with its tags' and
 /// snippets'), so this is at least what its wording shares with the sentence.
@@ -165,13 +203,18 @@ impl Bank {
     /// common words, finds every memory holding enough of its uncommon ones: counted
     /// here from those lists, then only the survivors' sentences read (see the module docs).
     async fn uncommon_sharing(&self, bank: BankKey<'_>, wanted: &[terms::Term], scoped: &[String]) -> Result<Sharing, StoreError> {
-        let counted: Vec<usize> =
-            (0..wanted.len()).filter(|&i| !word_forms::is_stopword(&wanted[i].text)).take(COUNTED).collect();
-        // A stopword is not looked up: it counts as common.
+        // A stopword, or a term found common before, is not looked up: it counts as common.
+        let common_terms = self.common_terms();
+        let counted: Vec<usize> = (0..wanted.len())
+            .filter(|&i| !word_forms::is_stopword(&wanted[i].text) && !common_terms.is_common(&scoped[i]))
+            .take(COUNTED)
+            .collect();
         let mut rows: Vec<TermRows> = vec![TermRows::Common; wanted.len()];
         if !counted.is_empty() {
             let terms: Vec<String> = counted.iter().map(|&i| scoped[i].clone()).collect();
-            for (&i, list) in counted.iter().zip(self.store().term_rows(bank, &terms, COUNT_CAP).await?) {
+            let lists = self.store().term_rows(bank, &terms, COUNT_CAP).await?;
+            common_terms.learn(terms.iter().zip(&lists).filter(|(_, list)| **list == TermRows::Common).map(|(term, _)| term));
+            for (&i, list) in counted.iter().zip(lists) {
                 rows[i] = list;
             }
         }
@@ -274,6 +317,19 @@ mod tests {
         assert_eq!(shared.count(&candidate("uxvpn")), 1);
         assert_eq!(shared.count(&candidate("uxfriday uxvpn uxdeploy")), 3);
         assert_eq!(shared.count(&candidate("")), 0);
+    }
+
+    #[test]
+    fn a_term_found_common_is_kept_until_the_list_is_full() {
+        let common = CommonTerms::default();
+        assert!(!common.is_common("uxdeploy"));
+        common.learn(&["uxdeploy".to_owned(), "uxfriday".to_owned()]);
+        assert!(common.is_common("uxdeploy") && common.is_common("uxfriday"));
+        assert!(!common.is_common("uydeploy"), "another bank's term is its own");
+        let many: Vec<String> = (0..MOST_KNOWN_COMMON).map(|i| format!("ux{i}")).collect();
+        common.learn(&many);
+        assert!(!common.is_common("uxdeploy"), "a full list starts again");
+        assert!(common.is_common(&many[MOST_KNOWN_COMMON - 1]));
     }
 
     #[test]

@@ -87,7 +87,7 @@ macro_rules! store_suite {
             a_repeated_id_is_reported_by_line_and_the_good_lines_imported, an_import_past_the_cap_imports_what_fits_and_reports_the_rest, offboarding_a_user_removes_all_of_theirs_and_nothing_else,
             offboarding_an_org_removes_its_rows_and_memberships, offboarding_stopped_by_a_failure_leaves_no_half_memory_and_resumes,
             similar_memories_are_hinted_never_merged, a_save_accepted_as_an_edit_rewrites_the_alike_memory,
-            hints_are_those_of_comparing_with_every_memory, term_rows_stop_at_the_cap,
+            hints_are_those_of_comparing_with_every_memory, hints_stay_exact_when_a_common_word_turns_rare, term_rows_stop_at_the_cap,
             memories_citing_a_session_are_found_newest_first, stale_edits_and_deletes_are_never_applied_silently,
             the_person_s_words_on_accept_and_restore_pass_the_gate, pending_proposals_are_capped_even_when_they_arrive_at_once,
             search_finds_other_forms_of_a_word, the_exact_form_ranks_above_other_forms,

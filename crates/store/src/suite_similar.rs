@@ -181,6 +181,61 @@ pub async fn hints_are_those_of_comparing_with_every_memory(f: &dyn Fixture) {
     assert!(hinted >= 20, "the bank is alike enough to test anything: {hinted} of 60 sentences got hints");
 }
 
+/// Every memory of `user`, page by page.
+async fn every_memory(w: &crate::suite::World, user: &str) -> Vec<Memory> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = w.bank.list(user, &parse_list(Some("100"), cursor.as_deref()).unwrap()).await.unwrap();
+        all.extend(page.memories);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return all,
+        }
+    }
+}
+
+/// Words the hint found common (at its count cap) are not read again, and the hints stay
+/// exactly those of comparing with every memory: while the words are common, and once
+/// deletes have made them rare again.
+pub async fn hints_stay_exact_when_a_common_word_turns_rare(f: &dyn Fixture) {
+    let w = world(f).await;
+    let cap = crate::similar::COUNT_CAP as usize;
+    let at = crate::Clock::now(w.clock.as_ref()).unix_ms();
+    let common: Vec<crate::NewMemory> = (0..cap + 10)
+        .map(|i| crate::NewMemory::plain(&w.alice, &w.org, format!("zebra crossing {i} near harbour gate"), at - 1_000_000 + i as i64))
+        .collect();
+    for chunk in common.chunks(100) {
+        w.bank.store().insert_memories(chunk).await.unwrap();
+    }
+    for text in ["The zebra crossing by the harbour gate is closed", "Harbour gate opens at six", "A zebra crossing near the school"] {
+        save(&w, &w.alice, request(text)).await;
+        w.clock.advance(1);
+    }
+    let sentences = [
+        "zebra crossing near harbour gate",
+        "the zebra crossing by the harbour gate is closed on Sundays",
+        "harbour gate opens at six sharp",
+        "a zebra crossing near the old school",
+    ];
+    check_hints(&w, &sentences, &every_memory(&w, &w.alice).await).await;
+    let zebra = &terms::scope_terms(&w.alice, &[terms::Term::exact("zebra")])[0];
+    assert!(w.bank.common_terms().is_common(zebra), "a word in {} memories is known common", cap + 10);
+    for memory in &common[5..] {
+        assert!(w.bank.delete(&w.alice, &memory.id).await.unwrap());
+    }
+    let all = every_memory(&w, &w.alice).await;
+    assert_eq!(all.len(), 8);
+    check_hints(&w, &sentences, &all).await;
+}
+
+async fn check_hints(w: &crate::suite::World, sentences: &[&str], all: &[Memory]) {
+    for text in sentences {
+        let hints = w.bank.similar(&w.alice, text, None).await.unwrap();
+        assert_eq!(hints, alike_to_every_memory(all, text, None), "hints for {text:?} over {} memories", all.len());
+    }
+}
+
 /// A team bank's hint is the same rule over the org's memories, which every member reads:
 /// exactly what comparing with every team memory gives, never a member's own memory nor
 /// another org's. A member's team save (a proposal) and an owner's direct one are
