@@ -126,13 +126,14 @@ impl Bank {
         let mut weights = Shared::default();
         let mut pulled: HashMap<&str, f64> = HashMap::new();
         for (i, (concept, list)) in looked_up.iter().zip(&lists).enumerate() {
-            let keys: HashSet<&str> = match list {
-                TermRows::Common => HashSet::new(),
-                TermRows::Rows(keys) => keys.iter().map(String::as_str).collect(),
-            };
-            let count = match list {
-                TermRows::Common => u64::from(COUNT_CAP),
-                TermRows::Rows(_) => keys.len() as u64,
+            // A common concept weighs as one at the cap; its rows pull nothing (below).
+            let (keys, count): (HashSet<&str>, u64) = match list {
+                TermRows::Common => (HashSet::new(), u64::from(COUNT_CAP)),
+                TermRows::Rows(keys) => {
+                    let keys: HashSet<&str> = keys.iter().map(String::as_str).collect();
+                    let count = keys.len() as u64;
+                    (keys, count)
+                }
             };
             if count == 0 {
                 continue;
