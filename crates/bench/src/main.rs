@@ -86,6 +86,11 @@ struct Args {
     /// (repeatable).
     #[arg(long, value_name = "OPTION", allow_hyphen_values = true)]
     mariadb_option: Vec<String>,
+    /// Saves count the person's memories first, as `serve --max-memories-per-user N`
+    /// does (its default: 10 000). The cap itself is never reached here: only the count
+    /// is timed. Default: no cap, no count.
+    #[arg(long)]
+    count_for_quota: bool,
     /// Keep each size's database (file, or MySQL database) for inspection, e.g. EXPLAIN;
     /// its name or path is printed to stderr.
     #[arg(long)]
@@ -505,7 +510,7 @@ async fn run_main() -> anyhow::Result<()> {
 async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow::Result<()> {
     let fresh = engine.fresh(size, users).await?;
     let store = fresh.store.clone();
-    let bank = Bank::new(store.clone());
+    let bank = Bank::new(store.clone()).with_memory_quota(args.count_for_quota.then_some(u64::MAX));
     let user_ids: Vec<String> = (0..users).map(|i| format!("usr_bench{i:05}")).collect();
     let mut rng = StdRng::seed_from_u64(7);
     let zipf = Zipf::new(VOCABULARY);

@@ -54,6 +54,10 @@ pub const FTS_TABLE: &str = "memory_fts";
 /// one; with 64 MB, 1.0–1.2× (BENCHMARKS.md, "Encrypted SQLite banks").
 pub(crate) const PAGE_CACHE_KIB: u32 = 64 * 1024;
 
+/// A bank's size: from the `memory_owner_scope` index alone (a save counts the person's
+/// memories for their quota).
+const COUNT_BANK: &str = "SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = ?2";
+
 /// Reader connections of a file bank, besides the writer.
 const READERS: u32 = 3;
 
@@ -611,7 +615,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = ?2")
+        let n: i64 = sqlx::query_scalar(COUNT_BANK)
             .bind(bank.owner())
             .bind(bank.scope().as_str())
             .fetch_one(&self.pool)
@@ -982,6 +986,19 @@ mod tests {
         assert!(unpack_candidates("").unwrap().is_empty());
         assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));
         assert!(matches!(unpack_candidates("mem_a ten ua"), Err(StoreError::Database(_))));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_bank_is_counted_from_an_index_alone() {
+        let store = SqliteStore::open("sqlite::memory:").await.unwrap();
+        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {COUNT_BANK}")))
+            .bind("usr_a")
+            .bind("user")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap();
+        let plan: Vec<String> = plan.into_iter().map(|(_, _, _, step)| step).collect();
+        assert!(plan.iter().any(|step| step.contains("COVERING INDEX memory_owner_scope")), "{plan:?}");
     }
 
     #[test]

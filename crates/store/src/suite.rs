@@ -94,7 +94,7 @@ macro_rules! store_suite {
             older_terms_are_rewritten_resumably_from_the_memories_text,
             roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
             org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy,
-            team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank, the_doors_search_refuses_as_banks_for_does,
+            team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank, the_doors_search_refuses_as_banks_for_does, a_save_the_kill_switch_refuses_is_no_quota_refusal,
             team_proposals_wait_in_the_org_inbox_for_an_admin, team_edits_and_deletes_go_through_an_admin_or_the_org_inbox,
             org_policy_governs_team_proposals, members_list_only_the_team_proposals_they_made,
             team_hints_are_those_of_comparing_with_every_team_memory);

@@ -228,3 +228,37 @@ pub async fn org_policy_stops_reads_and_caps_the_team_bank(f: &dyn Fixture) {
     let refused = w.bank.save_to_team(&w.alice, &w.org, validate_save(request("While off")).unwrap()).await;
     assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{refused:?}");
 }
+
+/// Counts the quota refusals a bank reports.
+#[derive(Default)]
+struct QuotaRefusals(std::sync::atomic::AtomicUsize);
+
+impl crate::events::BankEvents for QuotaRefusals {
+    fn record(&self, event: crate::events::BankEvent) {
+        if matches!(event, crate::events::BankEvent::QuotaRefused { .. }) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// A save reads the org's kill switch and the person's count together, and still
+/// answers as if one after the other: the kill switch first, and a quota refusal is
+/// counted only when it is the answer.
+pub async fn a_save_the_kill_switch_refuses_is_no_quota_refusal(f: &dyn Fixture) {
+    let w = world(f).await;
+    let refusals = std::sync::Arc::new(QuotaRefusals::default());
+    let bank = w.bank.clone().with_memory_quota(Some(1)).with_events(refusals.clone());
+    let refused = |r: &std::sync::Arc<QuotaRefusals>| r.0.load(std::sync::atomic::Ordering::Relaxed);
+    bank.save(&w.alice, &w.org, validate_save(request("the first fits")).unwrap()).await.unwrap();
+    let past = bank.save(&w.alice, &w.org, validate_save(request("the second does not")).unwrap()).await;
+    assert!(matches!(past, Err(StoreError::QuotaExceeded { limit: 1 })), "{past:?}");
+    assert_eq!(refused(&refusals), 1);
+    bank.set_org_policy(&w.org, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    let off = bank.save(&w.alice, &w.org, validate_save(request("memory is off")).unwrap()).await;
+    assert!(matches!(off, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{off:?}");
+    assert_eq!(refused(&refusals), 1, "the kill switch's refusal is not counted as the quota's");
+    bank.set_org_policy(&w.org, &OrgPolicy::default()).await.unwrap();
+    let bob = bank.save(&w.bob, &w.org, validate_save(request("bob has room")).unwrap()).await;
+    assert!(bob.is_ok(), "the cap is per person: {bob:?}");
+    assert_eq!(bank.list(&w.alice, &parse_list(None, None).unwrap()).await.unwrap().memories.len(), 1, "nothing refused was saved");
+}
