@@ -38,6 +38,14 @@ const SEGMENTS_A_LEVEL: i64 = 2;
 /// one to three, so opening one writes nothing; a 10⁴-memory bank loaded in bulk had 17.
 const SEGMENTS_WORTH_MERGING_AT_OPEN: u64 = 8;
 
+/// When a background compaction merges.
+enum When {
+    /// At once: writes added segments.
+    Always,
+    /// Only if the index has [`SEGMENTS_WORTH_MERGING_AT_OPEN`] segments or more.
+    Spread,
+}
+
 /// Writes since the last compaction, and whether one is running.
 #[derive(Debug, Default)]
 pub(crate) struct Compaction {
@@ -50,35 +58,34 @@ impl SqliteStore {
     /// background compaction, unless one is running (it will see this write's segment).
     pub(crate) fn wrote(&self) {
         let writes = self.compaction.writes.fetch_add(1, Ordering::Relaxed) + 1;
-        if writes < WRITES_BEFORE_COMPACTING || self.compaction.running.swap(true, Ordering::AcqRel) {
-            return;
+        if writes >= WRITES_BEFORE_COMPACTING {
+            self.compact_in_background(When::Always);
         }
-        self.compaction.writes.store(0, Ordering::Relaxed);
-        let store = self.clone();
-        tokio::spawn(async move {
-            if let Err(e) = store.compact_search_index().await {
-                // The index stays correct, only spread; the next writes try again.
-                tracing::warn!(error = %e, "merging the search index's segments stopped");
-            }
-            store.compaction.running.store(false, Ordering::Release);
-        });
     }
 
     /// Starts a background compaction if the index is spread over
     /// [`SEGMENTS_WORTH_MERGING_AT_OPEN`] segments or more: a bank loaded in bulk, or
     /// written by an older version, and then only searched would otherwise never be.
     pub(crate) fn compact_if_spread(&self) {
+        self.compact_in_background(When::Spread);
+    }
+
+    /// Runs [`Self::compact_search_index`] on a task of its own, unless one runs already.
+    fn compact_in_background(&self, when: When) {
         if self.compaction.running.swap(true, Ordering::AcqRel) {
             return;
         }
+        self.compaction.writes.store(0, Ordering::Relaxed);
         let store = self.clone();
         tokio::spawn(async move {
-            let spread = match store.search_index_segments().await {
-                Ok(segments) => segments >= SEGMENTS_WORTH_MERGING_AT_OPEN,
-                Err(_) => false, // no index yet: `ensure_search_index` makes a compact one
+            let merge = match when {
+                When::Always => true,
+                // No index yet: `ensure_search_index` makes a compact one.
+                When::Spread => store.search_index_segments().await.is_ok_and(|n| n >= SEGMENTS_WORTH_MERGING_AT_OPEN),
             };
-            if spread {
+            if merge {
                 if let Err(e) = store.compact_search_index().await {
+                    // The index stays correct, only spread; the next writes try again.
                     tracing::warn!(error = %e, "merging the search index's segments stopped");
                 }
             }
