@@ -27,7 +27,7 @@
 
 use std::collections::HashSet;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use memory_bank_contract::validate::ValidSave;
 use memory_bank_contract::wire::{Scope, SimilarMemory};
@@ -79,10 +79,10 @@ const MOST_KNOWN_COMMON: usize = 65_536;
 /// only lowers the count a memory needs, so more memories are compared, never fewer.
 /// The fallback's prefix (any ⌊a/2⌋ + 1 terms) holds a term of every alike memory too.
 #[derive(Debug, Default)]
-pub(crate) struct CommonTerms(std::sync::Mutex<rustc_hash::FxHashSet<String>>);
+pub(crate) struct CommonTerms(std::sync::Mutex<FxHashSet<String>>);
 
 impl CommonTerms {
-    fn known(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashSet<String>> {
+    fn known(&self) -> std::sync::MutexGuard<'_, FxHashSet<String>> {
         self.0.lock().unwrap_or_else(|poison| poison.into_inner())
     }
 
