@@ -6,10 +6,10 @@ use memory_bank_store::{BankKey, StoreError};
 use sqlx::{MySqlConnection, Row as _};
 
 use crate::postings::{self, PostedRow};
-use crate::revisions;
+use crate::{counts, revisions};
 use crate::rows::db_err;
 
-/// Deletes the bank's memory, its contexts and its postings inside `tx`: the characters of the
+/// Deletes the bank's memory, its contexts and its postings inside `tx`, and counts it out: the characters of the
 /// sentence deleted, `None` when the bank has no such row. No foreign keys (managed MySQL forbids them): the contexts go
 /// here, in the same transaction as their memory.
 pub(crate) async fn delete_in(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &str) -> Result<Option<u32>, StoreError> {
@@ -28,6 +28,7 @@ pub(crate) async fn delete_in(tx: &mut MySqlConnection, bank: BankKey<'_>, id: &
     let Some(found) = found else { return Ok(None) };
     let chars: i64 = found.try_get("chars").map_err(db_err)?;
     postings::remove(tx, &[PostedRow::from_row(&found)?.posted()]).await?;
+    counts::removed(tx, [(user_id, bank.scope().as_str(), id)]).await?;
     sqlx::query("DELETE FROM memory_context WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     sqlx::query("DELETE FROM memory_vector WHERE memory_id = ?").bind(id).execute(&mut *tx).await.map_err(db_err)?;
     revisions::delete_all(tx, user_id, id).await?;

@@ -11,6 +11,8 @@
 //!
 //! Supported servers: MariaDB 10.6+ and MySQL 8.0.4+ (both needed for `JSON_TABLE`).
 
+mod contention;
+mod counts;
 mod delete;
 mod encryption;
 mod fulltext;

@@ -1,8 +1,9 @@
 //! Offboarding a user or an org: see [`memory_bank_store::MemoryStore::offboard_start`].
 
 use memory_bank_store::{Offboard, StoreError};
-use sqlx::MySqlConnection;
+use sqlx::{MySqlConnection, Row as _};
 
+use crate::counts;
 use crate::postings::{self, PostedRow};
 use crate::rows::db_err;
 
@@ -24,15 +25,17 @@ pub(crate) async fn memories(tx: &mut MySqlConnection, target: Offboard<'_>, bat
     // Locked, so a concurrent edit or delete of one of them waits for this batch.
     let pick = match target {
         // A person's own memories go; those they saved to a team bank are the org's and stay.
-        Offboard::User(_) => "SELECT id, user_id, created_at, search_text FROM memory WHERE user_id = ? AND scope = 'user' LIMIT ? FOR UPDATE",
-        Offboard::Org(_) => "SELECT id, user_id, created_at, search_text FROM memory WHERE org_id = ? LIMIT ? FOR UPDATE",
+        Offboard::User(_) => "SELECT id, user_id, scope, created_at, search_text FROM memory WHERE user_id = ? AND scope = 'user' LIMIT ? FOR UPDATE",
+        Offboard::Org(_) => "SELECT id, user_id, scope, created_at, search_text FROM memory WHERE org_id = ? LIMIT ? FOR UPDATE",
     };
-    let rows = sqlx::query(pick).bind(id_of(target)).bind(batch).fetch_all(&mut *tx).await.map_err(db_err)?;
-    let rows = rows.iter().map(PostedRow::from_row).collect::<Result<Vec<_>, _>>()?;
+    let found = sqlx::query(pick).bind(id_of(target)).bind(batch).fetch_all(&mut *tx).await.map_err(db_err)?;
+    let rows = found.iter().map(PostedRow::from_row).collect::<Result<Vec<_>, _>>()?;
     if rows.is_empty() {
         return Ok(0);
     }
+    let scopes = found.iter().map(|r| r.try_get::<String, _>("scope").map_err(db_err)).collect::<Result<Vec<_>, _>>()?;
     postings::remove(tx, &rows.iter().map(PostedRow::posted).collect::<Vec<_>>()).await?;
+    counts::removed(tx, rows.iter().zip(&scopes).map(|(r, scope)| (r.user_id.as_str(), scope.as_str(), r.id.as_str()))).await?;
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let ids_json = serde_json::Value::from(ids.clone()).to_string();
     for sql in [
@@ -53,6 +56,7 @@ pub(crate) async fn finish(tx: &mut MySqlConnection, target: Offboard<'_>) -> Re
             "SELECT count(*) FROM memory WHERE user_id = ? AND scope = 'user'",
             &[
                 "DELETE FROM proposals WHERE user_id = ?",
+                "DELETE FROM memory_count WHERE user_id = ? AND scope = 'user'",
                 "DELETE FROM api_tokens WHERE user_id = ?",
                 "DELETE FROM org_members WHERE user_id = ?",
                 "DELETE FROM users WHERE id = ?",
@@ -62,6 +66,7 @@ pub(crate) async fn finish(tx: &mut MySqlConnection, target: Offboard<'_>) -> Re
             "SELECT count(*) FROM memory WHERE org_id = ?",
             &[
                 "DELETE FROM proposals WHERE org_id = ?",
+                "DELETE FROM memory_count WHERE user_id = ? AND scope = 'org'",
                 "DELETE FROM org_members WHERE org_id = ?",
                 "DELETE FROM org_policy WHERE org_id = ?",
                 "DELETE FROM orgs WHERE id = ?",

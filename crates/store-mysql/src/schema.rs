@@ -6,13 +6,13 @@
 
 use std::collections::HashSet;
 use std::future::Future;
-use std::time::Duration;
 
 use memory_bank_store::{EnsureOutcome, OptimizeOutcome, StoreError};
 use sqlx::pool::PoolConnection;
 use sqlx::{MySql, MySqlPool};
 
 use crate::rows::db_err;
+use crate::contention::{self, again_while_contended};
 use crate::{layout, postings, MIGRATOR};
 
 /// How long `migrate` and `optimize` wait for another one before giving up.
@@ -73,32 +73,7 @@ pub(crate) async fn state(pool: &MySqlPool) -> Result<SchemaState, StoreError> {
 /// Applies pending migrations, then ensures the search index, holding the
 /// [`MaintenanceLock`] so concurrent runs happen one after another.
 pub(crate) async fn migrate(pool: &MySqlPool) -> Result<EnsureOutcome, StoreError> {
-    locked(pool, again_while_contended(|| apply(pool))).await
-}
-
-/// How many times a migration runs before a conflict is reported.
-const CONTENDED_ATTEMPTS: u32 = 5;
-
-/// Runs `work` again while the database rolls it back for a conflict
-/// ([`StoreError::Contended`]). On a Galera cluster `db migrate` on two nodes runs
-/// side by side (GET_LOCK is local to a node), and a schema change replicated from
-/// one aborts a statement of the other in flight. Every step of [`apply`] looks
-/// before it changes anything, so running it again goes on where it was stopped.
-async fn again_while_contended<T, Fut>(mut work: impl FnMut() -> Fut) -> Result<T, StoreError>
-where
-    Fut: Future<Output = Result<T, StoreError>>,
-{
-    let mut attempt = 1;
-    loop {
-        match work().await {
-            Err(StoreError::Contended(why)) if attempt < CONTENDED_ATTEMPTS => {
-                tracing::info!(attempt, %why, "the migration was rolled back for a conflict; running it again");
-                tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
-                attempt += 1;
-            }
-            outcome => return outcome,
-        }
-    }
+    locked(pool, again_while_contended(contention::MIGRATION, || apply(pool))).await
 }
 
 /// Rebuilds the search index compactly (see `postings::optimize`), holding the
@@ -332,42 +307,5 @@ fn step_failed(err: StoreError, step: &str) -> StoreError {
     match err {
         StoreError::Unavailable(_) | StoreError::Contended(_) => err,
         other => StoreError::Migration(format!("{step}{other}")),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::cell::Cell;
-
-    use super::*;
-
-    #[tokio::test]
-    async fn a_migration_rolled_back_for_a_conflict_runs_again_and_other_failures_do_not() {
-        let runs = Cell::new(0);
-        let outcome = again_while_contended(|| {
-            runs.set(runs.get() + 1);
-            let run = runs.get();
-            async move { if run < 3 { Err(StoreError::Contended("deadlock".into())) } else { Ok(run) } }
-        })
-        .await;
-        assert_eq!((outcome.unwrap(), runs.get()), (3, 3));
-
-        runs.set(0);
-        let outcome: Result<(), _> = again_while_contended(|| {
-            runs.set(runs.get() + 1);
-            async { Err(StoreError::Migration("bad column".into())) }
-        })
-        .await;
-        assert!(matches!(outcome, Err(StoreError::Migration(_))));
-        assert_eq!(runs.get(), 1, "a failure that is not a conflict is reported at once");
-
-        runs.set(0);
-        let outcome: Result<(), _> = again_while_contended(|| {
-            runs.set(runs.get() + 1);
-            async { Err(StoreError::Contended("deadlock".into())) }
-        })
-        .await;
-        assert!(matches!(outcome, Err(StoreError::Contended(_))));
-        assert_eq!(runs.get(), CONTENDED_ATTEMPTS, "a conflict that does not clear is reported in the end");
     }
 }

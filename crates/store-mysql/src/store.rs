@@ -21,7 +21,8 @@ use crate::rows::{
     org_from_row, user_from_row,
 };
 use crate::postings::{self, Posted};
-use crate::{offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
+use crate::contention::{again_while_contended, WRITE};
+use crate::{counts, offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
 
 /// Writes `entry` (a team bank's change; `None` for a personal bank) inside `tx`.
 async fn audit_if_team(tx: &mut MySqlConnection, entry: Option<NewAuditEntry>) -> Result<(), StoreError> {
@@ -38,14 +39,20 @@ fn at(ts: Timestamp) -> DateTime<Utc> {
 /// Inside `tx`: the memory with its contexts and its postings.
 async fn insert_one(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
     insert_row(tx, memory).await?;
-    postings::add(tx, &[posted(memory)]).await
+    postings::add(tx, &[posted(memory)]).await?;
+    counts::added(tx, [counted(memory)]).await
+}
+
+fn counted(memory: &NewMemory) -> counts::Counted<'_> {
+    (&memory.user_id, memory.scope.as_str(), &memory.id)
 }
 
 fn posted(memory: &NewMemory) -> Posted<'_> {
     Posted { user_id: &memory.user_id, created_at: memory.created_at, id: &memory.id, search_text: &memory.search_text }
 }
 
-/// Inside `tx`: the memory and its contexts, without postings (the caller writes them).
+/// Inside `tx`: the memory and its contexts, without postings or its bank's count (the
+/// caller writes them).
 async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
     sqlx::query(
@@ -293,29 +300,34 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        insert_one(&mut tx, memory).await?;
-        tx.commit().await.map_err(db_err)
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            insert_one(&mut tx, memory).await?;
+            tx.commit().await.map_err(db_err)
+        })
+        .await
     }
 
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        for memory in memories {
-            insert_row(&mut tx, memory).await?;
-        }
-        // The postings of the whole batch in a few statements, not one per memory.
-        postings::add(&mut tx, &memories.iter().map(posted).collect::<Vec<_>>()).await?;
-        tx.commit().await.map_err(db_err)
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            for memory in memories {
+                insert_row(&mut tx, memory).await?;
+            }
+            // The postings of the whole batch in a few statements, not one per memory.
+            postings::add(&mut tx, &memories.iter().map(posted).collect::<Vec<_>>()).await?;
+            counts::added(&mut tx, memories.iter().map(counted)).await?;
+            tx.commit().await.map_err(db_err)
+        })
+        .await
     }
 
     async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
-        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM memory WHERE user_id = ? AND scope = ?")
-            .bind(bank.owner())
-            .bind(bank.scope().as_str())
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db_err)?;
-        Ok(n as u64)
+        counts::read(&self.pool, bank).await
+    }
+
+    async fn recount_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
+        counts::recount(&self.pool, bank).await
     }
 
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
@@ -479,13 +491,16 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let deleted = delete_in(&mut tx, by.bank, id).await?;
-        if let Some(chars) = deleted {
-            audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(id), None, Some(chars))).await?;
-        }
-        tx.commit().await.map_err(db_err)?;
-        Ok(deleted.is_some())
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            let deleted = delete_in(&mut tx, by.bank, id).await?;
+            if let Some(chars) = deleted {
+                audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(id), None, Some(chars))).await?;
+            }
+            tx.commit().await.map_err(db_err)?;
+            Ok(deleted.is_some())
+        })
+        .await
     }
 
     async fn update_memory(&self, by: Change<'_>, id: &str, update: &MemoryUpdate) -> Result<bool, StoreError> {
@@ -510,13 +525,16 @@ impl MemoryStore for MySqlStore {
         rows: &[ImportRow],
         on_conflict: OnConflict,
     ) -> Result<Vec<ImportOutcome>, StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let mut outcomes = Vec::with_capacity(rows.len());
-        for row in rows {
-            outcomes.push(transfer::import_one(&mut tx, user_id, org_id, row, on_conflict).await?);
-        }
-        tx.commit().await.map_err(db_err)?;
-        Ok(outcomes)
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            let mut outcomes = Vec::with_capacity(rows.len());
+            for row in rows {
+                outcomes.push(transfer::import_one(&mut tx, user_id, org_id, row, on_conflict).await?);
+            }
+            tx.commit().await.map_err(db_err)?;
+            Ok(outcomes)
+        })
+        .await
     }
 
     async fn offboard_start(&self, target: Offboard<'_>) -> Result<bool, StoreError> {
@@ -527,10 +545,13 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn offboard_memories(&self, target: Offboard<'_>, batch: u32) -> Result<u64, StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let deleted = offboarding::memories(&mut tx, target, batch).await?;
-        tx.commit().await.map_err(db_err)?;
-        Ok(deleted)
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            let deleted = offboarding::memories(&mut tx, target, batch).await?;
+            tx.commit().await.map_err(db_err)?;
+            Ok(deleted)
+        })
+        .await
     }
 
     async fn offboard_finish(&self, target: Offboard<'_>) -> Result<(), StoreError> {
@@ -567,29 +588,33 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn accept_proposal(&self, by: Change<'_>, id: &str, decision: Decision<'_>, now: Timestamp) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await.map_err(db_err)?;
-        let memory_id = decision.memory_id();
-        if !proposals::mark(&mut tx, by.bank, id, "accepted", memory_id, now).await? {
-            tx.rollback().await.map_err(db_err)?;
-            return Ok(false);
-        }
-        audit_if_team(&mut tx, change_entry(by, AuditAction::Accepted, now, memory_id, Some(id), None)).await?;
-        match decision {
-            Decision::Save(memory) => insert_one(&mut tx, memory).await?,
-            Decision::Delete(memory_id) => {
-                if let Some(chars) = delete_in(&mut tx, by.bank, memory_id).await? {
-                    audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(memory_id), None, Some(chars))).await?;
+        let decision = &decision;
+        again_while_contended(WRITE, || async move {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            let memory_id = decision.memory_id();
+            if !proposals::mark(&mut tx, by.bank, id, "accepted", memory_id, now).await? {
+                tx.rollback().await.map_err(db_err)?;
+                return Ok(false);
+            }
+            audit_if_team(&mut tx, change_entry(by, AuditAction::Accepted, now, memory_id, Some(id), None)).await?;
+            match decision {
+                Decision::Save(memory) => insert_one(&mut tx, memory).await?,
+                Decision::Delete(memory_id) => {
+                    if let Some(chars) = delete_in(&mut tx, by.bank, memory_id).await? {
+                        audit_if_team(&mut tx, change_entry(by, AuditAction::Deleted, now, Some(memory_id), None, Some(chars))).await?;
+                    }
+                }
+                Decision::Edit(memory_id, update) => {
+                    if revisions::update(&mut tx, by.bank, memory_id, update).await? {
+                        let entry = change_entry(by, AuditAction::Edited, now, Some(memory_id), None, Some(chars(&update.content)));
+                        audit_if_team(&mut tx, entry).await?;
+                    }
                 }
             }
-            Decision::Edit(memory_id, update) => {
-                if revisions::update(&mut tx, by.bank, memory_id, update).await? {
-                    let entry = change_entry(by, AuditAction::Edited, now, Some(memory_id), None, Some(chars(&update.content)));
-                    audit_if_team(&mut tx, entry).await?;
-                }
-            }
-        }
-        tx.commit().await.map_err(db_err)?;
-        Ok(true)
+            tx.commit().await.map_err(db_err)?;
+            Ok(true)
+        })
+        .await
     }
 
     async fn reject_proposal(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {

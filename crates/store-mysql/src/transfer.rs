@@ -11,6 +11,7 @@ use memory_bank_store::stored::imported_from_json;
 use memory_bank_store::{ImportKind, ImportOutcome, ImportRow, StoreError};
 use sqlx::MySqlConnection;
 
+use crate::counts;
 use crate::delete::delete_in;
 use crate::postings::{self, Posted};
 use crate::rows::db_err;
@@ -77,6 +78,7 @@ pub(crate) async fn import_one(
     .await
     .map_err(db_err)?;
     postings::add(tx, &[Posted { user_id, created_at: m.created_at, id: &m.id, search_text: &row.search_text }]).await?;
+    counts::added(tx, [(user_id, "user", m.id.as_str())]).await?;
     for c in &m.contexts {
         let citation = c.citation.as_ref().map(|c| serde_json::to_string(c).unwrap_or_default());
         sqlx::query(

@@ -12,6 +12,8 @@ use memory_bank_store_mysql::testing::TestDatabase;
 use memory_bank_store_mysql::{MySqlOptions, MySqlStore, SchemaState};
 use sqlx::Row;
 
+#[path = "mariadb/counts.rs"]
+mod counts;
 #[path = "mariadb/search_index.rs"]
 mod search_index;
 
@@ -185,6 +187,7 @@ async fn migrate_repairs_an_older_schema_keeping_rows_and_milliseconds() {
     assert!(store.migrate().await.unwrap().created);
 
     assert_eq!(store.schema_state().await.unwrap(), SchemaState::Current);
+    assert_eq!(store.count_memories(BankKey::Personal(user)).await.unwrap(), 1, "the migration counts the rows already there");
     let indexes = btree_indexes(&store).await;
     assert_eq!(indexes.iter().map(|(n, c)| (n.as_str(), c.as_str())).collect::<Vec<_>>(), CLUSTERED, "re-clustered by owner");
     for table in ["memory", "memory_context"] {

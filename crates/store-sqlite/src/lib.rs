@@ -54,8 +54,9 @@ pub const FTS_TABLE: &str = "memory_fts";
 /// one; with 64 MB, 1.0–1.2× (BENCHMARKS.md, "Encrypted SQLite banks").
 pub(crate) const PAGE_CACHE_KIB: u32 = 64 * 1024;
 
-/// A bank's size: from the `memory_owner_scope` index alone (a save counts the person's
-/// memories for their quota). A macro, so its test can ask for the plan of this literal.
+/// A bank's rows counted one by one, from the `memory_owner_scope` index alone (what a
+/// quota refusal is decided on; saves read the count the triggers keep in
+/// `memory_count`). A macro, so its test can ask for the plan of this literal.
 macro_rules! count_bank {
     () => {
         "SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = ?2"
@@ -619,6 +620,17 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
+        // Kept by the migration's triggers on every insert and delete.
+        let n: Option<i64> = sqlx::query_scalar("SELECT n FROM memory_count WHERE user_id = ?1 AND scope = ?2")
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(db_err)?;
+        Ok(n.unwrap_or(0).max(0).unsigned_abs())
+    }
+
+    async fn recount_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
         let n: i64 = sqlx::query_scalar(count_bank!())
             .bind(bank.owner())
             .bind(bank.scope().as_str())
@@ -990,6 +1002,32 @@ mod tests {
         assert!(unpack_candidates("").unwrap().is_empty());
         assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));
         assert!(matches!(unpack_candidates("mem_a ten ua"), Err(StoreError::Database(_))));
+    }
+
+    /// The triggers count every row in and out, whatever statement moves it, even one no
+    /// write path makes today (a row changing banks).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_triggers_count_rows_in_out_and_between_banks() {
+        let store = SqliteStore::open("sqlite::memory:").await.unwrap();
+        let counts = |store: SqliteStore| async move {
+            let mut counts = Vec::new();
+            for bank in [BankKey::Personal("usr_a"), BankKey::Team("usr_a"), BankKey::Personal("usr_b")] {
+                let (kept, rows) = (store.count_memories(bank).await.unwrap(), store.recount_memories(bank).await.unwrap());
+                assert_eq!(kept, rows, "{bank:?}");
+                counts.push(kept);
+            }
+            counts
+        };
+        let rows: Vec<NewMemory> = (0..3).map(|i| NewMemory::plain("usr_a", "org_x", format!("note {i}"), 1_764_000_000_000 + i)).collect();
+        store.insert_memories(&rows).await.unwrap();
+        store.insert_memory(&NewMemory::plain("usr_b", "org_x", "b's note".into(), 1_764_000_000_100)).await.unwrap();
+        assert_eq!(counts(store.clone()).await, [3, 0, 1]);
+        sqlx::query("UPDATE memory SET scope = 'org' WHERE id = ?1").bind(&rows[0].id).execute(&store.writer).await.unwrap();
+        sqlx::query("UPDATE memory SET user_id = 'usr_b' WHERE id = ?1").bind(&rows[1].id).execute(&store.writer).await.unwrap();
+        sqlx::query("UPDATE memory SET content = 'same bank' WHERE id = ?1").bind(&rows[2].id).execute(&store.writer).await.unwrap();
+        assert_eq!(counts(store.clone()).await, [1, 1, 2]);
+        sqlx::query("DELETE FROM memory WHERE user_id = 'usr_b'").execute(&store.writer).await.unwrap();
+        assert_eq!(counts(store.clone()).await, [1, 1, 0]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -55,6 +55,7 @@ pub(crate) async fn finish(tx: &mut SqliteConnection, target: Offboard<'_>) -> R
             "SELECT count(*) FROM memory WHERE user_id = ?1 AND scope = 'user'",
             &[
                 "DELETE FROM proposals WHERE user_id = ?1",
+                "DELETE FROM memory_count WHERE user_id = ?1 AND scope = 'user'",
                 "DELETE FROM api_tokens WHERE user_id = ?1",
                 "DELETE FROM org_members WHERE user_id = ?1",
                 "DELETE FROM users WHERE id = ?1",
@@ -64,6 +65,7 @@ pub(crate) async fn finish(tx: &mut SqliteConnection, target: Offboard<'_>) -> R
             "SELECT count(*) FROM memory WHERE org_id = ?1",
             &[
                 "DELETE FROM proposals WHERE org_id = ?1",
+                "DELETE FROM memory_count WHERE user_id = ?1 AND scope = 'org'",
                 "DELETE FROM org_members WHERE org_id = ?1",
                 "DELETE FROM org_policy WHERE org_id = ?1",
                 "DELETE FROM orgs WHERE id = ?1",

@@ -111,10 +111,19 @@ impl Bank {
 
     /// How many memories the user has, when the cap applies to adding `adding`.
     async fn count_for_quota(&self, user_id: &str, adding: u64) -> Result<Option<u64>, StoreError> {
-        if self.max_memories_per_user.is_none() || adding == 0 {
-            return Ok(None);
+        let Some(limit) = self.max_memories_per_user.filter(|_| adding > 0) else { return Ok(None) };
+        self.count_against(BankKey::Personal(user_id), adding, limit).await.map(Some)
+    }
+
+    /// How many memories `bank` holds, for a cap of `limit` on adding `adding`: the
+    /// number the store keeps, and when that would refuse, the rows counted one by one
+    /// ([`MemoryStore::recount_memories`]), so every refusal stands on an exact count.
+    pub(crate) async fn count_against(&self, bank: BankKey<'_>, adding: u64, limit: u64) -> Result<u64, StoreError> {
+        let kept = self.store.count_memories(bank).await?;
+        if kept.saturating_add(adding) <= limit {
+            return Ok(kept);
         }
-        self.store.count_memories(BankKey::Personal(user_id)).await.map(Some)
+        self.store.recount_memories(bank).await
     }
 
     /// [`Self::check_quota`]'s decision, once the user's memories (`have`) are counted.

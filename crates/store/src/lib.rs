@@ -35,6 +35,8 @@ mod suite_citing;
 #[cfg(feature = "test-suite")]
 mod suite_confirm;
 #[cfg(feature = "test-suite")]
+mod suite_counts;
+#[cfg(feature = "test-suite")]
 mod suite_edits;
 #[cfg(feature = "test-suite")]
 mod suite_offboarding;

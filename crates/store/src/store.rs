@@ -499,8 +499,16 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// `cursor`, at most `limit`, with contexts.
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError>;
 
-    /// How many memories the bank holds.
+    /// How many memories the bank holds. A store may keep the number beside the rows
+    /// rather than count them.
     async fn count_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError>;
+
+    /// The bank's rows counted one by one, whatever [`Self::count_memories`] keeps: what
+    /// a quota refusal is decided on, so a kept number that went wrong (a release that
+    /// did not keep it wrote rows) never refuses a save there is room for.
+    async fn recount_memories(&self, bank: BankKey<'_>) -> Result<u64, StoreError> {
+        self.count_memories(bank).await
+    }
 
     /// The bank's newest memories whose index holds any of the `terms`, already scoped
     /// to the bank's owner ([`crate::terms::scope_terms`]), at most `cap`.

@@ -58,7 +58,7 @@ impl Bank {
 
     async fn within_team_quota(&self, org_id: &str, policy: &OrgPolicy) -> Result<(), StoreError> {
         let Some(limit) = policy.max_memories else { return Ok(()) };
-        let have = self.store().count_memories(BankKey::Team(org_id)).await?;
+        let have = self.count_against(BankKey::Team(org_id), 1, limit).await?;
         if have >= limit {
             tracing::info!(org_id, have, limit, "team.quota_exceeded");
             self.record(BankEvent::QuotaRefused { count: 1 });

@@ -142,7 +142,8 @@ impl Bank {
                 chunk.iter().flat_map(|l| [l.memory.id.clone(), import_id(user_id, &l.memory.id)]).collect();
             has.extend(self.store().memories_by_ids(crate::BankKey::Personal(user_id), &ids).await?.into_iter().map(|m| m.id));
         }
-        let have = self.store().count_memories(crate::BankKey::Personal(user_id)).await?;
+        let adding = u64::try_from(lines.len()).unwrap_or(u64::MAX);
+        let have = self.count_against(crate::BankKey::Personal(user_id), adding, limit).await?;
         let mut room = limit.saturating_sub(have);
         let mut refused = 0u64;
         let kept = lines
