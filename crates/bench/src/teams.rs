@@ -98,7 +98,7 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
     );
     // MySQL: searches are measured once InnoDB has written the load back, as the plain
     // bench's table is.
-    if let Some(waited) = fresh.settle().await? {
+    if let Some(waited) = fresh.settle(false).await? {
         eprintln!("{label}: InnoDB wrote back the load in {:.0} s", waited.as_secs_f64());
     }
 
