@@ -25,7 +25,7 @@ async fn assert_counted(w: &World, after: &str, expected: [u64; 3]) {
     }
 }
 
-fn propose(action: ProposalAction, memory_id: Option<&str>, content: Option<&str>, scope: Option<Scope>) -> ProposeRequest {
+fn proposal_request(action: ProposalAction, memory_id: Option<&str>, content: Option<&str>, scope: Option<Scope>) -> ProposeRequest {
     ProposeRequest { action: Some(action), memory_id: memory_id.map(Into::into), content: content.map(Into::into), scope, ..Default::default() }
 }
 
@@ -50,17 +50,17 @@ pub async fn every_write_path_keeps_each_bank_s_count(f: &dyn Fixture) {
     w.bank.store().insert_memories(&bulk).await.unwrap();
     assert_counted(&w, "a bulk insert", [7, 3, 2]).await;
 
-    let proposed = w.bank.propose(&w.alice, &w.org, validate_propose(propose(ProposalAction::Save, None, Some("Ada prefers tea"), None)).unwrap()).await.unwrap();
+    let proposed = w.bank.propose(&w.alice, &w.org, validate_propose(proposal_request(ProposalAction::Save, None, Some("Ada prefers tea"), None)).unwrap()).await.unwrap();
     w.bank.accept_proposal(&w.alice, &proposed.id, AcceptProposalRequest::default()).await.unwrap();
-    let delete = w.bank.propose(&w.alice, &w.org, validate_propose(propose(ProposalAction::Delete, Some(&first.id), None, None)).unwrap()).await.unwrap();
+    let delete = w.bank.propose(&w.alice, &w.org, validate_propose(proposal_request(ProposalAction::Delete, Some(&first.id), None, None)).unwrap()).await.unwrap();
     w.bank.accept_proposal(&w.alice, &delete.id, AcceptProposalRequest::default()).await.unwrap();
     assert_counted(&w, "accepted proposals, a save and a delete", [7, 3, 2]).await;
 
-    let to_team = propose(ProposalAction::Save, None, Some("Invoices belong to billing"), Some(Scope::Org));
+    let to_team = proposal_request(ProposalAction::Save, None, Some("Invoices belong to billing"), Some(Scope::Org));
     let proposed = w.bank.propose_as(&w.bob, &w.org, validate_propose(to_team).unwrap(), TokenKind::Agent).await.unwrap();
     w.bank.accept_proposal_for(&w.alice, &w.org, &proposed.id, AcceptProposalRequest::default()).await.unwrap();
     assert_counted(&w, "an accepted team save", [7, 3, 3]).await;
-    let delete = w.bank.propose_as(&w.bob, &w.org, validate_propose(propose(ProposalAction::Delete, Some(&team.id), None, None)).unwrap(), TokenKind::Agent).await.unwrap();
+    let delete = w.bank.propose_as(&w.bob, &w.org, validate_propose(proposal_request(ProposalAction::Delete, Some(&team.id), None, None)).unwrap(), TokenKind::Agent).await.unwrap();
     w.bank.accept_proposal_for(&w.alice, &w.org, &delete.id, AcceptProposalRequest::default()).await.unwrap();
     assert_counted(&w, "an accepted team delete", [7, 3, 2]).await;
 
