@@ -9,6 +9,7 @@
 //! several terms reads one such range per term, and the newest `cap` of their union
 //! are exactly the newest `cap` rows holding any of them, as the SQLite store answers.
 
+use memory_bank_store::terms::candidate_terms;
 use memory_bank_store::{BankKey, Candidate, StoreError, TermRows};
 use sqlx::mysql::MySqlRow;
 use sqlx::{MySqlConnection, Row};
@@ -41,7 +42,7 @@ fn candidate_from_row(row: &MySqlRow) -> Result<Candidate, StoreError> {
     Ok(Candidate {
         id: row.try_get("id").map_err(db_err)?,
         created_at: timestamp(row, "created_at")?,
-        search_text: row.try_get("search_text").map_err(db_err)?,
+        terms: candidate_terms(&row.try_get::<String, _>("search_text").map_err(db_err)?),
     })
 }
 

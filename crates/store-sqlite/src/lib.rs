@@ -685,12 +685,13 @@ impl MemoryStore for SqliteStore {
         let expression = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
         // One row holding them all, a line each: streaming thousands of small rows
         // through the driver costs more than the query itself, and quoting every
-        // term as JSON nearly doubles it (see `unpack_candidates`).
+        // term as JSON nearly doubles it (see `unpack_candidates`). The rows are the
+        // narrow `memory_candidate` ones (its migration says why).
         let packed: Option<String> = sqlx::query_scalar(
-            "SELECT group_concat(m.id || ' ' || m.created_at || ' ' || m.search_text, char(10))
+            "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))
              FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
-             CROSS JOIN memory AS m ON m.seq = f.seq
-             WHERE +m.user_id = ?3 AND +m.scope = ?4",
+             CROSS JOIN memory_candidate AS c ON c.seq = f.seq
+             WHERE +c.user_id = ?3 AND +c.scope = ?4",
         )
         .bind(expression)
         .bind(cap)
@@ -953,7 +954,7 @@ impl MemoryStore for SqliteStore {
     }
 }
 
-/// The candidates a statement packed one a line, `id created_at search_text`. The
+/// The candidates a statement packed one a line, `id created_at terms`. The
 /// packing needs no quoting: ids and times hold no spaces, and a search text is
 /// letters and digits (its terms) and the single spaces between them, never a line
 /// break (`memory_bank_store::terms::index_text`).
@@ -962,12 +963,12 @@ fn unpack_candidates(packed: &str) -> Result<Vec<Candidate>, StoreError> {
         .split_terminator('\n')
         .map(|line| {
             let mut fields = line.splitn(3, ' ');
-            let (Some(id), Some(created_at), Some(search_text)) = (fields.next(), fields.next(), fields.next()) else {
+            let (Some(id), Some(created_at), Some(terms)) = (fields.next(), fields.next(), fields.next()) else {
                 return Err(StoreError::Database(format!("unreadable candidate: {} bytes without its three fields", line.len())));
             };
             let created_at: i64 =
                 created_at.parse().map_err(|_| StoreError::Database(format!("unreadable candidate time for {id}")))?;
-            Ok(Candidate { id: id.to_owned(), created_at: Timestamp::from_unix_ms(created_at), search_text: search_text.to_owned() })
+            Ok(Candidate { id: id.to_owned(), created_at: Timestamp::from_unix_ms(created_at), terms: terms.to_owned() })
         })
         .collect()
 }
@@ -997,7 +998,7 @@ mod tests {
     fn candidates_unpack_from_their_lines_and_a_malformed_line_is_an_error() {
         let got = unpack_candidates("mem_b 20 ua sa ub\nmem_a 10 \nmem_c -5 uc").unwrap();
         let rows: Vec<(&str, i64, &str)> =
-            got.iter().map(|c| (c.id.as_str(), c.created_at.unix_ms(), c.search_text.as_str())).collect();
+            got.iter().map(|c| (c.id.as_str(), c.created_at.unix_ms(), c.terms.as_str())).collect();
         assert_eq!(rows, [("mem_b", 20, "ua sa ub"), ("mem_a", 10, ""), ("mem_c", -5, "uc")]);
         assert!(unpack_candidates("").unwrap().is_empty());
         assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));

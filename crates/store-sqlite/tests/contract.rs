@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use memory_bank_store::suite::Fixture;
 use memory_bank_contract::validate::ValidSearch;
-use memory_bank_store::{BankKey, MemoryStore, NewMemory, StoreError};
+use memory_bank_store::{terms, BankKey, MemoryStore, NewMemory, StoreError};
 use memory_bank_store_sqlite::{DbKey, FileState, SqliteStore};
 
 struct SqliteFixture {
@@ -361,4 +361,53 @@ where
         out.push(handle.await.unwrap());
     }
     out
+}
+
+/// The candidate rows a search reads (`memory_candidate`, kept by triggers) follow every
+/// statement on `memory`, even ones no write path makes, and their terms are what
+/// `terms::candidate_terms` makes of the stored ones, on texts made to trip the SQL
+/// rule: a term whose text holds the owner code, a term of another owner, no terms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_candidate_rows_follow_every_change_and_strip_the_owner_code_as_the_app_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&format!("sqlite://{}", dir.path().join("memory.db").display())).await.unwrap();
+    let pool = store.pool();
+    let agrees = || async {
+        let rows: Vec<(i64, String, String, String, i64, String)> =
+            sqlx::query_as("SELECT seq, user_id, scope, id, created_at, search_text FROM memory ORDER BY seq").fetch_all(pool).await.unwrap();
+        let kept: Vec<(i64, String, String, String, i64, String)> =
+            sqlx::query_as("SELECT seq, user_id, scope, id, created_at, terms FROM memory_candidate ORDER BY seq").fetch_all(pool).await.unwrap();
+        let expected: Vec<_> = rows.into_iter().map(|(seq, u, s, id, at, text)| (seq, u, s, id, at, terms::candidate_terms(&text))).collect();
+        assert_eq!(kept, expected);
+        kept.len()
+    };
+    let at = 1_764_000_000_000;
+    let rows: Vec<NewMemory> = ["Deploys need the VPN", "我喜欢喝绿茶", "Café ÉTÉ 2026"]
+        .iter()
+        .enumerate()
+        .map(|(i, text)| NewMemory::plain("usr_a", "org_x", (*text).into(), at + i as i64))
+        .collect();
+    store.insert_memories(&rows).await.unwrap();
+    store.insert_memory(&memory("usr_b", "lantern")).await.unwrap();
+    assert_eq!(agrees().await, 4);
+    let code = terms::user_code("usr_a");
+    let hex = &code[1..];
+    let odd = [
+        format!("{code}a{hex} s{hex}{hex} {code}"),
+        format!("{code}tea {}tea s{hex}", terms::user_code("usr_b")),
+        String::new(),
+        "u".into(),
+        format!("x{hex}tea u{hex}tea"),
+    ];
+    for text in &odd {
+        sqlx::query("UPDATE memory SET search_text = ?1 WHERE id = ?2").bind(text).bind(&rows[0].id).execute(pool).await.unwrap();
+        assert_eq!(agrees().await, 4, "{text:?}");
+    }
+    assert_eq!(terms::candidate_terms(&odd[0]), format!("ua{hex} s{hex} u"));
+    sqlx::query("UPDATE memory SET scope = 'org', user_id = 'org_x', created_at = 7 WHERE id = ?1").bind(&rows[1].id).execute(pool).await.unwrap();
+    sqlx::query("UPDATE memory SET seq = 1000 WHERE id = ?1").bind(&rows[2].id).execute(pool).await.unwrap();
+    sqlx::query("UPDATE memory SET content = 'the same terms' WHERE id = ?1").bind(&rows[2].id).execute(pool).await.unwrap();
+    assert_eq!(agrees().await, 4);
+    sqlx::query("DELETE FROM memory WHERE user_id = 'usr_a'").execute(pool).await.unwrap();
+    assert_eq!(agrees().await, 2);
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use crate::store::Candidate;
 use memchr::memmem;
 
-use crate::terms::{stored_terms, Form, Term, USER_CODE_LEN};
+use crate::terms::{read_candidate_terms, Form, Term};
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -46,7 +46,7 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
     let mut doc_freq = vec![0u32; query_terms.len()];
     for candidate in candidates {
         let mut tf = vec![0u32; query_terms.len()];
-        let len = lookup.count(&candidate.search_text, &mut tf);
+        let len = lookup.count(&candidate.terms, &mut tf);
         for (i, &f) in tf.iter().enumerate() {
             if f > 0 {
                 doc_freq[i] += 1;
@@ -113,14 +113,14 @@ impl<'a> Lookup<'a> {
         Lookup::Few(texts)
     }
 
-    /// Adds each query term's count in `search_text` to `tf`; returns its length in
-    /// words as written (its stored terms that are not stems, as before stems were
-    /// indexed). Stored terms as [`stored_terms`] reads them.
-    fn count(&self, search_text: &str, tf: &mut [u32]) -> usize {
+    /// Adds each query term's count in a candidate's `terms` to `tf`; returns its length
+    /// in words as written (its terms that are not stems, as before stems were indexed).
+    /// Terms as [`read_candidate_terms`] reads them.
+    fn count(&self, terms: &str, tf: &mut [u32]) -> usize {
         match self {
             Lookup::Many(index) => {
                 let mut len = 0;
-                for (form, term) in stored_terms(search_text) {
+                for (form, term) in read_candidate_terms(terms) {
                     len += usize::from(form == Form::Exact);
                     if let Some(&i) = index.get(&(form, term)) {
                         tf[i] += 1;
@@ -129,10 +129,10 @@ impl<'a> Lookup<'a> {
                 len
             }
             Lookup::Few(texts) => {
-                let bytes = search_text.as_bytes();
+                let bytes = terms.as_bytes();
                 for (finder, forms) in texts {
                     let mut from = 0;
-                    // Overlapping occurrences too: one may start inside the owner code.
+                    // Overlapping occurrences too: `aa` twice in `uaaa`, once at a term's start.
                     while let Some(found) = finder.find(&bytes[from..]) {
                         let at = from + found;
                         from = at + 1;
@@ -149,25 +149,24 @@ impl<'a> Lookup<'a> {
     }
 }
 
-/// The form of the stored term whose text is exactly `bytes[at..at + n]`, if it is one:
-/// a form letter and the owner code right before it, at the text's start or after a
-/// space, and a space or the end right after it.
+/// The form of the term whose text is exactly `bytes[at..at + n]`, if it is one: a form
+/// letter right before it, at the terms' start or after a space, and a space or the end
+/// right after it.
 fn whole_term_at(bytes: &[u8], at: usize, n: usize) -> Option<Form> {
-    let start = at.checked_sub(USER_CODE_LEN)?;
+    let start = at.checked_sub(1)?;
     let starts_term = start == 0 || bytes[start - 1] == b' ';
     let ends_term = at + n == bytes.len() || bytes[at + n] == b' ';
-    (starts_term && ends_term && !bytes[start..at].contains(&b' '))
-        .then(|| if bytes[start] == b's' { Form::Stem } else { Form::Exact })
+    (starts_term && ends_term && bytes[start] != b' ').then(|| if bytes[start] == b's' { Form::Stem } else { Form::Exact })
 }
 
-/// How many stored terms of `bytes` are not stems: each space-separated term longer
-/// than the owner code whose letter is not `s`.
+/// How many of the terms in `bytes` are not stems: each space-separated term with a
+/// text after its letter, whose letter is not `s`.
 fn stored_lengths(bytes: &[u8]) -> usize {
     let mut len = 0;
     let mut start = 0;
     for end in memchr::memchr_iter(b' ', bytes).chain(std::iter::once(bytes.len())) {
         let term = &bytes[start..end];
-        len += usize::from(term.len() > USER_CODE_LEN && term[0] != b's');
+        len += usize::from(term.len() > 1 && term[0] != b's');
         start = end + 1;
     }
     len
@@ -176,11 +175,11 @@ fn stored_lengths(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terms::{index_text, query_terms};
+    use crate::terms::{candidate_terms, index_text, query_terms};
     use memory_bank_contract::Timestamp;
 
     fn cand(id: &str, ms: i64, text: &str) -> Candidate {
-        Candidate { id: id.into(), created_at: Timestamp::from_unix_ms(ms), search_text: index_text("u", [text]) }
+        Candidate { id: id.into(), created_at: Timestamp::from_unix_ms(ms), terms: candidate_terms(&index_text("u", [text])) }
     }
 
     #[test]
@@ -218,9 +217,9 @@ mod tests {
         assert_eq!(ranked[0].id, "m03");
     }
 
-    /// The counting of short queries (found by text) equals reading every stored term,
-    /// on drawn texts made to trip it: terms inside others, texts that start inside the
-    /// owner code, repeats, stems, and terms of another owner.
+    /// The counting of short queries (found by text) equals reading every term, on drawn
+    /// texts made to trip it: terms inside others, texts that are or hold a form letter,
+    /// repeats and stems.
     #[test]
     fn short_queries_count_as_every_stored_term_read_does() {
         let mut seed = 7u64;
@@ -228,17 +227,16 @@ mod tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
-        let pieces = ["a", "ab", "aba", "ba", "c0", "0a", "tea", "te", "ea", "b"];
-        let codes = ["cad17b98ab", "0000000aba", "abababab0a"];
+        let pieces = ["a", "ab", "aba", "ba", "u", "s", "su", "us", "tea", "te", "ea", "b"];
         for _ in 0..2000 {
             let terms: Vec<String> = (0..1 + next(8))
                 .map(|_| {
                     let letter = if next(3) == 0 { 's' } else { 'u' };
                     let text: String = (0..1 + next(3)).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
-                    format!("{letter}{}{text}", codes[next(codes.len() as u64) as usize])
+                    format!("{letter}{text}")
                 })
                 .collect();
-            let search_text = terms.join(" ");
+            let terms = terms.join(" ");
             let query: Vec<Term> = (0..1 + next(3))
                 .map(|_| {
                     let text: String = (0..1 + next(2)).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
@@ -247,15 +245,15 @@ mod tests {
                 .collect();
             let mut expected = vec![0u32; query.len()];
             let mut expected_len = 0;
-            for (form, term) in stored_terms(&search_text) {
+            for (form, term) in read_candidate_terms(&terms) {
                 expected_len += usize::from(form == Form::Exact);
                 if let Some(i) = query.iter().position(|t| t.form == form && t.text == term) {
                     expected[i] += 1;
                 }
             }
             let mut tf = vec![0u32; query.len()];
-            let len = Lookup::new(&query).count(&search_text, &mut tf);
-            assert_eq!((tf, len), (expected, expected_len), "{query:?} in {search_text:?}");
+            let len = Lookup::new(&query).count(&terms, &mut tf);
+            assert_eq!((tf, len), (expected, expected_len), "{query:?} in {terms:?}");
         }
     }
 

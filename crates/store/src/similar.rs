@@ -103,7 +103,7 @@ impl CommonTerms {
     }
 }
 
-/// Counts how many of a sentence's scoped exact terms a candidate's stored terms hold,
+/// Counts how many of a sentence's exact terms ([`terms::candidate_term`]) a candidate's terms hold,
 /// each once. Its sentence's terms are among its stored ones (with its tags' and
 /// snippets'), so this is at least what its wording shares with the sentence.
 ///
@@ -127,7 +127,7 @@ impl<'a> SharedTerms<'a> {
     fn count(&mut self, candidate: &Candidate) -> usize {
         self.round += 1;
         let mut shared = 0;
-        for term in candidate.search_text.split(' ') {
+        for term in candidate.terms.split(' ') {
             if let Some(&i) = self.index.get(term) {
                 if self.seen[i] != self.round {
                     self.seen[i] = self.round;
@@ -268,7 +268,8 @@ impl Bank {
         let rarest: Vec<String> = order.into_iter().take(wanted.len() / 2 + 1).map(|i| scoped[i].clone()).collect();
         let candidates = self.store().search_candidates(bank, &rarest, SEARCH_CANDIDATE_CAP).await?;
         let needed = wanted.len().div_ceil(2);
-        let mut shared_terms = SharedTerms::new(scoped);
+        let wanted_terms: Vec<String> = wanted.iter().map(terms::candidate_term).collect();
+        let mut shared_terms = SharedTerms::new(&wanted_terms);
         let mut close: Vec<(usize, Candidate)> = candidates
             .into_iter()
             .filter(|c| Some(c.id.as_str()) != exclude)
@@ -308,14 +309,14 @@ mod tests {
 
     #[test]
     fn a_candidate_shares_each_wanted_term_once() {
-        let wanted: Vec<String> = ["uxdeploy", "uxfriday", "uxvpn"].map(String::from).to_vec();
+        let wanted: Vec<String> = ["udeploy", "ufriday", "uvpn"].map(String::from).to_vec();
         let mut shared = SharedTerms::new(&wanted);
-        let candidate = |text: &str| Candidate { id: "mem_1".into(), created_at: memory_bank_contract::Timestamp::from_unix_ms(0), search_text: text.into() };
-        // A repeated term counts once; a stem or another owner's term not at all.
-        assert_eq!(shared.count(&candidate("uxdeploy sxdeploy uxdeploy uxfriday uyvpn")), 2);
+        let candidate = |text: &str| Candidate { id: "mem_1".into(), created_at: memory_bank_contract::Timestamp::from_unix_ms(0), terms: text.into() };
+        // A repeated term counts once; a stem or another word's term not at all.
+        assert_eq!(shared.count(&candidate("udeploy sdeploy udeploy ufriday uvpns")), 2);
         // Each candidate is counted afresh.
-        assert_eq!(shared.count(&candidate("uxvpn")), 1);
-        assert_eq!(shared.count(&candidate("uxfriday uxvpn uxdeploy")), 3);
+        assert_eq!(shared.count(&candidate("uvpn")), 1);
+        assert_eq!(shared.count(&candidate("ufriday uvpn udeploy")), 3);
         assert_eq!(shared.count(&candidate("")), 0);
     }
 

@@ -256,8 +256,9 @@ pub struct Candidate {
     pub id: String,
     /// Its creation time (tie-break: newest first).
     pub created_at: Timestamp,
-    /// Its stored search terms, for scoring in the app.
-    pub search_text: String,
+    /// Its stored search terms without the owner code, for scoring in the app
+    /// ([`crate::terms::candidate_terms`]).
+    pub terms: String,
 }
 
 /// A store's own key for a memory row ([`MemoryStore::term_rows`]): SQLite's row number,

@@ -400,7 +400,7 @@ pub async fn candidates_are_the_newest_matches_up_to_the_cap(f: &dyn Fixture) {
             let ids: Vec<&str> = got.iter().map(|c| c.id.as_str()).collect();
             let want: Vec<&str> = newest_first.iter().take(cap as usize).map(String::as_str).collect();
             assert_eq!(ids, want, "{round}: cap {cap}");
-            assert!(got.iter().all(|c| terms::stored_terms(&c.search_text).any(|(_, t)| t == "lantern")), "{round}: cap {cap}");
+            assert!(got.iter().all(|c| terms::read_candidate_terms(&c.terms).any(|(_, t)| t == "lantern")), "{round}: cap {cap}");
         }
     }
 }

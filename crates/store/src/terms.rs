@@ -284,6 +284,60 @@ pub fn memory_index_text<'a>(
     index_text(user_id, std::iter::once(content).chain(tags.iter().map(String::as_str)).chain(snippets))
 }
 
+/// A memory's terms as a search candidate carries them ([`crate::Candidate::terms`]): its
+/// stored `search_text` without the owner code, each term its form's letter then its text
+/// (`udeploys sdeploy`). A bank's candidates share one code, so it tells ranking nothing,
+/// and without it a common word's thousand candidates are far fewer bytes to read.
+///
+/// The rule, byte for byte what the SQLite store's `memory_candidate` trigger computes in
+/// SQL (a test there holds them equal): the ten characters after the first letter are the
+/// owner's hex digits, and every `u` or `s` followed by them at a term's start loses them.
+pub fn candidate_terms(search_text: &str) -> String {
+    let hex: String = search_text.chars().skip(1).take(USER_CODE_LEN - 1).collect();
+    if hex.contains(' ') {
+        // No index_text makes this (its first term is longer): the SQL's replaces, as written.
+        return code_stripped_by_replace(search_text, &hex);
+    }
+    // One pass, term by term: with no space in the code, each replace can only match
+    // a whole term's start, so this is the same (a test holds it so on drawn texts).
+    let mut out = String::with_capacity(search_text.len());
+    for (i, term) in search_text.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match term.as_bytes().first() {
+            Some(b'u' | b's') if term[1..].starts_with(hex.as_str()) => {
+                out.push_str(&term[..1]);
+                out.push_str(&term[1 + hex.len()..]);
+            }
+            _ => out.push_str(term),
+        }
+    }
+    out
+}
+
+/// The `memory_candidate` trigger's SQL, in Rust.
+fn code_stripped_by_replace(search_text: &str, hex: &str) -> String {
+    let stripped = format!(" {search_text}").replace(&format!(" u{hex}"), " u").replace(&format!(" s{hex}"), " s");
+    stripped[1..].to_owned()
+}
+
+/// A query term as [`candidate_terms`] holds it: its form's letter, then its text.
+pub fn candidate_term(term: &Term) -> String {
+    let mut out = String::with_capacity(1 + term.text.len());
+    out.push(term.form.code_letter());
+    out.push_str(&term.text);
+    out
+}
+
+/// Splits a candidate's terms ([`candidate_terms`]) into terms with their form.
+pub fn read_candidate_terms(terms: &str) -> impl Iterator<Item = (Form, &str)> {
+    terms.split(' ').filter(|t| t.len() > 1).map(|t| {
+        let form = if t.starts_with('s') { Form::Stem } else { Form::Exact };
+        (form, &t[1..])
+    })
+}
+
 /// Splits a stored `search_text` back into unscoped terms, with their form.
 pub fn stored_terms(search_text: &str) -> impl Iterator<Item = (Form, &str)> {
     search_text.split(' ').filter(|t| t.len() > USER_CODE_LEN).map(|t| {
@@ -358,6 +412,38 @@ mod tests {
         assert_eq!(stored.len(), 6);
         assert!(text.chars().all(|c| c == ' ' || c.is_alphanumeric()));
         assert_ne!(user_code("usr_1"), user_code("usr_2"));
+    }
+
+    #[test]
+    fn candidate_terms_are_the_stored_ones_without_the_owner_code() {
+        let text = index_text("usr_1", ["The wörlds!", "绿茶"]);
+        let terms = candidate_terms(&text);
+        assert_eq!(terms, "uthe uworlds sworld u绿 u茶 u绿茶");
+        assert_eq!(read_candidate_terms(&terms).collect::<Vec<_>>(), stored_terms(&text).collect::<Vec<_>>());
+        let exact = Term::exact("worlds");
+        assert!(terms.split(' ').any(|t| t == candidate_term(&exact)));
+        assert_eq!(candidate_terms(""), "");
+        // A term's text holding the code is left whole: the code goes only at a term's start.
+        let code = user_code("usr_1");
+        let tricky = format!("{code}a{} {code}", &code[1..]);
+        assert_eq!(candidate_terms(&tricky), format!("ua{} u", &code[1..]));
+    }
+
+    /// The one-pass strip equals the trigger's two replaces on drawn texts: codes inside
+    /// terms, terms of another code, short first terms, spaces in runs, non-ASCII.
+    #[test]
+    fn candidate_terms_strip_as_the_trigger_s_replaces_do() {
+        let mut seed = 33u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let pieces = ["u", "s", " ", "  ", "0a1b2c3d4e", "0a1b2", "c3d4e", "9f", "tea", "é", "绿"];
+        for _ in 0..5000 {
+            let text: String = (0..next(12)).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
+            let hex: String = text.chars().skip(1).take(USER_CODE_LEN - 1).collect();
+            assert_eq!(candidate_terms(&text), code_stripped_by_replace(&text, &hex), "{text:?}");
+        }
     }
 
     #[test]
