@@ -83,6 +83,24 @@ pub(crate) async fn candidates(
     rows.iter().map(candidate_from_row).collect()
 }
 
+/// The bank's memories among these ids (its row keys) as candidates: one lookup each by
+/// the `id` index, as `worded_rows` reads them, with their stored terms.
+pub(crate) async fn candidate_rows(conn: &mut MySqlConnection, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Candidate>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT STRAIGHT_JOIN m.id, m.created_at, m.search_text
+         FROM JSON_TABLE(?, '$[*]' COLUMNS (wanted VARCHAR(64) PATH '$')) AS j
+         JOIN memory AS m ON m.id = j.wanted
+         WHERE m.user_id = ? AND m.scope = ?",
+    )
+    .bind(serde_json::Value::from(ids.to_vec()).to_string())
+    .bind(bank.owner())
+    .bind(bank.scope().as_str())
+    .fetch_all(&mut *conn)
+    .await
+    .map_err(db_err)?;
+    rows.iter().map(candidate_from_row).collect()
+}
+
 /// For each scoped term, the ids of the bank's rows holding it, or `Common` when `cap` or
 /// more do: one statement, a capped range per term (`JSON_ARRAYAGG` of it, NULL at the
 /// cap). A term that is no term of the app's (never: terms are letters and digits)

@@ -462,6 +462,14 @@ impl MemoryStore for MySqlStore {
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
+    async fn candidate_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Candidate>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conn = self.pool.acquire().await.map_err(db_err)?;
+        search::candidate_rows(&mut conn, bank, keys).await
+    }
+
     async fn memories_by_ids(&self, bank: BankKey<'_>, ids: &[String]) -> Result<Vec<Memory>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());

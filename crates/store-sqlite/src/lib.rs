@@ -90,6 +90,19 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// One packed value from `statement`, run on the bank's rows among `keys` (row
+    /// numbers, bound as a JSON array in ?1; the owner in ?2 and the bank in ?3).
+    async fn packed_by_row_keys(&self, statement: &'static str, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Option<String>, StoreError> {
+        let seqs: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
+        sqlx::query_scalar(statement)
+            .bind(serde_json::to_string(&seqs).map_err(|e| StoreError::Database(e.to_string()))?)
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)
+    }
+
     /// Opens (creating if missing) the database at `url` (`sqlite:///abs/path.db`,
     /// `sqlite://relative.db`, `sqlite::memory:`) without a key: a plaintext bank. A new
     /// database gets its schema and search index; an older one gets pending migrations and
@@ -730,18 +743,31 @@ impl MemoryStore for SqliteStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        let seqs: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
-        let packed: Option<String> = sqlx::query_scalar(
-            "SELECT json_group_array(json_array(m.id, m.created_at, m.content)) FROM memory AS m
-             WHERE m.seq IN (SELECT value FROM json_each(?1)) AND +m.user_id = ?2 AND +m.scope = ?3",
-        )
-        .bind(serde_json::to_string(&seqs).map_err(|e| StoreError::Database(e.to_string()))?)
-        .bind(bank.owner())
-        .bind(bank.scope().as_str())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db_err)?;
+        let packed = self
+            .packed_by_row_keys(
+                "SELECT json_group_array(json_array(m.id, m.created_at, m.content)) FROM memory AS m
+                 WHERE m.seq IN (SELECT value FROM json_each(?1)) AND +m.user_id = ?2 AND +m.scope = ?3",
+                bank,
+                keys,
+            )
+            .await?;
         Ok(unpack_rows(packed)?.into_iter().map(|(id, created_at, content)| Worded { id, created_at, content }).collect())
+    }
+
+    async fn candidate_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Candidate>, StoreError> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Packed one a line, as search_candidates packs them, from the same narrow rows.
+        let packed = self
+            .packed_by_row_keys(
+                "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10)) FROM memory_candidate AS c
+                 WHERE c.seq IN (SELECT value FROM json_each(?1)) AND +c.user_id = ?2 AND +c.scope = ?3",
+                bank,
+                keys,
+            )
+            .await?;
+        unpack_candidates(packed.as_deref().unwrap_or_default())
     }
 
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {

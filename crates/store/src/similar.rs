@@ -52,6 +52,10 @@ pub const COUNT_CAP: u32 = 500;
 /// Most terms counted for one sentence (a long one needs only its rarest half).
 const COUNTED: usize = 48;
 
+/// Most rows whose sentences are read without checking their terms first: a check is
+/// one more statement, worth it only when it spares reading many sentences.
+pub(crate) const WORDED_AT_ONCE: usize = 32;
+
 /// Shared terms over all terms of either sentence, 0 when either has none.
 pub fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     let union = a.union(b).count();
@@ -248,7 +252,26 @@ impl Bank {
         // Most shared first, then the newest (a later row's key is longer, or larger).
         enough.sort_by(|(a, x), (b, y)| b.cmp(a).then(y.len().cmp(&x.len())).then(y.cmp(x)));
         let keys: Vec<RowKey> = enough.into_iter().take(SEARCH_CANDIDATE_CAP as usize).map(|(_, k)| k.to_owned()).collect();
-        Ok(Sharing::Found(self.store().worded_rows(bank, &keys).await?))
+        if keys.len() <= WORDED_AT_ONCE {
+            return Ok(Sharing::Found(self.store().worded_rows(bank, &keys).await?));
+        }
+        Ok(Sharing::Found(self.worded_if_close(bank, wanted, &keys).await?))
+    }
+
+    /// Of many rows, the sentences of those whose terms hold at least ⌈a/2⌉ of the
+    /// sentence's `a` terms, common ones included: a bound on what their sentences share
+    /// (their terms also hold their tags' and snippets'), so no alike memory is left out.
+    /// When few of a sentence's terms are uncommon, one of them is enough to be counted
+    /// in, and a tenth of the saves at 10⁴ read hundreds of sentences: checking their
+    /// terms first is what keeps those saves cheap (BENCHMARKS.md).
+    async fn worded_if_close(&self, bank: BankKey<'_>, wanted: &[terms::Term], keys: &[RowKey]) -> Result<Vec<Worded>, StoreError> {
+        let rows = self.store().candidate_rows(bank, keys).await?;
+        let wanted_terms: Vec<String> = wanted.iter().map(terms::candidate_term).collect();
+        let mut shared_terms = SharedTerms::new(&wanted_terms);
+        let needed = wanted.len().div_ceil(2);
+        let close: Vec<String> = rows.into_iter().filter(|c| shared_terms.count(c) >= needed).map(|c| c.id).collect();
+        let memories = self.store().memories_by_ids(bank, &close).await?;
+        Ok(memories.into_iter().map(|m| Worded { id: m.id, created_at: m.created_at, content: m.content }).collect())
     }
 
     /// For a sentence of mostly common words: the newest memories holding any of its

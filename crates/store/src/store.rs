@@ -526,6 +526,11 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// rows are left out).
     async fn worded_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Worded>, StoreError>;
 
+    /// The memories of `bank` among these row keys as search candidates: their terms
+    /// without the owner code, not their sentences (other banks' rows are left out). The
+    /// duplicate hint checks many rows' terms with these before reading any sentence.
+    async fn candidate_rows(&self, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Vec<Candidate>, StoreError>;
+
     /// How far stored search terms have been rewritten to [`crate::terms::TERMS_VERSION`].
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError>;
 

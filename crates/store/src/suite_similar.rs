@@ -229,6 +229,33 @@ pub async fn hints_stay_exact_when_a_common_word_turns_rare(f: &dyn Fixture) {
     check_hints(&w, &sentences, &all).await;
 }
 
+/// A sentence with few uncommon words needs one of them to count a memory in, so many
+/// memories can be; the hint then checks their terms, common words included, before
+/// reading their sentences, and still gives exactly what comparing with every memory
+/// gives: alike memories among many that share only the uncommon word.
+pub async fn hints_stay_exact_when_many_memories_share_an_uncommon_word(f: &dyn Fixture) {
+    let w = world(f).await;
+    let at = crate::Clock::now(w.clock.as_ref()).unix_ms() - 1_000_000;
+    let common = (0..crate::similar::COUNT_CAP as i64 + 10)
+        .map(|i| crate::NewMemory::plain(&w.alice, &w.org, format!("alpha bravo charlie {i}"), at + i));
+    let sharing = crate::similar::WORDED_AT_ONCE as i64 * 3;
+    let lantern = (0..sharing).map(|i| {
+        let text = if i % 10 == 3 { format!("lantern alpha bravo xray {i}") } else { format!("lantern {i} delta{i} echo{i}") };
+        crate::NewMemory::plain(&w.alice, &w.org, text, at + 10_000 + i)
+    });
+    let rows: Vec<crate::NewMemory> = common.chain(lantern).collect();
+    for chunk in rows.chunks(100) {
+        w.bank.store().insert_memories(chunk).await.unwrap();
+    }
+    save(&w, &w.bob, request("lantern alpha bravo xray")).await; // another user's, never hinted
+    // Two common words of six (four uncommon, one of them in 96 memories): one is enough.
+    let sentences = ["lantern alpha bravo xray yankee zulu", "lantern alpha xray", "lantern alpha bravo xray 13"];
+    let all = every_memory(&w, &w.alice).await;
+    check_hints(&w, &sentences, &all).await;
+    let hints = w.bank.similar(&w.alice, sentences[0], None).await.unwrap();
+    assert_eq!(hints.len(), MAX_SIMILAR, "the bank holds alike memories to find: {hints:?}");
+}
+
 async fn check_hints(w: &crate::suite::World, sentences: &[&str], all: &[Memory]) {
     for text in sentences {
         let hints = w.bank.similar(&w.alice, text, None).await.unwrap();
