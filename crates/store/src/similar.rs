@@ -18,7 +18,10 @@
 //! [`COUNT_CAP`] (stopwords are taken as common without counting). Say `m` terms are
 //! common (at the cap); an alike memory then holds at least ⌈a/2⌉ − `m` of the uncommon
 //! ones, and when that is one or more, those are counted from the uncommon terms' row
-//! lists (each read once, under [`COUNT_CAP`] entries) and only their sentences are read. A sentence made mostly of common words (⌈a/2⌉ ≤ `m`) falls back to the
+//! lists (each read once, under [`COUNT_CAP`] entries) and only their sentences are read;
+//! past `WORDED_AT_ONCE` of them, their terms are checked first for ⌈a/2⌉ of the
+//! sentence's, common ones included, and only the sentences of those that pass are read.
+//! A sentence made mostly of common words (⌈a/2⌉ ≤ `m`) falls back to the
 //! memories holding any of its ⌊a/2⌋ + 1 rarest terms, which every alike memory holds,
 //! the newest [`SEARCH_CANDIDATE_CAP`] of them. Then the matches whose stored terms cannot
 //! reach the overlap are dropped and the wording of the rest is compared, at most
