@@ -139,7 +139,9 @@ struct Args {
     limiter_seconds: u64,
     /// Measure search over a member's own bank and their org's team bank together
     /// against their own alone (issue 32; see `teams.rs`), on the engine chosen; nothing else.
-    #[arg(long, conflicts_with_all = ["search_kept", "load_local_bank", "meaning", "sqlcipher", "secure_delete"])]
+    /// With `--search-kept URL`: only the searches, on a team database a `--teams --keep`
+    /// run loaded.
+    #[arg(long, conflicts_with_all = ["load_local_bank", "meaning", "sqlcipher", "secure_delete"])]
     teams: bool,
     /// Members of the `--teams` org.
     #[arg(long, default_value_t = 1000, requires = "teams")]
@@ -420,6 +422,9 @@ async fn run_main() -> anyhow::Result<()> {
     if args.limiter_cost {
         return limiter::run(args.limiter_memories, args.limiter_seconds).await;
     }
+    if let (Some(url), true) = (&args.search_kept, args.teams) {
+        return teams::search_kept(url, &teams_options(&args), args.rounds).await;
+    }
     if let Some(url) = &args.search_kept {
         return search_kept(&args, url).await;
     }
@@ -480,14 +485,7 @@ async fn run_main() -> anyhow::Result<()> {
         return Ok(());
     }
     if args.teams {
-        let options = teams::Options {
-            members: args.members,
-            team_memories: args.team_memories,
-            personal_memories: args.personal_memories,
-            queries: args.queries,
-            keep: args.keep,
-        };
-        teams::run(&engine, &options).await?;
+        teams::run(&engine, &teams_options(&args)).await?;
         if matches!(engine, Engine::Sqlite(..)) && args.dir.is_none() {
             std::fs::remove_dir_all(&dir).ok();
         }
@@ -650,6 +648,17 @@ async fn phases(store: &dyn MemoryStore, user_ids: &[String], queries: usize) ->
         );
     }
     Ok(())
+}
+
+/// What `--teams` loads and times, from the command line.
+fn teams_options(args: &Args) -> teams::Options {
+    teams::Options {
+        members: args.members,
+        team_memories: args.team_memories,
+        personal_memories: args.personal_memories,
+        queries: args.queries,
+        keep: args.keep,
+    }
 }
 
 /// `--search-kept`: search cells (and phases) only, `--rounds` times, on a database

@@ -102,9 +102,34 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
         eprintln!("{label}: InnoDB wrote back the load in {:.0} s", waited.as_secs_f64());
     }
 
+    measure(store.clone(), &members, options, label).await?;
+    drop(store);
+    fresh.remove(options.keep);
+    Ok(())
+}
+
+/// `--teams --search-kept URL`: the searches and their parts only, `rounds` times, on a
+/// team database an earlier `--teams --keep` run loaded with the same `--members`
+/// (nothing loaded, nothing changed), so a change to the search path is compared on the
+/// same rows, with InnoDB's pages as warm for both builds.
+pub(crate) async fn search_kept(url: &str, options: &Options, rounds: usize) -> anyhow::Result<()> {
+    let store: std::sync::Arc<dyn MemoryStore> = std::sync::Arc::new(
+        memory_bank_store_mysql::MySqlStore::open(url).await.with_context(|| format!("open {url}"))?,
+    );
+    let members: Vec<String> = (0..options.members).map(|i| format!("usr_bench{i:05}")).collect();
+    for round in 1..=rounds {
+        eprintln!("MariaDB (kept): round {round} of {rounds}");
+        measure(store.clone(), &members, options, "MariaDB (kept)").await?;
+    }
+    Ok(())
+}
+
+/// The timed searches (the table) and their parts, on a loaded store.
+async fn measure(store: std::sync::Arc<dyn MemoryStore>, members: &[String], options: &Options, label: &str) -> anyhow::Result<()> {
+    let personal_total = options.members * options.personal_memories + options.team_memories;
     let bank = Bank::new(store.clone());
     let started = Instant::now();
-    let cells = searches(&bank, &members, options.queries).await?;
+    let cells = searches(&bank, members, options.queries).await?;
     eprintln!("{label}: {} timed searches in {:.0} s", options.queries * 9, started.elapsed().as_secs_f64());
     let cell = |s: &Stats| format!("{} / {}", ms(s.p50), ms(s.p95));
     let ratio = |a: Duration, b: Duration| b.as_secs_f64() / a.as_secs_f64().max(1e-9);
@@ -123,11 +148,7 @@ pub(crate) async fn run(engine: &Engine, options: &Options) -> anyhow::Result<()
             cell(mine), cell(all), cell(team), ratio(mine.p50, all.p50), ratio(mine.p95, all.p95), cell(solo), ratio(solo.p95, all.p95)
         );
     }
-    phases(store.as_ref(), &members, options.queries, label).await?;
-
-    drop(bank);
-    drop(store);
-    fresh.remove(options.keep);
+    phases(store.as_ref(), members, options.queries, label).await?;
     Ok(())
 }
 
