@@ -273,7 +273,9 @@ async fn phases(store: &dyn MemoryStore, members: &[String], queries: usize, lab
             let user = members[rng.random_range(0..members.len())].as_str();
             let p = &mut parts[class];
             let (mine, team) = (BankKey::Personal(user), BankKey::Team(ORG));
-            let (mine_terms, team_terms) = (terms::scope_terms(user, &term), terms::scope_terms(ORG, &term));
+            // The entries `Bank::search_in` reads in a store whose terms are current.
+            let lookup = terms::covering_terms(&term);
+            let (mine_terms, team_terms) = (terms::scope_terms(user, &lookup), terms::scope_terms(ORG, &lookup));
 
             let t = Instant::now();
             std::hint::black_box(store.member_access(user, ORG).await?);

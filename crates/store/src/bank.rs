@@ -45,6 +45,8 @@ pub struct Bank {
     events: Option<Arc<dyn BankEvents>>,
     /// Terms the duplicate hint found common, so not read again (see `similar`).
     common_terms: Arc<crate::similar::CommonTerms>,
+    /// Whether every memory's terms are in today's scheme (see `search_terms`).
+    scheme_current: Arc<crate::search_terms::SchemeCurrent>,
 }
 
 impl Bank {
@@ -55,7 +57,15 @@ impl Bank {
 
     /// A bank over `store` with a custom clock.
     pub fn with_clock(store: Arc<dyn MemoryStore>, clock: Arc<dyn Clock>) -> Self {
-        Self { store, clock, max_memories_per_user: None, meaning: None, events: None, common_terms: Default::default() }
+        Self {
+            store,
+            clock,
+            max_memories_per_user: None,
+            meaning: None,
+            events: None,
+            common_terms: Default::default(),
+            scheme_current: Default::default(),
+        }
     }
 
     /// This bank with a per-user cap on memories: a save or an accepted proposal that
@@ -144,6 +154,10 @@ impl Bank {
 
     pub(crate) fn common_terms(&self) -> &crate::similar::CommonTerms {
         &self.common_terms
+    }
+
+    pub(crate) fn scheme_current(&self) -> &crate::search_terms::SchemeCurrent {
+        &self.scheme_current
     }
 
     /// Saves a validated memory for `user_id`, recording `org_id`: into their own bank,
@@ -235,9 +249,10 @@ impl Bank {
             if query_terms.is_empty() {
                 return Ok((Vec::new(), Vec::new()));
             }
+            let lookup = self.lookup_terms(&query_terms).await?;
             // Every bank at once: on a server, each on its own connection.
             let per_bank = futures_util::future::try_join_all(banks.iter().map(|bank| {
-                let scoped = terms::scope_terms(bank.owner(), &query_terms);
+                let scoped = terms::scope_terms(bank.owner(), &lookup);
                 async move { self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await }
             }))
             .await?;

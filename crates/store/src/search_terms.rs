@@ -6,8 +6,12 @@
 //! exits, `kill -9`) resumes where it was. Search works meanwhile: a memory not yet
 //! rewritten matches its exact words, as before.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use crate::store::{TermsProgress, TermsRewrite};
-use crate::terms::{self, TERMS_VERSION};
+use crate::terms::{self, Term, TERMS_VERSION};
 use crate::{Bank, StoreError};
 
 /// Memories a rewrite transaction takes.
@@ -24,7 +28,51 @@ pub struct TermsStatus {
     pub done_through: Option<String>,
 }
 
+/// How long a search trusts "not every memory is in today's scheme" before reading
+/// the rewrite's progress again.
+const RECHECK_AFTER: Duration = Duration::from_secs(1);
+
+/// Whether every memory's terms are in today's scheme, as this bank last read it. Once
+/// they are, they stay so: every write derives today's terms, and the stored version
+/// only grows. So it is read again only while they are not, at most once a
+/// [`RECHECK_AFTER`]; meanwhile a search reads every query term's entries, which is
+/// always right, only slower.
+#[derive(Debug, Default)]
+pub(crate) struct SchemeCurrent {
+    current: AtomicBool,
+    checked_at: Mutex<Option<Instant>>,
+}
+
 impl Bank {
+    /// The terms a search reads index entries for: [`terms::covering_terms`] once every
+    /// memory's terms are in today's scheme, every query term before.
+    pub(crate) async fn lookup_terms(&self, query_terms: &[Term]) -> Result<Vec<Term>, StoreError> {
+        if self.scheme_is_current().await? {
+            Ok(terms::covering_terms(query_terms))
+        } else {
+            Ok(query_terms.to_vec())
+        }
+    }
+
+    async fn scheme_is_current(&self) -> Result<bool, StoreError> {
+        let state = self.scheme_current();
+        if state.current.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        {
+            let mut checked_at = state.checked_at.lock().unwrap_or_else(|poison| poison.into_inner());
+            if checked_at.is_some_and(|at| at.elapsed() < RECHECK_AFTER) {
+                return Ok(false);
+            }
+            *checked_at = Some(Instant::now());
+        }
+        let current = self.store().terms_progress().await?.version >= TERMS_VERSION;
+        if current {
+            state.current.store(true, Ordering::Relaxed);
+        }
+        Ok(current)
+    }
+
     /// Where the rewrite of search terms stands.
     pub async fn terms_status(&self) -> Result<TermsStatus, StoreError> {
         let progress = self.store().terms_progress().await?;
@@ -43,6 +91,7 @@ impl Bank {
             // Past the last memory: everything written since the start is in today's scheme.
             let done = TermsProgress { version: TERMS_VERSION, done_through: None };
             self.store().rewrite_terms(&[], &done).await?;
+            self.scheme_current().current.store(true, Ordering::Relaxed);
             tracing::info!(version = TERMS_VERSION, "search terms rewritten");
             return Ok(0);
         };

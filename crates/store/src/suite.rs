@@ -91,7 +91,7 @@ macro_rules! store_suite {
             hints_stay_exact_when_many_memories_share_an_uncommon_word, term_rows_stop_at_the_cap,
             memories_citing_a_session_are_found_newest_first, stale_edits_and_deletes_are_never_applied_silently,
             the_person_s_words_on_accept_and_restore_pass_the_gate, pending_proposals_are_capped_even_when_they_arrive_at_once,
-            search_finds_other_forms_of_a_word, the_exact_form_ranks_above_other_forms,
+            search_finds_other_forms_of_a_word, the_exact_form_ranks_above_other_forms, covering_terms_find_the_candidates_every_query_term_finds,
             older_terms_are_rewritten_resumably_from_the_memories_text,
             roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
             org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy,

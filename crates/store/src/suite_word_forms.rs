@@ -114,3 +114,53 @@ pub async fn older_terms_are_rewritten_resumably_from_the_memories_text(f: &dyn 
     assert_eq!(search(&w, &w.alice, "lamp").await, ["Lanterns were replaced by lamps"], "the edit survived");
     assert_eq!(restarted.rewrite_search_terms().await.unwrap(), 0, "nothing left to do");
 }
+
+/// Once every memory's terms are in today's scheme, a search reads only the covering
+/// terms' index entries (`terms::covering_terms`: a word's stem, not also the word as
+/// written). On every backend that finds exactly the candidates every query term finds,
+/// newest first, whatever the cap.
+pub async fn covering_terms_find_the_candidates_every_query_term_finds(f: &dyn Fixture) {
+    let w = world(f).await;
+    eight_memories(&w).await;
+    for content in [
+        "We deploy on Fridays",
+        "The deployment failed twice",
+        "Redeploy after the python3 upgrade",
+        "Die Straße ist gesperrt, strasse too",
+        "План развертывания готов",
+        "Развертывание завершено",
+        "Peanut butter is fine for me",
+    ] {
+        save(&w, &w.alice, request(content)).await;
+        w.clock.advance(1);
+    }
+    let tagged = SaveMemoryRequest { content: "Release checklist".into(), tags: Some(vec!["deployments".into()]), ..Default::default() };
+    save(&w, &w.alice, tagged).await;
+    save(&w, &w.bob, request("Deploys are frozen in December")).await;
+    // What the app runs at start: over memories saved in today's scheme it only marks them so.
+    w.bank.rewrite_search_terms().await.unwrap();
+    assert!(w.bank.terms_status().await.unwrap().done);
+
+    let store = w.bank.store();
+    let bank = crate::BankKey::Personal(&w.alice);
+    let mut found_any = 0;
+    for query in [
+        "deploy", "Deploys", "deploying", "deployment", "migrating", "prefer tabs", "The Who", "绿茶", "python3 deploys",
+        "развертывание", "strasse", "STRASSE", "what does the user prefer", "allergic peanuts", "nothing matches this",
+    ] {
+        let all = terms::query_terms(query);
+        let covering = terms::covering_terms(&all);
+        for cap in [1, 2, 1000] {
+            let ids = |found: Vec<crate::Candidate>| found.into_iter().map(|c| c.id).collect::<Vec<_>>();
+            let want = ids(store.search_candidates(bank, &terms::scope_terms(&w.alice, &all), cap).await.unwrap());
+            let got = ids(store.search_candidates(bank, &terms::scope_terms(&w.alice, &covering), cap).await.unwrap());
+            assert_eq!(got, want, "{query:?}, cap {cap}");
+            found_any += usize::from(!want.is_empty());
+        }
+    }
+    assert!(found_any >= 36, "most queries find something: {found_any}");
+    // Through the bank, which now reads the covering terms: "redeploy" is a word of its own.
+    let found = search(&w, &w.alice, "deploy").await;
+    assert_eq!(found.len(), 5, "{found:?}");
+    assert_eq!(found[0], "We deploy on Fridays", "the exact form first");
+}

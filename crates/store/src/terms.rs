@@ -221,6 +221,27 @@ pub fn query_terms(query: &str) -> Vec<Term> {
     terms
 }
 
+/// Of a query's terms ([`query_terms`]), those whose index entries hold every memory
+/// any of them matches, in a bank whose terms are all in today's scheme: an exact term
+/// is left out when its own stem is among them, as every memory holding a word as
+/// written is indexed under that word's stem too ([`document_terms`]). So a search
+/// reads "deploy"'s entries and not also "deploys"'s, and finds the same memories: for
+/// a common word, half the index entries (BENCHMARKS.md). Ranking still weighs every
+/// query term ([`crate::rank`]); only which entries are read changes.
+///
+/// Not for a bank with memories of the first scheme (no stems) left to rewrite: those
+/// match by their exact words only.
+pub fn covering_terms(query_terms: &[Term]) -> Vec<Term> {
+    let stems: Vec<&str> = query_terms.iter().filter(|t| t.form == Form::Stem).map(|t| t.text.as_str()).collect();
+    query_terms
+        .iter()
+        .filter(|t| {
+            t.form == Form::Stem || !word_forms::stem(&t.text).is_some_and(|stem| stems.contains(&stem.as_str()))
+        })
+        .cloned()
+        .collect()
+}
+
 /// Distinct concepts of a text (unscoped, first-seen order): each word once, by its
 /// stem where it has one (so "deploys" and "deploying" are one concept) and as written
 /// otherwise, CJK bigrams (or the unigram of a lone character), stopwords left out even
@@ -365,6 +386,51 @@ mod tests {
         // Only stopwords: looked up as written, never nothing.
         assert_eq!(looked_up("The Who"), ["uthe", "uwho"]);
         assert_eq!(looked_up("客户迁移"), ["u客户", "u户迁", "u迁移"]);
+    }
+
+    #[test]
+    fn covering_terms_leave_out_exact_words_whose_stem_is_looked_up() {
+        let covering = |query: &str| -> Vec<String> {
+            covering_terms(&query_terms(query)).into_iter().map(|t| format!("{}{}", t.form.code_letter(), t.text)).collect()
+        };
+        assert_eq!(covering("Deploys"), ["sdeploy"]);
+        assert_eq!(covering("what does the user prefer?"), ["suser", "sprefer"]);
+        assert_eq!(covering("The Who"), ["uthe", "uwho"], "stopwords have no stem");
+        assert_eq!(covering("python3 deploys 客户迁移"), ["upython3", "u客户", "u户迁", "u迁移", "sdeploy"]);
+        assert!(covering("😀").is_empty());
+    }
+
+    /// The rule `covering_terms` rests on: a text's index holds one of a query's terms
+    /// exactly when it holds one of the covering terms, for texts and queries drawn from
+    /// word forms, stopwords, identifiers and other scripts.
+    #[test]
+    fn covering_terms_match_the_same_texts_as_every_query_term() {
+        const WORDS: [&str; 22] = [
+            "deploy", "Deploys", "deploying", "deployment", "the", "what", "v2", "python3", "migrated", "migrating",
+            "Straße", "strasse", "развертывания", "развертывание", "и", "客户迁移", "迁移", "abcвгд", "preferences",
+            "prefer", "running", "ran",
+        ];
+        let mut seed = 0x9e37_79b9_u64;
+        let mut draw = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let text: Vec<&str> = (0..1 + draw(4)).map(|_| WORDS[draw(WORDS.len())]).collect();
+            let query: Vec<&str> = (0..1 + draw(3)).map(|_| WORDS[draw(WORDS.len())]).collect();
+            let (text, query) = (text.join(" "), query.join(" "));
+            let indexed: std::collections::HashSet<Term> = document_terms(&text).into_iter().collect();
+            let all = query_terms(&query);
+            let covering = covering_terms(&all);
+            assert!(covering.iter().all(|t| all.contains(t)), "{query:?}");
+            assert_eq!(
+                all.iter().any(|t| indexed.contains(t)),
+                covering.iter().any(|t| indexed.contains(t)),
+                "text {text:?}, query {query:?}"
+            );
+        }
     }
 
     #[test]
