@@ -699,10 +699,13 @@ impl MemoryStore for SqliteStore {
         // One row holding them all, a line each: streaming thousands of small rows
         // through the driver costs more than the query itself, and quoting every
         // term as JSON nearly doubles it (see `unpack_candidates`). The rows are the
-        // narrow `memory_candidate` ones (its migration says why).
+        // narrow `memory_candidate` ones (its migration says why). `LIMIT +?2`, not
+        // `LIMIT ?2`: SQLite offers a bound LIMIT to a virtual table's planner and then
+        // prepares the statement again whenever the parameter is bound, so on every
+        // search; FTS5 has no use for it (BENCHMARKS.md, "Prepared once").
         let packed: Option<String> = sqlx::query_scalar(
             "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))
-             FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT ?2) AS f
+             FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT +?2) AS f
              CROSS JOIN memory_candidate AS c ON c.seq = f.seq
              WHERE +c.user_id = ?3 AND +c.scope = ?4",
         )
