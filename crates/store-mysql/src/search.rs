@@ -64,14 +64,20 @@ pub(crate) async fn candidates(
     if terms.is_empty() || cap == 0 {
         return Ok(Vec::new());
     }
-    // UNION (not UNION ALL): a memory holding two of the terms is one candidate.
+    // UNION (not UNION ALL): a memory holding two of the terms is one candidate. The
+    // newest `cap` of the union are cut before the join, on narrow rows, so only `cap`
+    // memories are read, and their rows (with their stored terms) are never sorted:
+    // that sort cost more than the join itself (BENCHMARKS.md, "Cut before the join").
+    // An owner's rows all have one scope (a person's `user`, an org's `org`), so these
+    // are the bank's newest `cap` matches; a row of the other scope under the same owner
+    // (never written by the app) is dropped after the cut, leaving fewer, never others.
     // STRAIGHT_JOIN: the postings first, then each memory by its primary key
     // (user_id, created_at, id), the newest ones on adjacent pages.
     let statement = format!(
         "SELECT m.id, m.created_at, m.search_text
-         FROM ({}) AS t STRAIGHT_JOIN memory AS m ON m.user_id = ? AND m.created_at = t.created_at AND m.id = t.memory_id
-         WHERE m.scope = ?
-         ORDER BY m.created_at DESC, m.id DESC LIMIT ?",
+         FROM (SELECT created_at, memory_id FROM ({}) AS u ORDER BY created_at DESC, memory_id DESC LIMIT ?) AS t
+         STRAIGHT_JOIN memory AS m ON m.user_id = ? AND m.created_at = t.created_at AND m.id = t.memory_id
+         WHERE m.scope = ?",
         vec![NEWEST_POSTINGS; terms.len()].join(" UNION ")
     );
     // Only the constant above, repeated: every term is a bound parameter.
@@ -79,8 +85,11 @@ pub(crate) async fn candidates(
     for term in &terms {
         query = query.bind(owner).bind(term.as_str()).bind(cap);
     }
-    let rows = query.bind(owner).bind(scope).bind(cap).fetch_all(&mut *conn).await.map_err(db_err)?;
-    rows.iter().map(candidate_from_row).collect()
+    let rows = query.bind(cap).bind(owner).bind(scope).fetch_all(&mut *conn).await.map_err(db_err)?;
+    let mut candidates = rows.iter().map(candidate_from_row).collect::<Result<Vec<_>, _>>()?;
+    // Newest first, as the postings were cut: a join's rows come in no promised order.
+    candidates.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+    Ok(candidates)
 }
 
 /// The bank's memories among these ids (its row keys) as candidates: one lookup each by
