@@ -702,7 +702,7 @@ impl MemoryStore for SqliteStore {
         // narrow `memory_candidate` ones (its migration says why). `LIMIT +?2`, not
         // `LIMIT ?2`: SQLite offers a bound LIMIT to a virtual table's planner and then
         // prepares the statement again whenever the parameter is bound, so on every
-        // search; FTS5 has no use for it (BENCHMARKS.md, "Prepared once").
+        // search; FTS5 has no use for it (BENCHMARKS.md, "a statement prepared once").
         let packed: Option<String> = sqlx::query_scalar(
             "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))
              FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT +?2) AS f
