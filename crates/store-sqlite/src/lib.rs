@@ -703,12 +703,13 @@ impl MemoryStore for SqliteStore {
         // `LIMIT ?2`: SQLite offers a bound LIMIT to a virtual table's planner and then
         // prepares the statement again whenever the parameter is bound, so on every
         // search; FTS5 has no use for it (BENCHMARKS.md, "a statement prepared once").
-        let packed: Option<String> = sqlx::query_scalar(
-            "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))
-             FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT +?2) AS f
+        let packed: Option<String> = sqlx::query_scalar(concat!(
+            "SELECT ",
+            packed_candidates!(),
+            " FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT +?2) AS f
              CROSS JOIN memory_candidate AS c ON c.seq = f.seq
-             WHERE +c.user_id = ?3 AND +c.scope = ?4",
-        )
+             WHERE +c.user_id = ?3 AND +c.scope = ?4"
+        ))
         .bind(expression)
         .bind(cap)
         .bind(bank.owner())
@@ -761,11 +762,15 @@ impl MemoryStore for SqliteStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        // Packed one a line, as search_candidates packs them, from the same narrow rows.
+        // Packed as search_candidates packs them, from the same narrow rows.
         let packed = self
             .packed_by_row_keys(
-                "SELECT group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10)) FROM memory_candidate AS c
-                 WHERE c.seq IN (SELECT value FROM json_each(?1)) AND +c.user_id = ?2 AND +c.scope = ?3",
+                concat!(
+                    "SELECT ",
+                    packed_candidates!(),
+                    " FROM memory_candidate AS c
+                     WHERE c.seq IN (SELECT value FROM json_each(?1)) AND +c.user_id = ?2 AND +c.scope = ?3"
+                ),
                 bank,
                 keys,
             )
@@ -982,6 +987,16 @@ impl MemoryStore for SqliteStore {
         proposals::count_pending(&self.pool, now).await
     }
 }
+
+/// The one value a candidate statement returns: its `memory_candidate` rows (`c`), one
+/// a line, `id created_at terms`, as [`unpack_candidates`] reads them. A macro so that
+/// each statement stays one `&'static str`.
+macro_rules! packed_candidates {
+    () => {
+        "group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))"
+    };
+}
+use packed_candidates;
 
 /// The candidates a statement packed one a line, `id created_at terms`. The
 /// packing needs no quoting: ids and times hold no spaces, and a search text is
