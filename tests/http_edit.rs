@@ -259,13 +259,22 @@ async fn saves_proposals_and_accepts_name_alike_memories() {
     let hint = json!([{"id": tabs_id, "content": "I use tabs for indentation"}]);
 
     let (status, saved) =
-        s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "I use spaces for indentation"}))).await;
+        s.call(POST, "/v1/memory?similar=true", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "I use spaces for indentation"}))).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(saved["similar"], hint, "the save names the alike memory, not bob's: {saved}");
     let spaces_id = saved["memory"]["id"].as_str().unwrap().to_owned();
-    let (status, unlike) = s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "Lunch is at noon"}))).await;
+    let (status, unlike) =
+        s.call(POST, "/v1/memory?similar=true", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "Lunch is at noon"}))).await;
     assert_eq!(status, StatusCode::CREATED);
     assert!(unlike.get("similar").is_none(), "absent when there are none: {unlike}");
+    // Unasked, a save computes no hint, alike memories or not; a bad flag saves nothing.
+    let (status, unasked) =
+        s.call(POST, "/v1/memory", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "Lunch is at noon sharp"}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(unasked.get("similar").is_none(), "no hint unless asked: {unasked}");
+    let (status, bad) =
+        s.call(POST, "/v1/memory?similar=yes", Some(&s.alice.token), Some(&s.acme), Some(json!({"content": "Lunch moved to one"}))).await;
+    assert_eq!((status, bad["error"].as_str(), bad["details"][0]["path"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_request"), Some("similar")), "{bad}");
 
     let ask = |content: &str, exclude: Option<&str>| json!({"content": content, "excludeId": exclude});
     let (status, found) = s.call(POST, "/v1/memory/similar", Some(&s.alice.token), Some(&s.acme), Some(ask("I use tabs for indentation", Some(tabs_id)))).await;
@@ -296,5 +305,5 @@ async fn saves_proposals_and_accepts_name_alike_memories() {
     assert_eq!(accepted["proposal"]["memoryId"], tabs_id);
     assert_eq!(accepted["similar"][0]["id"], spaces_id.as_str(), "still alike to the spaces memory: {accepted}");
     let (_, page) = s.call(GET, "/v1/memory", Some(&s.alice.token), Some(&s.acme), None).await;
-    assert_eq!(page["memories"].as_array().unwrap().len(), 3, "tabs (reworded), spaces, lunch: nothing added or merged");
+    assert_eq!(page["memories"].as_array().unwrap().len(), 4, "tabs (reworded), spaces, two lunches: nothing added or merged");
 }

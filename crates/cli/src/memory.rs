@@ -175,7 +175,7 @@ pub async fn run(args: MemoryArgs) -> anyhow::Result<()> {
                 confirmed_via: Some(memory_bank_contract::wire::ConfirmedVia::Cli),
                 scope: team.then_some(memory_bank_contract::wire::Scope::Org),
             };
-            let saved = match client.save_or_propose(org()?, &request).await? {
+            let saved = match client.save_or_propose(org()?, &request, true).await? {
                 SaveOutcome::Saved(saved) => *saved,
                 SaveOutcome::Proposed(proposed) => {
                     if args.json {

@@ -247,14 +247,20 @@ impl Client {
         self.json(self.request(Method::GET, "v1/me", None)?).await
     }
 
-    /// `POST /v1/memory` in `org`.
+    /// `POST /v1/memory` in `org`, without the duplicate hint (see [`Self::save_or_propose`]).
     pub async fn save(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveMemoryResponse, ClientError> {
         self.json(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await
     }
 
     /// `POST /v1/memory` in `org`, where a save to the team bank may come back proposed.
-    pub async fn save_or_propose(&self, org: &str, request: &SaveMemoryRequest) -> Result<SaveOutcome, ClientError> {
-        let (status, body) = self.send(self.request(Method::POST, "v1/memory", Some(org))?.json(request)).await?;
+    /// With `hinted`, the answer also names the memories worded much like it
+    /// (`?similar=true`): for a door that shows them after saving, as the CLI does.
+    pub async fn save_or_propose(&self, org: &str, request: &SaveMemoryRequest, hinted: bool) -> Result<SaveOutcome, ClientError> {
+        let mut builder = self.request(Method::POST, "v1/memory", Some(org))?;
+        if hinted {
+            builder = builder.query(&[("similar", "true")]);
+        }
+        let (status, body) = self.send(builder.json(request)).await?;
         let protocol = |e: serde_json::Error| ClientError::Protocol { url: self.base.to_string(), status: status.as_u16(), reason: e.to_string() };
         Ok(if status == StatusCode::ACCEPTED {
             SaveOutcome::Proposed(Box::new(serde_json::from_slice(&body.0).map_err(protocol)?))

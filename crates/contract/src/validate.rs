@@ -287,14 +287,7 @@ pub fn parse_search(q: Option<&str>, limit: Option<&str>, words_only: Option<&st
         Some(q) => crate::gate::within(&mut errors, "q", q, MAX_QUERY_CHARS),
     };
     let limit = parse_limit(&mut errors, limit, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT);
-    let words_only = match words_only.map(str::trim) {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(other) => {
-            errors.push(FieldError::new("wordsOnly", format!("wordsOnly must be true or false, got {other:?}")));
-            false
-        }
-    };
+    let words_only = parse_flag(&mut errors, "wordsOnly", words_only);
     if errors.is_empty() {
         Ok(ValidSearch { query, limit, words_only })
     } else {
@@ -346,6 +339,30 @@ pub fn parse_citing(conversation_id: Option<&str>, limit: Option<&str>) -> Resul
         Ok((id, limit))
     } else {
         Err(errors)
+    }
+}
+
+/// Validates `POST /v1/memory`'s query: `similar=true` asks for the duplicate hint in the
+/// answer. It costs about a search, so a save computes it only for a door that shows it.
+pub fn parse_save_params(similar: Option<&str>) -> Result<bool, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let similar = parse_flag(&mut errors, "similar", similar);
+    if errors.is_empty() {
+        Ok(similar)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A `true`/`false` query parameter, `false` when absent.
+fn parse_flag(errors: &mut Vec<FieldError>, name: &str, raw: Option<&str>) -> bool {
+    match raw.map(str::trim) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            errors.push(FieldError::new(name, format!("{name} must be true or false, got {other:?}")));
+            false
+        }
     }
 }
 
@@ -404,6 +421,8 @@ mod tests {
         assert_eq!(parse_search(Some(" x "), None, None).unwrap(), ValidSearch { query: "x".into(), limit: 20, words_only: false });
         assert!(parse_search(Some("x"), None, Some("true")).unwrap().words_only);
         assert_eq!(parse_search(Some("x"), None, Some("yes")).unwrap_err()[0].path, "wordsOnly");
+        assert_eq!((parse_save_params(None), parse_save_params(Some("false")), parse_save_params(Some(" true"))), (Ok(false), Ok(false), Ok(true)));
+        assert_eq!(parse_save_params(Some("1")).unwrap_err()[0].path, "similar");
         assert_eq!(parse_list(Some("100"), None).unwrap().limit, 100);
         assert!(parse_list(Some("101"), None).is_err());
     }

@@ -236,9 +236,9 @@ pub struct SaveMemoryRequest {
 pub struct SaveMemoryResponse {
     /// The stored memory, byte-for-byte what a later list returns.
     pub memory: Memory,
-    /// After a save or an edit: the other memories of its bank (the caller's own, or the
-    /// team's for a team memory) worded much like it (see [`SimilarMemory`]); absent when
-    /// there are none.
+    /// After a save asked with `?similar=true`, or an edit: the other memories of its bank
+    /// (the caller's own, or the team's for a team memory) worded much like it (see
+    /// [`SimilarMemory`]); absent when there are none, and when a save did not ask.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub similar: Vec<SimilarMemory>,
 }

@@ -128,7 +128,7 @@ async fn the_org_inbox_is_an_admins_and_a_member_follows_only_their_own() {
     // Bob, a member: his team save waits in the org Inbox; so does his agent's proposal.
     let SaveOutcome::Proposed(proposed) = team
         .client(&team.bob)
-        .save_or_propose(org, &save("Deploys freeze on Fridays", Some(Scope::Org)))
+        .save_or_propose(org, &save("Deploys freeze on Fridays", Some(Scope::Org)), false)
         .await
         .unwrap()
     else {

@@ -52,8 +52,11 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
 /// Save a memory.
 #[utoipa::path(
     post, path = "/v1/memory", operation_id = "postMemory", tag = "Memory",
-    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16), scope?: user|org}. scope org saves to the org's team bank (admins and owners; a member's becomes a proposal in the org Inbox, answered 202). Save only sentences the human confirmed; never secrets.",
-    params(("X-Org-Id" = String, Header, description = "The org the caller acts in")),
+    summary = "Save a memory: {content (1-8000 chars), tags?: string[] (<=32, 1-64 each), contexts?: [{snippet (1-4000), conversationId?, messageId?, origin?: active_conversation|searched_conversation}] (<=16), scope?: user|org}. scope org saves to the org's team bank (admins and owners; a member's becomes a proposal in the org Inbox, answered 202). Save only sentences the human confirmed; never secrets. ?similar=true adds the duplicate hint to the answer.",
+    params(
+        ("X-Org-Id" = String, Header, description = "The org the caller acts in"),
+        ("similar" = Option<bool>, Query, description = "true: the answer names the bank's other memories worded much like this one (costs about a search; default false). A proposal always carries its hint."),
+    ),
     request_body = memory_bank_contract::wire::SaveMemoryRequest,
     responses(
         (status = 201, description = "Saved", body = SaveMemoryResponse),
@@ -70,14 +73,23 @@ pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
 pub async fn save_memory(
     State(state): State<AppState>,
     caller: OrgCaller,
+    query: Params,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     caller.require_person()?;
+    let hinted = validate::parse_save_params(params(query)?.get("similar").map(String::as_str)).map_err(ApiError::InvalidRequest)?;
     let body = body_bytes(body)?;
     // The gate (limits, characters, the secret detector the Remember dialog uses): a
     // client that skips the dialog's checks is refused here.
     let input = validate::parse_save_body(&body)?;
-    let (memory, similar) = match state.bank.save_hinted(&caller.user.id, &caller.org_id, input).await? {
+    // The hint costs about a search, so only a door that shows it asks (the CLI; the
+    // app shows it while the person types, through `POST /v1/memory/similar`).
+    let saved = if hinted {
+        state.bank.save_hinted(&caller.user.id, &caller.org_id, input).await?
+    } else {
+        (state.bank.save_or_propose(&caller.user.id, &caller.org_id, input).await?, Vec::new())
+    };
+    let (memory, similar) = match saved {
         (Saved::Memory(memory), similar) => (*memory, similar),
         (Saved::Proposed(proposal), _) => {
             let answer = ProposalResponse { similar: proposal.similar.clone(), proposal: *proposal, memory: None };

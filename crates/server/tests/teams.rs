@@ -369,6 +369,9 @@ async fn members_list_the_team_proposals_they_made_and_owners_the_whole_org_inbo
     assert_eq!(status, StatusCode::ACCEPTED, "{saved}");
     assert_eq!(saved["similar"][0]["id"].as_str(), Some(team_memory.as_str()), "the team's alike memory: {saved}");
     assert_eq!(saved["proposal"]["similar"], saved["similar"]);
+    let (status, owners) = s.send(Method::POST, &s.ada.1, &s.acme, "/v1/memory?similar=true", body("Staging deploys need the VPN always")).await;
+    assert_eq!(status, StatusCode::CREATED, "{owners}");
+    assert_eq!(owners["similar"][0]["id"].as_str(), Some(team_memory.as_str()), "an owner's team save, hint asked: {owners}");
     let from_bob = saved["proposal"]["id"].as_str().unwrap().to_owned();
     let (status, proposed) = s.send(Method::POST, &s.bob_agent, &s.acme, "/v1/proposals", body("Invoices belong to billing")).await;
     assert_eq!(status, StatusCode::CREATED, "{proposed}");
