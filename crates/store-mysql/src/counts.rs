@@ -63,6 +63,20 @@ async fn change(tx: &mut MySqlConnection, rows: impl IntoIterator<Item = Counted
     if deltas.is_empty() {
         return Ok(());
     }
+    // One row (a single save or delete): bound values. `JSON_TABLE` costs the server
+    // about 0.07 ms more to parse one row, a tenth of a save.
+    if let [((user_id, scope, shard), n)] = deltas.iter().collect::<Vec<_>>()[..] {
+        sqlx::query("INSERT INTO memory_count (user_id, scope, shard, n) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE n = memory_count.n + ?")
+            .bind(*user_id)
+            .bind(*scope)
+            .bind(*shard)
+            .bind(*n)
+            .bind(*n)
+            .execute(&mut *tx)
+            .await
+            .map_err(db_err)?;
+        return Ok(());
+    }
     let json: Vec<serde_json::Value> =
         deltas.iter().map(|((user_id, scope, shard), n)| serde_json::json!([user_id, scope, shard, n])).collect();
     sqlx::query(

@@ -52,13 +52,16 @@ fn posted(memory: &NewMemory) -> Posted<'_> {
 }
 
 /// Inside `tx`: the memory and its contexts, without postings or its bank's count (the
-/// caller writes them).
+/// caller writes them). Refused while its org has memory turned off: the insert reads
+/// the kill switch itself (a shared lock on the policy row until the commit), so a save
+/// is either before the switch or refused, and costs no round trip of its own.
 async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
-    sqlx::query(
+    let inserted = sqlx::query(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
                              confirmed_via, proposed_by, saved_by, confirmed_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM DUAL
+         WHERE NOT EXISTS (SELECT 1 FROM org_policy WHERE org_id = ? AND NOT memory_enabled)",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -74,9 +77,13 @@ async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
     .bind(&memory.proposed_by)
     .bind(&memory.saved_by)
     .bind(&memory.confirmed_by)
+    .bind(&memory.org_id)
     .execute(&mut *tx)
     .await
     .map_err(db_err)?;
+    if inserted.rows_affected() == 0 {
+        return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+    }
     for context in &memory.contexts {
         let citation = match &context.citation {
             Some(c) => {

@@ -307,10 +307,13 @@ async fn run_migrations(pool: &SqlitePool) -> Result<(), StoreError> {
 
 async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(), StoreError> {
     let tags = memory.tags.as_ref().map(|t| serde_json::Value::from(t.clone()).to_string());
-    let seq: i64 = sqlx::query_scalar(
+    // Refused while its org has memory turned off: read in the insert itself, inside
+    // the write transaction, so a save is either before the switch or refused.
+    let seq: Option<i64> = sqlx::query_scalar(
         "INSERT INTO memory (id, user_id, org_id, scope, content, source, tags, search_text, created_at, updated_at,
                              confirmed_via, proposed_by, saved_by, confirmed_by)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13) RETURNING seq",
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13
+         WHERE NOT EXISTS (SELECT 1 FROM org_policy WHERE org_id = ?3 AND memory_enabled = 0) RETURNING seq",
     )
     .bind(&memory.id)
     .bind(&memory.user_id)
@@ -325,9 +328,12 @@ async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(),
     .bind(&memory.proposed_by)
     .bind(&memory.saved_by)
     .bind(&memory.confirmed_by)
-    .fetch_one(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await
     .map_err(db_err)?;
+    let Some(seq) = seq else {
+        return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+    };
     sqlx::query("INSERT INTO memory_fts (rowid, terms) VALUES (?1, ?2)")
         .bind(seq)
         .bind(&memory.search_text)

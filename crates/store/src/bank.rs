@@ -168,13 +168,16 @@ impl Bank {
         if input.scope == Scope::Org {
             return self.save_to_team(user_id, org_id, input).await;
         }
-        // Both reads at once, one round trip fewer on MySQL; the kill switch still
-        // answers first, and a quota refusal is only counted when it is the answer.
-        let (policy, have) = tokio::join!(self.store.org_policy(org_id), self.count_for_quota(user_id, 1));
-        if !policy?.memory_enabled {
-            return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+        // The insert reads the kill switch itself. With a quota to check, it is read
+        // here too, beside the count, so that it still answers first and a quota
+        // refusal is only counted when it is the answer.
+        if self.max_memories_per_user.is_some() {
+            let (policy, have) = tokio::join!(self.store.org_policy(org_id), self.count_for_quota(user_id, 1));
+            if !policy?.memory_enabled {
+                return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+            }
+            self.refuse_past_quota(user_id, have?, 1)?;
         }
-        self.refuse_past_quota(user_id, have?, 1)?;
         let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
         self.store.insert_memory(&memory).await?;
         self.remember_meaning(user_id, &memory.id, &memory.search_text, &memory.content, memory.tags.as_deref().unwrap_or_default()).await;

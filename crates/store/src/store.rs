@@ -491,9 +491,14 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// Inserts a memory, its contexts and its search terms in one transaction: all of
     /// them or none. A store may commit other saves in the same transaction (SQLite
     /// groups the saves that wait for its writer); each still succeeds or fails alone.
+    /// While the org the memory records (`org_id`) has memory turned off, nothing is
+    /// written and the answer is `TeamRefused(OrgMemoryDisabled)`: the kill switch is
+    /// read inside the insert's own transaction, so no save slips past a switch
+    /// turned off while it ran, and a save needs no separate read of it.
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError>;
 
-    /// Inserts many memories in one transaction (bulk import, benchmarks).
+    /// Inserts many memories in one transaction (bulk import, benchmarks), refused as a
+    /// whole as [`Self::insert_memory`] is.
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError>;
 
     /// The bank's memories, newest first (`created_at`, then id), strictly after

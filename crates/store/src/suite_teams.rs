@@ -229,6 +229,34 @@ pub async fn org_policy_stops_reads_and_caps_the_team_bank(f: &dyn Fixture) {
     assert!(matches!(refused, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{refused:?}");
 }
 
+/// The kill switch is read by the insert itself, in its own transaction: a save with no
+/// quota to check reads nothing before it, and a store's insert, one or many, writes
+/// nothing for an org with memory off (another org's memories go in as ever).
+pub async fn the_insert_itself_refuses_while_the_org_has_memory_off(f: &dyn Fixture) {
+    let w = world(f).await;
+    let globex = w.bank.add_org("Globex").await.unwrap().id;
+    let memory = |org: &str, text: &str| crate::bank::new_memory(&w.alice, org, validate_save(request(text)).unwrap(), w.bank.now(), None);
+    let off_refusal = |r: &Result<(), StoreError>| matches!(r, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled)));
+    w.bank.save(&w.alice, &w.org, validate_save(request("saved while on")).unwrap()).await.unwrap();
+
+    w.bank.set_org_policy(&w.org, &OrgPolicy { memory_enabled: false, ..OrgPolicy::default() }).await.unwrap();
+    let saved = w.bank.save(&w.alice, &w.org, validate_save(request("saved while off")).unwrap()).await;
+    assert!(matches!(saved, Err(StoreError::TeamRefused(TeamRefusal::OrgMemoryDisabled))), "{saved:?}");
+    let one = w.bank.store().insert_memory(&memory(&w.org, "inserted while off")).await;
+    assert!(off_refusal(&one), "{one:?}");
+    let many = w.bank.store().insert_memories(&[memory(&globex, "Globex's, beside one of Acme's"), memory(&w.org, "Acme's, while off")]).await;
+    assert!(off_refusal(&many), "refused as a whole: {many:?}");
+    w.bank.store().insert_memory(&memory(&globex, "Globex has memory on")).await.unwrap();
+
+    let listed = w.bank.list(&w.alice, &parse_list(None, None).unwrap()).await.unwrap().memories;
+    let mut contents: Vec<&str> = listed.iter().map(|m| m.content.as_str()).collect();
+    contents.sort_unstable();
+    assert_eq!(contents, ["Globex has memory on", "saved while on"], "nothing refused was written");
+    assert_eq!(w.bank.store().count_memories(crate::BankKey::Personal(&w.alice)).await.unwrap(), 2, "nor counted");
+    w.bank.set_org_policy(&w.org, &OrgPolicy::default()).await.unwrap();
+    w.bank.save(&w.alice, &w.org, validate_save(request("saved when on again")).unwrap()).await.unwrap();
+}
+
 /// Counts the quota refusals a bank reports.
 #[derive(Default)]
 struct QuotaRefusals(std::sync::atomic::AtomicUsize);
