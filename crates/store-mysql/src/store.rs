@@ -315,6 +315,27 @@ impl MemoryStore for MySqlStore {
         .await
     }
 
+    async fn insert_memory_checked(&self, memory: &NewMemory, checks: memory_bank_store::SaveChecks<'_>) -> Result<(), StoreError> {
+        // The checks read on other connections while this one writes; it commits only
+        // once they passed. A transaction dropped uncommitted is rolled back.
+        let first = async {
+            let mut tx = self.pool.begin().await.map_err(db_err)?;
+            insert_one(&mut tx, memory).await?;
+            Ok::<_, StoreError>(tx)
+        };
+        let (written, checked) = tokio::join!(first, checks);
+        match (written, checked) {
+            (Err(refused @ StoreError::TeamRefused(_)), _) | (_, Err(refused)) => Err(refused),
+            (Ok(tx), Ok(())) => match tx.commit().await.map_err(db_err) {
+                Err(StoreError::Contended(_)) => self.insert_memory(memory).await,
+                committed => committed,
+            },
+            // Rolled back for a conflict: again, as `insert_memory` runs it.
+            (Err(StoreError::Contended(_)), Ok(())) => self.insert_memory(memory).await,
+            (Err(failed), Ok(())) => Err(failed),
+        }
+    }
+
     async fn insert_memories(&self, memories: &[NewMemory]) -> Result<(), StoreError> {
         again_while_contended(WRITE, || async move {
             let mut tx = self.pool.begin().await.map_err(db_err)?;

@@ -137,6 +137,14 @@ impl Bank {
     }
 
     /// [`Self::check_quota`]'s decision, once the user's memories (`have`) are counted.
+    /// [`Self::refuse_past_quota`]'s answer alone, neither logged nor counted.
+    fn past_quota(&self, have: Option<u64>, adding: u64) -> Result<(), StoreError> {
+        match (self.max_memories_per_user, have) {
+            (Some(limit), Some(have)) if have + adding > limit => Err(StoreError::QuotaExceeded { limit }),
+            _ => Ok(()),
+        }
+    }
+
     fn refuse_past_quota(&self, user_id: &str, have: Option<u64>, adding: u64) -> Result<(), StoreError> {
         let (Some(limit), Some(have)) = (self.max_memories_per_user, have) else { return Ok(()) };
         if have + adding > limit {
@@ -168,18 +176,30 @@ impl Bank {
         if input.scope == Scope::Org {
             return self.save_to_team(user_id, org_id, input).await;
         }
-        // The insert reads the kill switch itself. With a quota to check, it is read
-        // here too, beside the count, so that it still answers first and a quota
-        // refusal is only counted when it is the answer.
-        if self.max_memories_per_user.is_some() {
-            let (policy, have) = tokio::join!(self.store.org_policy(org_id), self.count_for_quota(user_id, 1));
-            if !policy?.memory_enabled {
-                return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
-            }
-            self.refuse_past_quota(user_id, have?, 1)?;
-        }
         let memory = new_memory(user_id, org_id, input, self.clock.now(), None);
-        self.store.insert_memory(&memory).await?;
+        match self.max_memories_per_user {
+            // The insert reads the kill switch itself: nothing to read before it.
+            None => self.store.insert_memory(&memory).await?,
+            // With a quota, the kill switch is read beside the count, so that it still
+            // answers first; the store may run both beside its insert.
+            Some(_) => {
+                let checks = async {
+                    let (policy, have) = tokio::join!(self.store.org_policy(org_id), self.count_for_quota(user_id, 1));
+                    if !policy?.memory_enabled {
+                        return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
+                    }
+                    self.past_quota(have?, 1)
+                };
+                if let Err(refused) = self.store.insert_memory_checked(&memory, Box::pin(checks)).await {
+                    // A quota refusal is counted only when it is the answer.
+                    if let StoreError::QuotaExceeded { limit } = refused {
+                        tracing::info!(user_id, limit, "memory.quota_exceeded");
+                        self.record(BankEvent::QuotaRefused { count: 1 });
+                    }
+                    return Err(refused);
+                }
+            }
+        }
         self.remember_meaning(user_id, &memory.id, &memory.search_text, &memory.content, memory.tags.as_deref().unwrap_or_default()).await;
         tracing::info!(
             memory_id = %memory.id, user_id, org_id, contexts = memory.contexts.len(),

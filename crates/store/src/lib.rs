@@ -66,7 +66,7 @@ pub use team_inbox::Saved;
 pub use recall::{RecallQuery, RecallRule, Recalled};
 pub use store::{
     BankKey, Candidate, Change, RowKey, TermRows, Worded, Decision, EnsureOutcome, ImportKind, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewContext, NewMemory, Offboard,
-    OptimizeOutcome, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
+    OptimizeOutcome, SaveChecks, StoredVector, TermsProgress, TermsRewrite, TermsSource, TokenOwner, VectorRow, VectorSummary,
     SEARCH_CANDIDATE_CAP,
 };
 pub use teams::TeamStore;

@@ -10,6 +10,9 @@ use memory_bank_contract::teams::Role;
 use crate::tokens::TokenKind;
 use crate::StoreError;
 
+/// Reads that may refuse a save, run by [`MemoryStore::insert_memory_checked`].
+pub type SaveChecks<'a> = futures_util::future::BoxFuture<'a, Result<(), StoreError>>;
+
 /// Most full-text candidates ranked per search. Bounds the work a very common term can
 /// cause: the newest matches up to this many are ranked; older ones beyond it are not.
 pub const SEARCH_CANDIDATE_CAP: u32 = 1000;
@@ -496,6 +499,16 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// read inside the insert's own transaction, so no save slips past a switch
     /// turned off while it ran, and a save needs no separate read of it.
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError>;
+
+    /// [`Self::insert_memory`], committed only once `checks` (reads that may refuse the
+    /// save: the quota's count) passed; nothing is written unless both succeed, and the
+    /// insert's own refusal (the kill switch) answers before the checks'. A store may run
+    /// the two side by side (MySQL: the checks' reads on other connections while the
+    /// insert's statements run, a round trip fewer than one after the other).
+    async fn insert_memory_checked(&self, memory: &NewMemory, checks: SaveChecks<'_>) -> Result<(), StoreError> {
+        checks.await?;
+        self.insert_memory(memory).await
+    }
 
     /// Inserts many memories in one transaction (bulk import, benchmarks), refused as a
     /// whole as [`Self::insert_memory`] is.

@@ -289,4 +289,5 @@ pub async fn a_save_the_kill_switch_refuses_is_no_quota_refusal(f: &dyn Fixture)
     let bob = bank.save(&w.bob, &w.org, validate_save(request("bob has room")).unwrap()).await;
     assert!(bob.is_ok(), "the cap is per person: {bob:?}");
     assert_eq!(bank.list(&w.alice, &parse_list(None, None).unwrap()).await.unwrap().memories.len(), 1, "nothing refused was saved");
+    assert_eq!(bank.store().count_memories(crate::BankKey::Personal(&w.alice)).await.unwrap(), 1, "nor counted");
 }
