@@ -136,8 +136,8 @@ impl Bank {
         self.store.recount_memories(bank).await
     }
 
-    /// [`Self::check_quota`]'s decision, once the user's memories (`have`) are counted.
-    /// [`Self::refuse_past_quota`]'s answer alone, neither logged nor counted.
+    /// Whether `adding` more memories to the `have` a user has passes the cap: the
+    /// decision alone, neither logged nor counted.
     fn past_quota(&self, have: Option<u64>, adding: u64) -> Result<(), StoreError> {
         match (self.max_memories_per_user, have) {
             (Some(limit), Some(have)) if have + adding > limit => Err(StoreError::QuotaExceeded { limit }),
@@ -145,14 +145,19 @@ impl Bank {
         }
     }
 
+    /// Logs and counts a quota refusal, once it is the answer.
+    fn quota_refused(&self, user_id: &str, adding: u64, limit: u64) {
+        tracing::info!(user_id, adding, limit, "memory.quota_exceeded");
+        self.record(BankEvent::QuotaRefused { count: adding });
+    }
+
+    /// [`Self::check_quota`]'s decision, once the user's memories (`have`) are counted.
     fn refuse_past_quota(&self, user_id: &str, have: Option<u64>, adding: u64) -> Result<(), StoreError> {
-        let (Some(limit), Some(have)) = (self.max_memories_per_user, have) else { return Ok(()) };
-        if have + adding > limit {
-            tracing::info!(user_id, have, adding, limit, "memory.quota_exceeded");
-            self.record(BankEvent::QuotaRefused { count: adding });
-            return Err(StoreError::QuotaExceeded { limit });
+        let answer = self.past_quota(have, adding);
+        if let Err(StoreError::QuotaExceeded { limit }) = answer {
+            self.quota_refused(user_id, adding, limit);
         }
-        Ok(())
+        answer
     }
 
     /// The underlying store.
@@ -193,8 +198,7 @@ impl Bank {
                 if let Err(refused) = self.store.insert_memory_checked(&memory, Box::pin(checks)).await {
                     // A quota refusal is counted only when it is the answer.
                     if let StoreError::QuotaExceeded { limit } = refused {
-                        tracing::info!(user_id, limit, "memory.quota_exceeded");
-                        self.record(BankEvent::QuotaRefused { count: 1 });
+                        self.quota_refused(user_id, 1, limit);
                     }
                     return Err(refused);
                 }
