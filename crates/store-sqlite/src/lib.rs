@@ -223,15 +223,7 @@ impl SqliteStore {
     }
 
     async fn applied_migrations(&self) -> Result<i64, StoreError> {
-        let table: Option<String> =
-            sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(db_err)?;
-        if table.is_none() {
-            return Ok(0);
-        }
-        sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations").fetch_one(&self.pool).await.map_err(db_err)
+        applied_migrations(&self.pool).await
     }
 
     /// Starts a write transaction that takes the write lock at once, so two writers
@@ -287,22 +279,44 @@ pub(crate) async fn fts_exists(conn: &mut SqliteConnection) -> Result<bool, Stor
 /// write waited on the other's then finds its tables made ("table users already
 /// exists", "duplicate column name"). Its transaction rolled back whole, so running the
 /// migrator again, once the other has committed, finds those migrations applied.
+///
+/// Several openers can collide once per migration (each applying the next one at the
+/// same moment), so a failure while another opener committed migrations meanwhile is
+/// progress and not counted against the attempts: only failures with nothing applied
+/// by anyone are. A real fault fails the same way every time and is reported after the
+/// last try.
 async fn run_migrations(pool: &SqlitePool) -> Result<(), StoreError> {
     const ATTEMPTS: u32 = 5;
     let mut attempt = 1;
+    let mut applied = applied_migrations(pool).await.unwrap_or(0);
     loop {
-        match MIGRATOR.run(pool).await {
-            Ok(()) => return Ok(()),
-            // "table … already exists", "duplicate column name": the other opener's work.
-            // A real fault fails the same way every time and is reported after the last try.
-            Err(_) if attempt < ATTEMPTS => {
-                tracing::debug!(attempt, "another process migrated this bank meanwhile; checking again");
-                tokio::time::sleep(Duration::from_millis(20 * u64::from(attempt))).await;
-                attempt += 1;
+        let Err(err) = MIGRATOR.run(pool).await else { return Ok(()) };
+        // "table … already exists", "duplicate column name", "UNIQUE constraint failed:
+        // _sqlx_migrations.version": the other opener's work.
+        let now = applied_migrations(pool).await.unwrap_or(applied);
+        if now <= applied {
+            if attempt == ATTEMPTS {
+                return Err(StoreError::Migration(err.to_string()));
             }
-            Err(err) => return Err(StoreError::Migration(err.to_string())),
+            attempt += 1;
         }
+        applied = now;
+        tracing::debug!(attempt, applied, "another process migrated this bank meanwhile; checking again");
+        tokio::time::sleep(Duration::from_millis(20 * u64::from(attempt))).await;
     }
+}
+
+/// How many migrations the bank records as applied (0 before the first).
+async fn applied_migrations(pool: &SqlitePool) -> Result<i64, StoreError> {
+    let table: Option<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+            .fetch_optional(pool)
+            .await
+            .map_err(db_err)?;
+    if table.is_none() {
+        return Ok(0);
+    }
+    sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations").fetch_one(pool).await.map_err(db_err)
 }
 
 async fn insert_one(tx: &mut SqliteConnection, memory: &NewMemory) -> Result<(), StoreError> {
