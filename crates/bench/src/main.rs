@@ -577,15 +577,17 @@ async fn run(args: &Args, engine: &Engine, size: usize, users: usize) -> anyhow:
     let mut hinted_samples = Vec::new();
     let mut hint_samples = Vec::new();
     let mut saving = Duration::ZERO;
-    let new_save = |rng: &mut StdRng| validate_save(SaveMemoryRequest { content: sentence(&zipf, rng), ..Default::default() });
+    let new_save = |rng: &mut StdRng| {
+        validate_save(SaveMemoryRequest { content: sentence(&zipf, rng), ..Default::default() }).map_err(|e| anyhow::anyhow!("{e:?}"))
+    };
     for _ in 0..args.queries {
         let user = &user_ids[rng.random_range(0..users)];
-        let input = new_save(&mut rng).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let input = new_save(&mut rng)?;
         let t = Instant::now();
         std::hint::black_box(bank.save_or_propose(user, "org_bench", input).await?);
         save_samples.push(t.elapsed());
         saving += t.elapsed();
-        let input = new_save(&mut rng).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let input = new_save(&mut rng)?;
         let t = Instant::now();
         let (saved, hint) = bank.save_hinted(user, "org_bench", input).await?;
         hinted_samples.push(t.elapsed());
