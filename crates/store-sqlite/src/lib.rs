@@ -39,7 +39,7 @@ use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
 pub use encryption::FileState;
 pub use key::{DbKey, KeyFormatError};
-use rows::{db_err, memory_columns, memory_from_row, org_from_row, user_from_row};
+use rows::{db_err, memories_from_packed, org_from_row, packed_memories, user_from_row};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -675,23 +675,24 @@ impl MemoryStore for SqliteStore {
 
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
         let (user_id, scope) = (bank.owner(), bank.scope().as_str());
-        let rows = match cursor {
-            None => sqlx::query(concat!(
+        // The page's rows by the bank's time index, then each row packed, newest first.
+        let packed: Option<String> = match cursor {
+            None => sqlx::query_scalar(concat!(
                 "SELECT ",
-                memory_columns!(),
-                " FROM memory AS m
-                 WHERE m.user_id = ?1 AND m.scope = ?3
-                 ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
+                packed_memories!(" ORDER BY m.created_at DESC, m.id DESC"),
+                " FROM (SELECT seq FROM memory WHERE user_id = ?1 AND scope = ?3
+                        ORDER BY created_at DESC, id DESC LIMIT ?2) AS page
+                 CROSS JOIN memory AS m ON m.seq = page.seq"
             ))
             .bind(user_id)
             .bind(limit)
             .bind(scope),
-            Some(cursor) => sqlx::query(concat!(
+            Some(cursor) => sqlx::query_scalar(concat!(
                 "SELECT ",
-                memory_columns!(),
-                " FROM memory AS m
-                 WHERE m.user_id = ?1 AND m.scope = ?5 AND (m.created_at, m.id) < (?3, ?4)
-                 ORDER BY m.created_at DESC, m.id DESC LIMIT ?2"
+                packed_memories!(" ORDER BY m.created_at DESC, m.id DESC"),
+                " FROM (SELECT seq FROM memory WHERE user_id = ?1 AND scope = ?5 AND (created_at, id) < (?3, ?4)
+                        ORDER BY created_at DESC, id DESC LIMIT ?2) AS page
+                 CROSS JOIN memory AS m ON m.seq = page.seq"
             ))
             .bind(user_id)
             .bind(limit)
@@ -699,45 +700,63 @@ impl MemoryStore for SqliteStore {
             .bind(&cursor.id)
             .bind(scope),
         }
-        .fetch_all(&self.pool)
+        .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        rows.iter().map(memory_from_row).collect()
+        memories_from_packed(packed.as_deref())
     }
 
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
         if scoped_terms.is_empty() {
             return Ok(Vec::new());
         }
-        // Terms are letters and digits only (see memory_bank_store::terms), so quoting
-        // each as an FTS5 phrase cannot change the query's structure. The whole
-        // expression is still a bound parameter. `CROSS JOIN` (SQLite keeps
-        // its order) and the unary `+` keep the planner on "FTS matches first, then a
-        // primary-key lookup each" instead of walking all of a user's rows; the owner
-        // check stays as a guard against user-code hash collisions.
-        let expression = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ");
-        // One row holding them all, a line each: streaming thousands of small rows
-        // through the driver costs more than the query itself, and quoting every
-        // term as JSON nearly doubles it (see `unpack_candidates`). The rows are the
-        // narrow `memory_candidate` ones (its migration says why). `LIMIT +?2`, not
-        // `LIMIT ?2`: SQLite offers a bound LIMIT to a virtual table's planner and then
-        // prepares the statement again whenever the parameter is bound, so on every
-        // search; FTS5 has no use for it (BENCHMARKS.md, "a statement prepared once").
-        let packed: Option<String> = sqlx::query_scalar(concat!(
-            "SELECT ",
-            packed_candidates!(),
-            " FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid DESC LIMIT +?2) AS f
-             CROSS JOIN memory_candidate AS c ON c.seq = f.seq
-             WHERE +c.user_id = ?3 AND +c.scope = ?4"
+        let packed: Option<String> = sqlx::query_scalar(concat!("SELECT ", bank_candidates!("?1", "?3", "?4")))
+            .bind(match_expression(scoped_terms))
+            .bind(cap)
+            .bind(bank.owner())
+            .bind(bank.scope().as_str())
+            .fetch_one(&self.pool)
+            .await
+            .map_err(db_err)?;
+        unpack_candidates(packed.as_deref().unwrap_or_default())
+    }
+
+    async fn search_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32) -> Result<Vec<Vec<Candidate>>, StoreError> {
+        // A person's bank and their team's (a search's `all`, the doors' default) in one
+        // statement: one trip to a connection's thread, where asking each bank on its
+        // own connection costs a second trip and a second connection's cold cache
+        // (BENCHMARKS.md, "Both banks in one statement").
+        let [(first, first_terms), (second, second_terms)] = banks else {
+            let mut each = Vec::with_capacity(banks.len());
+            for (bank, terms) in banks {
+                each.push(self.search_candidates(*bank, terms, cap).await?);
+            }
+            return Ok(each);
+        };
+        if first_terms.is_empty() || second_terms.is_empty() {
+            return Ok(vec![
+                self.search_candidates(*first, first_terms, cap).await?,
+                self.search_candidates(*second, second_terms, cap).await?,
+            ]);
+        }
+        let (a, b): (Option<String>, Option<String>) = sqlx::query_as(concat!(
+            "SELECT (SELECT ",
+            bank_candidates!("?1", "?3", "?4"),
+            "), (SELECT ",
+            bank_candidates!("?5", "?6", "?7"),
+            ")"
         ))
-        .bind(expression)
+        .bind(match_expression(first_terms))
         .bind(cap)
-        .bind(bank.owner())
-        .bind(bank.scope().as_str())
+        .bind(first.owner())
+        .bind(first.scope().as_str())
+        .bind(match_expression(second_terms))
+        .bind(second.owner())
+        .bind(second.scope().as_str())
         .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        unpack_candidates(packed.as_deref().unwrap_or_default())
+        Ok(vec![unpack_candidates(a.as_deref().unwrap_or_default())?, unpack_candidates(b.as_deref().unwrap_or_default())?])
     }
 
     async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError> {
@@ -746,7 +765,7 @@ impl MemoryStore for SqliteStore {
         }
         // One statement for all terms; each reads at most `cap` entries of the term's
         // posting list (FTS5 stops at the LIMIT), and a term at the cap answers NULL, not
-        // its rows. Quoted as phrases, as in search_candidates; the terms arrive as one
+        // its rows. Quoted as phrases, as in match_expression; the terms arrive as one
         // bound JSON array. A list is row numbers separated by spaces.
         let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
         let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
@@ -857,19 +876,19 @@ impl MemoryStore for SqliteStore {
             return Ok(Vec::new());
         }
         // `+user_id`: look rows up by id, not by walking all of the owner's rows.
-        let rows = sqlx::query(concat!(
+        let packed: Option<String> = sqlx::query_scalar(concat!(
             "SELECT ",
-            memory_columns!(),
+            packed_memories!(""),
             " FROM memory AS m
              WHERE m.id IN (SELECT value FROM json_each(?2)) AND +m.user_id = ?1 AND +m.scope = ?3"
         ))
         .bind(bank.owner())
         .bind(serde_json::Value::from(ids.to_vec()).to_string())
         .bind(bank.scope().as_str())
-        .fetch_all(&self.pool)
+        .fetch_one(&self.pool)
         .await
         .map_err(db_err)?;
-        rows.iter().map(memory_from_row).collect()
+        memories_from_packed(packed.as_deref())
     }
 
     async fn delete_memory(&self, by: Change<'_>, id: &str, now: Timestamp) -> Result<bool, StoreError> {
@@ -1017,6 +1036,44 @@ macro_rules! packed_candidates {
     };
 }
 use packed_candidates;
+
+/// One bank's search candidates, packed ([`packed_candidates`]): its newest memories
+/// whose index holds a term of the FTS5 expression bound at `$expression`, at most the
+/// cap bound at `?2`, of the owner and scope bound at `$owner` and `$scope`.
+///
+/// `CROSS JOIN` (SQLite keeps its order) and the unary `+` keep the planner on "FTS
+/// matches first, then a primary-key lookup each" instead of walking all of a user's
+/// rows; the owner check stays as a guard against user-code hash collisions. One row
+/// holding them all, a line each: streaming thousands of small rows through the driver
+/// costs more than the query itself, and quoting every term as JSON nearly doubles it
+/// (see `unpack_candidates`). The rows are the narrow `memory_candidate` ones (its
+/// migration says why). `LIMIT +?2`, not `LIMIT ?2`: SQLite offers a bound LIMIT to a
+/// virtual table's planner and then prepares the statement again whenever the parameter
+/// is bound, so on every search; FTS5 has no use for it (BENCHMARKS.md, "a statement
+/// prepared once").
+macro_rules! bank_candidates {
+    ($expression:literal, $owner:literal, $scope:literal) => {
+        concat!(
+            packed_candidates!(),
+            " FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ",
+            $expression,
+            " ORDER BY rowid DESC LIMIT +?2) AS f
+             CROSS JOIN memory_candidate AS c ON c.seq = f.seq
+             WHERE +c.user_id = ",
+            $owner,
+            " AND +c.scope = ",
+            $scope
+        )
+    };
+}
+use bank_candidates;
+
+/// The FTS5 expression for scoped terms: any of them. Terms are letters and digits only
+/// (see memory_bank_store::terms), so quoting each as an FTS5 phrase cannot change the
+/// query's structure; the whole expression is still a bound parameter.
+fn match_expression(scoped_terms: &[String]) -> String {
+    scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ")
+}
 
 /// The candidates a statement packed one a line, `id created_at terms`. The
 /// packing needs no quoting: ids and times hold no spaces, and a search text is

@@ -46,55 +46,101 @@ pub(crate) fn org_from_row(row: &SqliteRow) -> Result<Org, StoreError> {
     Ok(Org { id: get(row, "id")?, name: get(row, "name")?, created_at: Timestamp::from_unix_ms(get(row, "created_at")?) })
 }
 
-/// The columns [`memory_from_row`] reads, from `memory AS m`: the row's, and its
-/// contexts as one JSON array (`[id, citation, snippet, origin, created_at]` each, in
-/// saved order), so a page of memories is one statement rather than one for the rows and
-/// one for their contexts (each statement is a round trip to SQLite's worker thread).
-/// A macro, so each statement is one literal (`concat!`), built by nothing at run time.
-macro_rules! memory_columns {
-    () => {
-        "m.id, m.content, m.tags, m.source, m.scope, m.org_id, m.created_at, m.updated_at,
-         m.confirmed_via, m.proposed_by, m.imported_from, m.saved_by, m.confirmed_by,
-         (SELECT json_group_array(json_array(c.id, c.citation, c.snippet, c.origin, c.created_at) ORDER BY c.id)
-          FROM memory_context AS c WHERE c.memory_id = m.id) AS contexts"
+/// The memories of a statement over `memory AS m`, packed into one JSON array (one
+/// `[id, content, tags, source, scope, org_id, created_at, updated_at, confirmed_via,
+/// proposed_by, imported_from, saved_by, confirmed_by, contexts]` each, the contexts an
+/// array of `[id, citation, snippet, origin, created_at]` in saved order), in the order
+/// `$order` gives (an aggregate's `ORDER BY …`, or nothing). One row: each row a
+/// statement hands back is a trip through the driver's channel from SQLite's worker
+/// thread, and 20 of them cost more than the statement (BENCHMARKS.md, "Both banks in one
+/// statement"). A macro, so each statement is one literal (`concat!`), built by nothing
+/// at run time.
+macro_rules! packed_memories {
+    ($order:literal) => {
+        concat!(
+            "json_group_array(json_array(m.id, m.content, m.tags, m.source, m.scope, m.org_id, m.created_at,
+               m.updated_at, m.confirmed_via, m.proposed_by, m.imported_from, m.saved_by, m.confirmed_by,
+               json((SELECT json_group_array(json_array(c.id, c.citation, c.snippet, c.origin, c.created_at) ORDER BY c.id)
+                     FROM memory_context AS c WHERE c.memory_id = m.id)))",
+            $order,
+            ")"
+        )
     };
 }
-pub(crate) use memory_columns;
+pub(crate) use packed_memories;
 
-/// A memory from a row of [`memory_columns`].
-pub(crate) fn memory_from_row(row: &SqliteRow) -> Result<Memory, StoreError> {
-    let scope: String = get(row, "scope")?;
-    Ok(Memory {
-        id: get(row, "id")?,
-        content: get(row, "content")?,
-        tags: parse_tags(get::<Option<String>>(row, "tags")?.as_deref()),
-        source: get(row, "source")?,
+/// A memory as [`packed_memories`] packs it, its fields in that order.
+type PackedMemory = (
+    String,
+    String,
+    Option<String>,
+    String,
+    String,
+    String,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Vec<PackedContext>,
+);
+
+/// A context as [`packed_memories`] packs it: id, citation, snippet, origin, created_at.
+type PackedContext = (String, Option<String>, String, Option<String>, i64);
+
+/// The memories a statement packed with [`packed_memories`] (none for SQL NULL: an
+/// aggregate over no rows).
+pub(crate) fn memories_from_packed(packed: Option<&str>) -> Result<Vec<Memory>, StoreError> {
+    let Some(packed) = packed else { return Ok(Vec::new()) };
+    let rows: Vec<PackedMemory> =
+        serde_json::from_str(packed).map_err(|e| StoreError::Database(format!("unreadable memories: {e}")))?;
+    Ok(rows.into_iter().map(memory_from_packed).collect())
+}
+
+fn memory_from_packed(row: PackedMemory) -> Memory {
+    let (
+        id,
+        content,
+        tags,
+        source,
+        scope,
+        org_id,
+        created_at,
+        updated_at,
+        confirmed_via,
+        proposed_by,
+        imported_from,
+        saved_by,
+        confirmed_by,
+        contexts,
+    ) = row;
+    Memory {
+        id,
+        content,
+        tags: parse_tags(tags.as_deref()),
+        source,
         scope: if scope == "org" { Scope::Org } else { Scope::User },
-        org_id: get(row, "org_id")?,
-        created_at: Timestamp::from_unix_ms(get(row, "created_at")?),
-        updated_at: Timestamp::from_unix_ms(get(row, "updated_at")?),
-        contexts: contexts_from(&get::<String>(row, "contexts")?)?,
-        confirmed_via: get::<Option<String>>(row, "confirmed_via")?.as_deref().and_then(ConfirmedVia::parse),
-        proposed_by: get(row, "proposed_by")?,
-        imported_from: parse_imported_from(get::<Option<String>>(row, "imported_from")?.as_deref()),
-        saved_by: get(row, "saved_by")?,
-        confirmed_by: get(row, "confirmed_by")?,
-    })
+        org_id,
+        created_at: Timestamp::from_unix_ms(created_at),
+        updated_at: Timestamp::from_unix_ms(updated_at),
+        contexts: contexts.into_iter().map(context_from_packed).collect(),
+        confirmed_via: confirmed_via.as_deref().and_then(ConfirmedVia::parse),
+        proposed_by,
+        imported_from: parse_imported_from(imported_from.as_deref()),
+        saved_by,
+        confirmed_by,
+    }
 }
 
-/// A memory's contexts from the JSON array [`memory_columns`] packs them in.
-fn contexts_from(packed: &str) -> Result<Vec<MemoryContext>, StoreError> {
-    type Packed = (String, Option<String>, String, Option<String>, i64);
-    let rows: Vec<Packed> =
-        serde_json::from_str(packed).map_err(|e| StoreError::Database(format!("unreadable contexts: {e}")))?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, citation, snippet, origin, created_at)| MemoryContext {
-            id,
-            snippet,
-            citation: parse_citation(citation.as_deref()),
-            origin: origin.as_deref().and_then(Origin::parse),
-            created_at: Timestamp::from_unix_ms(created_at),
-        })
-        .collect())
+fn context_from_packed((id, citation, snippet, origin, created_at): PackedContext) -> MemoryContext {
+    MemoryContext {
+        id,
+        snippet,
+        citation: parse_citation(citation.as_deref()),
+        origin: origin.as_deref().and_then(Origin::parse),
+        created_at: Timestamp::from_unix_ms(created_at),
+    }
 }
+

@@ -277,12 +277,9 @@ impl Bank {
                 return Ok((Vec::new(), Vec::new()));
             }
             let lookup = self.lookup_terms(&query_terms).await?;
-            // Every bank at once: on a server, each on its own connection.
-            let per_bank = futures_util::future::try_join_all(banks.iter().map(|bank| {
-                let scoped = terms::scope_terms(bank.owner(), &lookup);
-                async move { self.store.search_candidates(*bank, &scoped, SEARCH_CANDIDATE_CAP).await }
-            }))
-            .await?;
+            let scoped: Vec<(BankKey<'_>, Vec<String>)> =
+                banks.iter().map(|bank| (*bank, terms::scope_terms(bank.owner(), &lookup))).collect();
+            let per_bank = self.store.search_candidates_in(&scoped, SEARCH_CANDIDATE_CAP).await?;
             let (mut candidates, mut origin) = (Vec::new(), Vec::new());
             for (i, found) in per_bank.into_iter().enumerate() {
                 if banks.len() > 1 {

@@ -533,6 +533,15 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// to the bank's owner ([`crate::terms::scope_terms`]), at most `cap`.
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError>;
 
+    /// [`Self::search_candidates`] of several banks (a person's own and their team's), in
+    /// `banks`' order, each with its own scoped terms and its own `cap`. The default asks
+    /// every bank at once, each on its own; a store may answer them together when one
+    /// request costs less than two (SQLite: one statement, so one trip to a connection's
+    /// thread instead of two).
+    async fn search_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32) -> Result<Vec<Vec<Candidate>>, StoreError> {
+        futures_util::future::try_join_all(banks.iter().map(|(bank, terms)| self.search_candidates(*bank, terms, cap))).await
+    }
+
     /// For each term, already scoped to the bank's owner, the keys of the bank's rows
     /// whose index holds it, or [`TermRows::Common`] when `cap` or more do (one
     /// posting-list read per term, bounded by the cap). The duplicate hint counts its

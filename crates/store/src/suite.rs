@@ -96,7 +96,7 @@ macro_rules! store_suite {
             roles_start_with_an_owner_and_one_always_stays, concurrent_demotions_leave_an_owner,
             org_policy_defaults_and_round_trips, offboarding_the_last_owner_reports_the_org_and_an_org_takes_its_policy,
             team_memories_are_read_by_members_only_and_personal_ones_by_their_owner, org_policy_stops_reads_and_caps_the_team_bank, the_doors_search_refuses_as_banks_for_does, a_save_the_kill_switch_refuses_is_no_quota_refusal,
-            the_insert_itself_refuses_while_the_org_has_memory_off,
+            the_insert_itself_refuses_while_the_org_has_memory_off, each_bank_s_candidates_asked_together_are_those_asked_alone,
             every_write_path_keeps_each_bank_s_count,
             team_proposals_wait_in_the_org_inbox_for_an_admin, team_edits_and_deletes_go_through_an_admin_or_the_org_inbox,
             org_policy_governs_team_proposals, members_list_only_the_team_proposals_they_made,

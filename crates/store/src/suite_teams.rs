@@ -291,3 +291,56 @@ pub async fn a_save_the_kill_switch_refuses_is_no_quota_refusal(f: &dyn Fixture)
     assert_eq!(bank.list(&w.alice, &parse_list(None, None).unwrap()).await.unwrap().memories.len(), 1, "nothing refused was saved");
     assert_eq!(bank.store().count_memories(crate::BankKey::Personal(&w.alice)).await.unwrap(), 1, "nor counted");
 }
+
+/// A person's bank and their team's asked for their candidates together answer what
+/// each answers asked alone, in the order asked, whatever the cap, and never another
+/// member's or another org's memory.
+pub async fn each_bank_s_candidates_asked_together_are_those_asked_alone(f: &dyn Fixture) {
+    use crate::{terms, BankKey};
+    let w = world(f).await; // alice owns Acme, bob is a member
+    let other = w.bank.add_org("Globex").await.unwrap().id;
+    w.bank.add_member(&other, &w.alice).await.unwrap();
+    for i in 0..5 {
+        save(&w, &w.alice, request(&format!("my lantern number {i}"))).await;
+        w.clock.advance(2);
+        let team = format!("the team lantern {i} lights the deploys");
+        w.bank.save_to_team(&w.alice, &w.org, validate_save(request(&team)).unwrap()).await.unwrap();
+        w.clock.advance(2);
+    }
+    save(&w, &w.alice, request("only mine: a quokka")).await;
+    save(&w, &w.bob, request("bob's lantern, bob's quokka")).await;
+    w.bank.save_to_team(&w.alice, &other, validate_save(request("Globex lantern quokka")).unwrap()).await.unwrap();
+
+    let store = f.store();
+    let (mine, team) = (BankKey::Personal(&w.alice), BankKey::Team(&w.org));
+    for query in ["lantern", "lanterns deploy", "quokka", "deploys", "nothing"] {
+        let lookup = terms::covering_terms(&terms::query_terms(query));
+        for cap in [1, 2, 3, 1000] {
+            for banks in [[mine, team], [team, mine]] {
+                let asked: Vec<(BankKey<'_>, Vec<String>)> =
+                    banks.iter().map(|bank| (*bank, terms::scope_terms(bank.owner(), &lookup))).collect();
+                let together = store.search_candidates_in(&asked, cap).await.unwrap();
+                let mut alone = Vec::new();
+                for (bank, scoped) in &asked {
+                    alone.push(store.search_candidates(*bank, scoped, cap).await.unwrap());
+                }
+                assert_eq!(together, alone, "{query:?}, cap {cap}, {banks:?}");
+                assert!(together.iter().flatten().all(|c| !c.terms.contains("bob") && !c.terms.contains("globex")), "{query:?}");
+            }
+            // A bank with no terms to look up (a query of stopwords only) finds nothing
+            // and the other still finds its own.
+            let asked = vec![(mine, Vec::new()), (team, terms::scope_terms(&w.org, &lookup))];
+            let together = store.search_candidates_in(&asked, cap).await.unwrap();
+            assert!(together[0].is_empty());
+            assert_eq!(together[1], store.search_candidates(team, &asked[1].1, cap).await.unwrap(), "{query:?}, cap {cap}");
+        }
+    }
+    // Sanity: the query words do find rows in both banks, so the comparison above is not
+    // of empty lists.
+    let lantern = terms::covering_terms(&terms::query_terms("lantern"));
+    let both = store
+        .search_candidates_in(&[(mine, terms::scope_terms(&w.alice, &lantern)), (team, terms::scope_terms(&w.org, &lantern))], 1000)
+        .await
+        .unwrap();
+    assert_eq!((both[0].len(), both[1].len()), (5, 5));
+}
