@@ -185,15 +185,17 @@ impl Bank {
         match self.max_memories_per_user {
             // The insert reads the kill switch itself: nothing to read before it.
             None => self.store.insert_memory(&memory).await?,
-            // With a quota, the kill switch is read beside the count, so that it still
-            // answers first; the store may run both beside its insert.
+            // With a quota, the count; the store may read it beside its insert. The kill
+            // switch still answers before the quota: read when the count would refuse
+            // (only then: on a server each read is a connection's round trips).
             Some(_) => {
                 let checks = async {
-                    let (policy, have) = tokio::join!(self.store.org_policy(org_id), self.count_for_quota(user_id, 1));
-                    if !policy?.memory_enabled {
+                    let have = self.count_for_quota(user_id, 1).await?;
+                    let past = self.past_quota(have, 1);
+                    if past.is_err() && !self.store.org_policy(org_id).await?.memory_enabled {
                         return Err(StoreError::TeamRefused(memory_bank_contract::teams::TeamRefusal::OrgMemoryDisabled));
                     }
-                    self.past_quota(have?, 1)
+                    past
                 };
                 if let Err(refused) = self.store.insert_memory_checked(&memory, Box::pin(checks)).await {
                     // A quota refusal is counted only when it is the answer.
