@@ -143,4 +143,3 @@ fn context_from_packed((id, citation, snippet, origin, created_at): PackedContex
         created_at: Timestamp::from_unix_ms(created_at),
     }
 }
-
