@@ -11,7 +11,9 @@ mod key;
 mod verify;
 mod proposals;
 mod offboarding;
+mod readers;
 mod revisions;
+mod search;
 mod search_terms;
 mod teams;
 mod transfer;
@@ -87,15 +89,16 @@ pub struct SqliteStore {
     /// Whether offboarding wipes what it deleted (`wipe.rs`): always, except on the
     /// benchmark's comparison bank.
     wipes: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// A search's reads (see `readers`).
+    readers: std::sync::Arc<readers::Readers>,
 }
 
 impl SqliteStore {
     /// One packed value from `statement`, run on the bank's rows among `keys` (row
     /// numbers, bound as a JSON array in ?1; the owner in ?2 and the bank in ?3).
     async fn packed_by_row_keys(&self, statement: &'static str, bank: BankKey<'_>, keys: &[RowKey]) -> Result<Option<String>, StoreError> {
-        let seqs: Vec<i64> = keys.iter().filter_map(|k| k.parse().ok()).collect();
         sqlx::query_scalar(statement)
-            .bind(serde_json::to_string(&seqs).map_err(|e| StoreError::Database(e.to_string()))?)
+            .bind(search::row_numbers(keys))
             .bind(bank.owner())
             .bind(bank.scope().as_str())
             .fetch_one(&self.pool)
@@ -146,7 +149,7 @@ impl SqliteStore {
         const ATTEMPTS: u32 = 8;
         let mut attempt = 1;
         loop {
-            match Self::open_once(options.clone(), path.as_deref()).await {
+            match Self::open_once(options.clone(), path.as_deref(), key).await {
                 Err(err) if attempt < ATTEMPTS && err.to_string().contains("database is locked") => {
                     tracing::debug!(attempt, "the bank is busy being opened by another process; trying again");
                     tokio::time::sleep(Duration::from_millis(25 * u64::from(attempt))).await;
@@ -157,7 +160,7 @@ impl SqliteStore {
         }
     }
 
-    async fn open_once(options: SqliteConnectOptions, path: Option<&std::path::Path>) -> Result<Self, StoreError> {
+    async fn open_once(options: SqliteConnectOptions, path: Option<&std::path::Path>, key: Option<&DbKey>) -> Result<Self, StoreError> {
         let options = options
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -198,7 +201,18 @@ impl SqliteStore {
         };
         // After the first connection, so after SQLCipher registered its own exit handler.
         encryption::wait_for_workers_at_exit();
-        let store = Self { pool, writer, saves: Default::default(), compaction: Default::default(), wipes: std::sync::Arc::new(true.into()) };
+        let readers = match path {
+            Some(path) => readers::Readers::of_file(path, key),
+            None => readers::Readers::of_memory(pool.clone()),
+        };
+        let store = Self {
+            pool,
+            writer,
+            saves: Default::default(),
+            compaction: Default::default(),
+            wipes: std::sync::Arc::new(true.into()),
+            readers: std::sync::Arc::new(readers),
+        };
         let applied_before = store.applied_migrations().await?;
         run_migrations(&store.writer).await?;
         if store.applied_migrations().await? != applied_before {
@@ -218,6 +232,7 @@ impl SqliteStore {
     /// Closes every connection (the readers' and the writer's), so the files can be
     /// replaced or removed.
     pub async fn close(&self) {
+        self.readers.close();
         self.pool.close().await;
         self.writer.close().await;
     }
@@ -707,56 +722,15 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
-        if scoped_terms.is_empty() {
-            return Ok(Vec::new());
-        }
-        let packed: Option<String> = sqlx::query_scalar(concat!("SELECT ", bank_candidates!("?1", "?3", "?4")))
-            .bind(match_expression(scoped_terms))
-            .bind(cap)
-            .bind(bank.owner())
-            .bind(bank.scope().as_str())
-            .fetch_one(&self.pool)
-            .await
-            .map_err(db_err)?;
-        unpack_candidates(packed.as_deref().unwrap_or_default())
+        let banks = [(bank, scoped_terms.to_vec())];
+        let mut each = self.search_candidates_in(&banks, cap).await?;
+        Ok(each.pop().unwrap_or_default())
     }
 
     async fn search_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32) -> Result<Vec<Vec<Candidate>>, StoreError> {
-        // A person's bank and their team's (a search's `all`, the doors' default) in one
-        // statement: one trip to a connection's thread, where asking each bank on its
-        // own connection costs a second trip and a second connection's cold cache
-        // (BENCHMARKS.md, "Both banks in one statement").
-        let [(first, first_terms), (second, second_terms)] = banks else {
-            let mut each = Vec::with_capacity(banks.len());
-            for (bank, terms) in banks {
-                each.push(self.search_candidates(*bank, terms, cap).await?);
-            }
-            return Ok(each);
-        };
-        if first_terms.is_empty() || second_terms.is_empty() {
-            return Ok(vec![
-                self.search_candidates(*first, first_terms, cap).await?,
-                self.search_candidates(*second, second_terms, cap).await?,
-            ]);
-        }
-        let (a, b): (Option<String>, Option<String>) = sqlx::query_as(concat!(
-            "SELECT (SELECT ",
-            bank_candidates!("?1", "?3", "?4"),
-            "), (SELECT ",
-            bank_candidates!("?5", "?6", "?7"),
-            ")"
-        ))
-        .bind(match_expression(first_terms))
-        .bind(cap)
-        .bind(first.owner())
-        .bind(first.scope().as_str())
-        .bind(match_expression(second_terms))
-        .bind(second.owner())
-        .bind(second.scope().as_str())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db_err)?;
-        Ok(vec![unpack_candidates(a.as_deref().unwrap_or_default())?, unpack_candidates(b.as_deref().unwrap_or_default())?])
+        // Every bank on one reader, one after the other: stepped on this thread, a second
+        // bank costs its statement and no hand-off (see `readers`).
+        self.readers.read(|conn| search::candidates_in(conn, banks, cap)).await
     }
 
     async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError> {
@@ -765,7 +739,7 @@ impl MemoryStore for SqliteStore {
         }
         // One statement for all terms; each reads at most `cap` entries of the term's
         // posting list (FTS5 stops at the LIMIT), and a term at the cap answers NULL, not
-        // its rows. Quoted as phrases, as in match_expression; the terms arrive as one
+        // its rows. Quoted as phrases, as the search's match expression quotes them; the terms arrive as one
         // bound JSON array. A list is row numbers separated by spaces.
         let phrases: Vec<String> = scoped_terms.iter().map(|t| format!("\"{t}\"")).collect();
         let phrases = serde_json::to_string(&phrases).map_err(|e| StoreError::Database(e.to_string()))?;
@@ -801,20 +775,7 @@ impl MemoryStore for SqliteStore {
         if keys.is_empty() {
             return Ok(Vec::new());
         }
-        // Packed as search_candidates packs them, from the same narrow rows.
-        let packed = self
-            .packed_by_row_keys(
-                concat!(
-                    "SELECT ",
-                    packed_candidates!(),
-                    " FROM memory_candidate AS c
-                     WHERE c.seq IN (SELECT value FROM json_each(?1)) AND +c.user_id = ?2 AND +c.scope = ?3"
-                ),
-                bank,
-                keys,
-            )
-            .await?;
-        unpack_candidates(packed.as_deref().unwrap_or_default())
+        self.readers.read(|conn| search::candidate_rows(conn, bank, keys)).await
     }
 
     async fn terms_progress(&self) -> Result<TermsProgress, StoreError> {
@@ -875,19 +836,7 @@ impl MemoryStore for SqliteStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        // `+user_id`: look rows up by id, not by walking all of the owner's rows.
-        let packed: Option<String> = sqlx::query_scalar(concat!(
-            "SELECT ",
-            packed_memories!(""),
-            " FROM memory AS m
-             WHERE m.id IN (SELECT value FROM json_each(?2)) AND +m.user_id = ?1 AND +m.scope = ?3"
-        ))
-        .bind(bank.owner())
-        .bind(serde_json::Value::from(ids.to_vec()).to_string())
-        .bind(bank.scope().as_str())
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db_err)?;
+        let packed = self.readers.read(|conn| search::memories_by_ids(conn, bank, ids)).await?;
         memories_from_packed(packed.as_deref())
     }
 
@@ -1027,73 +976,6 @@ impl MemoryStore for SqliteStore {
     }
 }
 
-/// The one value a candidate statement returns: its `memory_candidate` rows (`c`), one
-/// a line, `id created_at terms`, as [`unpack_candidates`] reads them. A macro so that
-/// each statement stays one `&'static str`.
-macro_rules! packed_candidates {
-    () => {
-        "group_concat(c.id || ' ' || c.created_at || ' ' || c.terms, char(10))"
-    };
-}
-use packed_candidates;
-
-/// One bank's search candidates, packed ([`packed_candidates`]): its newest memories
-/// whose index holds a term of the FTS5 expression bound at `$expression`, at most the
-/// cap bound at `?2`, of the owner and scope bound at `$owner` and `$scope`.
-///
-/// `CROSS JOIN` (SQLite keeps its order) and the unary `+` keep the planner on "FTS
-/// matches first, then a primary-key lookup each" instead of walking all of a user's
-/// rows; the owner check stays as a guard against user-code hash collisions. One row
-/// holding them all, a line each: streaming thousands of small rows through the driver
-/// costs more than the query itself, and quoting every term as JSON nearly doubles it
-/// (see `unpack_candidates`). The rows are the narrow `memory_candidate` ones (its
-/// migration says why). `LIMIT +?2`, not `LIMIT ?2`: SQLite offers a bound LIMIT to a
-/// virtual table's planner and then prepares the statement again whenever the parameter
-/// is bound, so on every search; FTS5 has no use for it (BENCHMARKS.md, "a statement
-/// prepared once").
-macro_rules! bank_candidates {
-    ($expression:literal, $owner:literal, $scope:literal) => {
-        concat!(
-            packed_candidates!(),
-            " FROM (SELECT rowid AS seq FROM memory_fts WHERE memory_fts MATCH ",
-            $expression,
-            " ORDER BY rowid DESC LIMIT +?2) AS f
-             CROSS JOIN memory_candidate AS c ON c.seq = f.seq
-             WHERE +c.user_id = ",
-            $owner,
-            " AND +c.scope = ",
-            $scope
-        )
-    };
-}
-use bank_candidates;
-
-/// The FTS5 expression for scoped terms: any of them. Terms are letters and digits only
-/// (see memory_bank_store::terms), so quoting each as an FTS5 phrase cannot change the
-/// query's structure; the whole expression is still a bound parameter.
-fn match_expression(scoped_terms: &[String]) -> String {
-    scoped_terms.iter().map(|t| format!("\"{t}\"")).collect::<Vec<_>>().join(" OR ")
-}
-
-/// The candidates a statement packed one a line, `id created_at terms`. The
-/// packing needs no quoting: ids and times hold no spaces, and a search text is
-/// letters and digits (its terms) and the single spaces between them, never a line
-/// break (`memory_bank_store::terms::index_text`).
-fn unpack_candidates(packed: &str) -> Result<Vec<Candidate>, StoreError> {
-    packed
-        .split_terminator('\n')
-        .map(|line| {
-            let mut fields = line.splitn(3, ' ');
-            let (Some(id), Some(created_at), Some(terms)) = (fields.next(), fields.next(), fields.next()) else {
-                return Err(StoreError::Database(format!("unreadable candidate: {} bytes without its three fields", line.len())));
-            };
-            let created_at: i64 =
-                created_at.parse().map_err(|_| StoreError::Database(format!("unreadable candidate time for {id}")))?;
-            Ok(Candidate { id: id.to_owned(), created_at: Timestamp::from_unix_ms(created_at), terms: terms.to_owned() })
-        })
-        .collect()
-}
-
 /// A term's rows as `term_rows`' statement answers them: NULL for a term at the cap,
 /// else its row numbers separated by spaces (none for a term no row holds).
 fn term_rows_from(list: Option<&str>) -> TermRows {
@@ -1114,17 +996,6 @@ fn unpack_rows(packed: Option<String>) -> Result<Vec<(String, Timestamp, String)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn candidates_unpack_from_their_lines_and_a_malformed_line_is_an_error() {
-        let got = unpack_candidates("mem_b 20 ua sa ub\nmem_a 10 \nmem_c -5 uc").unwrap();
-        let rows: Vec<(&str, i64, &str)> =
-            got.iter().map(|c| (c.id.as_str(), c.created_at.unix_ms(), c.terms.as_str())).collect();
-        assert_eq!(rows, [("mem_b", 20, "ua sa ub"), ("mem_a", 10, ""), ("mem_c", -5, "uc")]);
-        assert!(unpack_candidates("").unwrap().is_empty());
-        assert!(matches!(unpack_candidates("mem_a 10"), Err(StoreError::Database(_))));
-        assert!(matches!(unpack_candidates("mem_a ten ua"), Err(StoreError::Database(_))));
-    }
 
     /// The triggers count every row in and out, whatever statement moves it, even one no
     /// write path makes today (a row changing banks).

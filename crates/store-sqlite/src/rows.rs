@@ -27,11 +27,16 @@ pub(crate) fn db_err(err: sqlx::Error) -> StoreError {
             StoreError::Unavailable(err.to_string())
         }
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(db.message().to_owned()),
-        sqlx::Error::Database(db) if db.message().contains("no such table: memory_fts") => {
+        sqlx::Error::Database(db) if index_missing(db.message()) => {
             StoreError::SearchIndexMissing { backend: "sqlite" }
         }
         _ => StoreError::Database(err.to_string()),
     }
+}
+
+/// Whether SQLite's error `message` says the search index is missing.
+pub(crate) fn index_missing(message: &str) -> bool {
+    message.contains("no such table: memory_fts")
 }
 
 pub(crate) fn get<'r, T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>>(row: &'r SqliteRow, column: &str) -> Result<T, StoreError> {
