@@ -22,6 +22,7 @@ mod postings;
 mod proposals;
 mod revisions;
 mod rows;
+mod saves;
 mod schema;
 mod search;
 mod search_terms;
@@ -52,7 +53,8 @@ const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
 /// Connection pool settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MySqlOptions {
-    /// Most connections the pool opens to the server (at least 2 are used).
+    /// Most connections the pool opens to the server (at least 2 are used); single saves
+    /// have a pool of their own, half as large (`saves.rs`).
     pub max_connections: u32,
     /// How long a request waits for a connection before it fails as
     /// [`StoreError::Unavailable`] (the server answers 503). While the database is down,
@@ -70,6 +72,8 @@ impl Default for MySqlOptions {
 #[derive(Debug, Clone)]
 pub struct MySqlStore {
     pool: MySqlPool,
+    /// Single saves' connections, autocommit off (see `saves`).
+    saves: MySqlPool,
 }
 
 impl MySqlStore {
@@ -86,36 +90,17 @@ impl MySqlStore {
         let database = connect.get_database().unwrap_or_default().to_owned();
         let tls_off = matches!(connect.get_ssl_mode(), MySqlSslMode::Disabled);
         let verifying = matches!(connect.get_ssl_mode(), MySqlSslMode::VerifyCa | MySqlSslMode::VerifyIdentity);
-        let pool = MySqlPoolOptions::new()
-            // `migrate` holds a lock on one connection while it works on another.
-            .max_connections(options.max_connections.max(2))
-            .acquire_timeout(options.acquire_timeout)
-            // A pooled connection may have died with a server restart; checking it
-            // before use lets the pool replace it, so the service recovers by itself.
-            // sqlx already pings every connection as it returns to the pool, so one
-            // that came back moments ago is known to be alive: only a connection idle
-            // for longer is pinged again. That saves a round trip per statement (a
-            // search makes two), which on a busy machine is also one less wake-up to
-            // wait for. If the server dies within that second, the request fails as
-            // 503, as it would a moment later, and the failed ping on release drops
-            // the connection.
-            .test_before_acquire(false)
-            .before_acquire(|conn, meta| {
-                Box::pin(async move {
-                    if meta.idle_for >= PING_IF_IDLE_FOR {
-                        conn.ping().await?;
-                    }
-                    Ok(true)
-                })
-            })
-            // Well under the servers' default wait_timeout (8 h), so the pool closes
-            // idle connections before the server does.
-            .idle_timeout(Duration::from_secs(600))
-            .max_lifetime(Duration::from_secs(1800))
-            .connect_with(connect)
+        // `migrate` holds a lock on one connection while it works on another.
+        let pool = pool_options(options.max_connections.max(2), options.acquire_timeout)
+            .connect_with(connect.clone())
             .await
             .map_err(|e| rows::open_err(e, &database, tls_off, verifying))?;
-        Ok(Self { pool })
+        // Half as many: a save holds its connection for under a millisecond. Opened as
+        // saves come (the pool above has checked the server already).
+        let saves = pool_options((options.max_connections / 2).max(1), options.acquire_timeout)
+            .after_connect(|conn, _| Box::pin(async move { sqlx::raw_sql(saves::AUTOCOMMIT_OFF).execute(conn).await.map(drop) }))
+            .connect_lazy_with(connect);
+        Ok(Self { pool, saves })
     }
 
     /// The connection pool, for tests and tools that need raw access.
@@ -128,6 +113,35 @@ impl MySqlStore {
     pub async fn schema_state(&self) -> Result<SchemaState, StoreError> {
         schema::state(&self.pool).await
     }
+}
+
+/// The settings both pools share, with at most `max_connections`.
+fn pool_options(max_connections: u32, acquire_timeout: Duration) -> MySqlPoolOptions {
+    MySqlPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(acquire_timeout)
+        // A pooled connection may have died with a server restart; checking it
+        // before use lets the pool replace it, so the service recovers by itself.
+        // sqlx already pings every connection as it returns to the pool, so one
+        // that came back moments ago is known to be alive: only a connection idle
+        // for longer is pinged again. That saves a round trip per statement (a
+        // search makes two), which on a busy machine is also one less wake-up to
+        // wait for. If the server dies within that second, the request fails as
+        // 503, as it would a moment later, and the failed ping on release drops
+        // the connection.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_IF_IDLE_FOR {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
+        // Well under the servers' default wait_timeout (8 h), so the pool closes
+        // idle connections before the server does.
+        .idle_timeout(Duration::from_secs(600))
+        .max_lifetime(Duration::from_secs(1800))
 }
 
 /// Parses and checks a MySQL URL. Every connection is pinned to UTC so that

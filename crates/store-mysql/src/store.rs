@@ -22,6 +22,7 @@ use crate::rows::{
 };
 use crate::postings::{self, Posted};
 use crate::contention::{again_while_contended, WRITE};
+use crate::saves::OpenSave;
 use crate::{counts, offboarding, proposals, revisions, schema, search, search_terms, teams, transfer, vectors, MySqlStore};
 
 /// Writes `entry` (a team bank's change; `None` for a personal bank) inside `tx`.
@@ -108,6 +109,21 @@ async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
         crate::teams::append_audit(tx, &entry).await?;
     }
     Ok(())
+}
+
+impl MySqlStore {
+    /// `memory` written in a save's transaction (see `saves`), not yet committed; rolled
+    /// back when it fails.
+    async fn save_uncommitted(&self, memory: &NewMemory) -> Result<OpenSave, StoreError> {
+        let mut save = OpenSave::begin(&self.saves).await?;
+        match insert_one(save.conn()?, memory).await {
+            Ok(()) => Ok(save),
+            Err(failed) => {
+                save.abandon().await;
+                Err(failed)
+            }
+        }
+    }
 }
 
 #[async_trait]
@@ -307,26 +323,21 @@ impl MemoryStore for MySqlStore {
     }
 
     async fn insert_memory(&self, memory: &NewMemory) -> Result<(), StoreError> {
-        again_while_contended(WRITE, || async move {
-            let mut tx = self.pool.begin().await.map_err(db_err)?;
-            insert_one(&mut tx, memory).await?;
-            tx.commit().await.map_err(db_err)
-        })
-        .await
+        again_while_contended(WRITE, || async move { self.save_uncommitted(memory).await?.commit().await }).await
     }
 
     async fn insert_memory_checked(&self, memory: &NewMemory, checks: memory_bank_store::SaveChecks<'_>) -> Result<(), StoreError> {
         // The checks read on other connections while this one writes; it commits only
-        // once they passed. A transaction dropped uncommitted is rolled back.
-        let first = async {
-            let mut tx = self.pool.begin().await.map_err(db_err)?;
-            insert_one(&mut tx, memory).await?;
-            Ok::<_, StoreError>(tx)
-        };
-        let (written, checked) = tokio::join!(first, checks);
+        // once they passed.
+        let (written, checked) = tokio::join!(self.save_uncommitted(memory), checks);
         match (written, checked) {
-            (Err(refused @ StoreError::TeamRefused(_)), _) | (_, Err(refused)) => Err(refused),
-            (Ok(tx), Ok(())) => match tx.commit().await.map_err(db_err) {
+            (Err(refused @ StoreError::TeamRefused(_)), _) => Err(refused),
+            (Ok(save), Err(refused)) => {
+                save.abandon().await;
+                Err(refused)
+            }
+            (Err(_), Err(refused)) => Err(refused),
+            (Ok(save), Ok(())) => match save.commit().await {
                 Err(StoreError::Contended(_)) => self.insert_memory(memory).await,
                 committed => committed,
             },

@@ -14,6 +14,8 @@ use sqlx::Row;
 
 #[path = "mariadb/counts.rs"]
 mod counts;
+#[path = "mariadb/saves.rs"]
+mod saves;
 #[path = "mariadb/search_index.rs"]
 mod search_index;
 

@@ -331,7 +331,9 @@ impl Bank {
             near.sort_by(|a, b| b.cosine.total_cmp(&a.cosine));
             Ok((near, origin))
         };
-        let (words, near) = tokio::join!(by_words, by_meaning);
+        // Meaning first: its first step (reading new vectors) is in flight before the
+        // words' candidates are read, which on a SQLite bank holds this thread.
+        let (near, words) = tokio::join!(by_meaning, by_words);
         let ((words, word_origin), (near, near_origin)) = (words?, near?);
         let origin: HashMap<String, usize> = word_origin.into_iter().chain(near_origin).collect();
         let hits: Vec<(String, f64, Matched)> = if near.is_empty() {

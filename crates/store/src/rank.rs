@@ -41,26 +41,26 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
     let lookup = Lookup::new(query_terms);
     let weight: Vec<f64> =
         query_terms.iter().map(|t| if t.form == Form::Stem { STEM_WEIGHT } else { 1.0 }).collect();
-    // Per candidate: frequency of each query term, and its length in terms.
-    let mut freqs: Vec<(Vec<u32>, usize)> = Vec::with_capacity(candidates.len());
-    let mut doc_freq = vec![0u32; query_terms.len()];
-    for candidate in candidates {
-        let mut tf = vec![0u32; query_terms.len()];
-        let len = lookup.count(&candidate.terms, &mut tf);
-        for (i, &f) in tf.iter().enumerate() {
-            if f > 0 {
-                doc_freq[i] += 1;
-            }
+    // Per candidate: frequency of each query term (one row of `tf` each, a thousand
+    // candidates for a common word in one allocation), and its length in terms.
+    let width = query_terms.len();
+    let mut tf = vec![0u32; candidates.len() * width];
+    let mut lens: Vec<usize> = Vec::with_capacity(candidates.len());
+    let mut doc_freq = vec![0u32; width];
+    for (candidate, row) in candidates.iter().zip(tf.chunks_exact_mut(width)) {
+        let len = lookup.count(&candidate.terms, row);
+        for (df, &f) in doc_freq.iter_mut().zip(row.iter()) {
+            *df += u32::from(f > 0);
         }
-        freqs.push((tf, len.max(1)));
+        lens.push(len.max(1));
     }
     let n = candidates.len() as f64;
-    let avg_len = freqs.iter().map(|(_, len)| *len as f64).sum::<f64>() / n;
+    let avg_len = lens.iter().map(|&len| len as f64).sum::<f64>() / n;
     let idf: Vec<f64> = doc_freq.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
 
     let mut scored: Vec<(f64, &Candidate)> = candidates
         .iter()
-        .zip(&freqs)
+        .zip(tf.chunks_exact(width).zip(&lens))
         .filter_map(|(candidate, (tf, len))| {
             let norm = K1 * (1.0 - B + B * *len as f64 / avg_len);
             let score: f64 = tf
@@ -72,10 +72,19 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
             (score > 0.0).then_some((score, candidate))
         })
         .collect();
-    scored.sort_by(|(sa, a), (sb, b)| {
+    let best_first = |(sa, a): &(f64, &Candidate), (sb, b): &(f64, &Candidate)| {
         sb.total_cmp(sa).then_with(|| b.created_at.cmp(&a.created_at)).then_with(|| b.id.cmp(&a.id))
-    });
-    scored.truncate(limit);
+    };
+    // The best `limit` first (a total order, so the same ones a full sort keeps), then
+    // only they are sorted.
+    if limit == 0 {
+        return Vec::new();
+    }
+    if scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, best_first);
+        scored.truncate(limit);
+    }
+    scored.sort_by(best_first);
     scored
         .into_iter()
         .map(|(score, c)| Ranked { id: c.id.clone(), score: (score * 1e6).round() / 1e6 })
@@ -215,6 +224,21 @@ mod tests {
         let ranked = rank(&query_terms("tea"), &cands, 5);
         assert_eq!(ranked.len(), 5);
         assert_eq!(ranked[0].id, "m03");
+    }
+
+    /// The best few are the head of the whole order, ties (same score and time) included.
+    #[test]
+    fn the_best_few_are_the_head_of_the_whole_ranking() {
+        let texts = ["tea", "tea and cake", "green tea tea", "cake", "tea tea tea and more tea", "tea and green cake"];
+        let cands: Vec<_> = (0..60).map(|i| cand(&format!("m{:02}", (i * 37) % 60), i % 7, texts[i as usize % texts.len()])).collect();
+        for query in ["tea", "green tea", "cake tea"] {
+            let all = rank(&query_terms(query), &cands, usize::MAX);
+            assert!(all.len() > 40 && all.windows(2).any(|w| w[0].score == w[1].score), "ties are ranked: {query}");
+            for limit in [1, 2, 7, 20, all.len() - 1, all.len(), all.len() + 5] {
+                assert_eq!(rank(&query_terms(query), &cands, limit), all[..limit.min(all.len())], "{query}, {limit}");
+            }
+            assert!(rank(&query_terms(query), &cands, 0).is_empty());
+        }
     }
 
     /// The counting of short queries (found by text) equals reading every term, on drawn

@@ -62,7 +62,15 @@ async fn every_write_path_keeps_the_index_equal_to_the_rows_terms() {
     let second = save(&bank, &ada, &org, "The billing service owns invoices").await;
     let third = save(&bank, &ada, &org, "Tea before the standup, tea after it").await;
     save(&bank, &grace, &org, "Grace keeps the compiler notes").await;
+    // More postings than a save sends as bound rows (64, `postings.rs`): sent as JSON.
+    let letters = |i: u8| format!("lengthy{}{}", char::from(b'a' + i / 26), char::from(b'a' + i % 26));
+    let long_text = (0..70).map(letters).collect::<Vec<_>>().join(" ");
+    let long = save(&bank, &ada, &org, &long_text).await;
+    let long_postings: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM memory_term WHERE memory_id = ?").bind(&long).fetch_one(store.pool()).await.unwrap();
+    assert!(long_postings > 64, "{long_postings} postings");
     assert_in_step(&store, "saves").await;
+    assert_eq!(search(&bank, &ada, &letters(69)).await, [long_text]);
 
     let edit = validate_edit(EditMemoryRequest { content: Some("Deploys need the production VPN".into()), ..Default::default() }).unwrap();
     bank.edit(&ada, &first, edit).await.unwrap().unwrap();
