@@ -8,6 +8,7 @@ pub mod encryption;
 mod compaction;
 mod group_commit;
 mod key;
+mod list;
 mod verify;
 mod proposals;
 mod offboarding;
@@ -41,7 +42,7 @@ use sqlx::{Row as _, SqliteConnection, SqlitePool};
 
 pub use encryption::FileState;
 pub use key::{DbKey, KeyFormatError};
-use rows::{db_err, memories_from_packed, org_from_row, packed_memories, user_from_row};
+use rows::{db_err, memories_from_packed, org_from_row, user_from_row};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -689,35 +690,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn list_memories(&self, bank: BankKey<'_>, cursor: Option<&Cursor>, limit: u32) -> Result<Vec<Memory>, StoreError> {
-        let (user_id, scope) = (bank.owner(), bank.scope().as_str());
-        // The page's rows by the bank's time index, then each row packed, newest first.
-        let packed: Option<String> = match cursor {
-            None => sqlx::query_scalar(concat!(
-                "SELECT ",
-                packed_memories!(" ORDER BY m.created_at DESC, m.id DESC"),
-                " FROM (SELECT seq FROM memory WHERE user_id = ?1 AND scope = ?3
-                        ORDER BY created_at DESC, id DESC LIMIT ?2) AS page
-                 CROSS JOIN memory AS m ON m.seq = page.seq"
-            ))
-            .bind(user_id)
-            .bind(limit)
-            .bind(scope),
-            Some(cursor) => sqlx::query_scalar(concat!(
-                "SELECT ",
-                packed_memories!(" ORDER BY m.created_at DESC, m.id DESC"),
-                " FROM (SELECT seq FROM memory WHERE user_id = ?1 AND scope = ?5 AND (created_at, id) < (?3, ?4)
-                        ORDER BY created_at DESC, id DESC LIMIT ?2) AS page
-                 CROSS JOIN memory AS m ON m.seq = page.seq"
-            ))
-            .bind(user_id)
-            .bind(limit)
-            .bind(cursor.created_at_ms)
-            .bind(&cursor.id)
-            .bind(scope),
-        }
-        .fetch_one(&self.pool)
-        .await
-        .map_err(db_err)?;
+        let packed = self.readers.read(|conn| list::page(conn, bank, cursor, limit)).await?;
         memories_from_packed(packed.as_deref())
     }
 

@@ -1,4 +1,4 @@
-//! A search's reads through rusqlite, stepped by the thread that asks.
+//! A search's and a list page's reads through rusqlite, stepped by the thread that asks.
 //!
 //! Why: sqlx runs each SQLite connection on a thread of its own and hands every
 //! statement and every row across threads. A search reads up to a thousand candidate
@@ -194,6 +194,8 @@ mod tests {
         saved(&store, "usr_b", "Deploys of another person", 1_764_000_000_001).await;
         assert_eq!(search(&store, "usr_a", "deploy").await.unwrap(), [deploy.as_str()]);
         let later = saved(&store, "usr_a", "We deploy twice a week", 1_764_000_000_002).await;
+        let page: Vec<String> = store.list_memories(BankKey::Personal("usr_a"), None, 10).await.unwrap().into_iter().map(|m| m.id).collect();
+        assert_eq!(page, [later.clone(), deploy.clone()], "a list page, newest first");
         let mut found = search(&store, "usr_a", "deploy").await.unwrap();
         found.sort();
         assert_eq!(found, [deploy, later], "the later save is found at once");
