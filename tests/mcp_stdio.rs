@@ -572,3 +572,68 @@ async fn the_memory_tools_read_the_team_bank_by_scope() {
     assert!(bad.to_string().contains("mine, team or all"), "{bad}");
     meta.cancel().await.unwrap();
 }
+
+/// The requests of one short session: initialize, initialized, and a session tool call.
+fn a_short_session() -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fd-test", "version": "1"}}});
+    let latest = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "latest_message", "arguments": {"sessionId": SHOP}}});
+    format!("{initialize}\n{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}\n{latest}\n")
+}
+
+/// The answers to [`a_short_session`] among `lines`, checked.
+fn answered_a_short_session(lines: &[Value]) {
+    let by_id = |id: u64| lines.iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {lines:?}"));
+    assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "memory-bank");
+    assert_eq!(by_id(2)["result"]["structuredContent"]["text"], "You're welcome.", "{lines:?}");
+}
+
+/// stdin and stdout as agents hand them over: pipes (every test above), a socket pair
+/// (libuv's clients, e.g. Node), and the fallbacks, stdin a file and stdout a file.
+#[tokio::test]
+async fn stdin_and_stdout_may_be_a_socket_or_files() {
+    let h = Home::new();
+
+    // A socket for both: the server is polled on it, answers, and ends at its EOF.
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut child = h
+        .command(&["mcp"])
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs.try_clone().unwrap())))
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    ours.set_nonblocking(true).unwrap();
+    let ours = tokio::net::UnixStream::from_std(ours).unwrap();
+    let (read, mut write) = ours.into_split();
+    write.write_all(a_short_session().as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(read).lines();
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line()).await.unwrap().unwrap().expect("an answer");
+        answers.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    answered_a_short_session(&answers);
+    write.shutdown().await.unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status:?}");
+
+    // Files: read and written through tokio's own stdin and stdout.
+    let requests = h.dir.path().join("requests.jsonl");
+    let answers_file = h.dir.path().join("answers.jsonl");
+    std::fs::write(&requests, a_short_session()).unwrap();
+    let status = h
+        .command(&["mcp"])
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&answers_file).unwrap())
+        .stderr(Stdio::null())
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let written = std::fs::read_to_string(&answers_file).unwrap();
+    let answers: Vec<Value> = written.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    answered_a_short_session(&answers);
+}

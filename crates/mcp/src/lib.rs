@@ -44,6 +44,7 @@ pub mod meta;
 pub mod server;
 pub mod sessions;
 mod shape;
+mod stdio;
 
 pub use caller::{Caller, MemoryBackend};
 pub use server::{serve_stdio, MemoryBankMcp};

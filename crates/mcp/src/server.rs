@@ -207,7 +207,7 @@ impl MemoryBankMcp {
 /// Serves `server` over stdin/stdout until the client closes stdin. Nothing else may write
 /// to stdout meanwhile (logs go to stderr).
 pub async fn serve_stdio(server: MemoryBankMcp) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = server.serve(crate::stdio::stdio()).await?;
     running.waiting().await?;
     Ok(())
 }

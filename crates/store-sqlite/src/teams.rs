@@ -5,12 +5,19 @@ use memory_bank_contract::teams::{AuditAction, AuditEntry, NewAuditEntry, OrgMem
 use memory_bank_contract::Timestamp;
 use memory_bank_store::teams::{last_owner, MAX_AUDIT_PAGE};
 use memory_bank_store::{StoreError, TeamStore};
+use rusqlite::OptionalExtension as _;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row as _, SqliteConnection};
 
 use crate::rows::{db_err, get, org_from_row};
 use memory_bank_contract::wire::Org;
 use crate::SqliteStore;
+
+/// A member's role (org `?1`, user `?2`) and their org's policy, `NULL`s when the org
+/// never set one.
+const MEMBER_ACCESS: &str = "SELECT m.role, p.memory_enabled, p.agents_may_propose, p.max_memories
+     FROM org_members AS m LEFT JOIN org_policy AS p ON p.org_id = m.org_id
+     WHERE m.org_id = ?1 AND m.user_id = ?2";
 
 /// The role a member added without one gets: owner of an org that has none, else member.
 pub(crate) async fn first_role(conn: &mut SqliteConnection, org_id: &str) -> Result<Role, StoreError> {
@@ -160,28 +167,29 @@ impl TeamStore for SqliteStore {
     }
 
     async fn member_access(&self, user_id: &str, org_id: &str) -> Result<Option<(Role, OrgPolicy)>, StoreError> {
-        let row = sqlx::query(
-            "SELECT m.role, p.memory_enabled, p.agents_may_propose, p.max_memories
-             FROM org_members AS m LEFT JOIN org_policy AS p ON p.org_id = m.org_id
-             WHERE m.org_id = ?1 AND m.user_id = ?2",
-        )
-        .bind(org_id)
-        .bind(user_id)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(db_err)?;
-        let Some(row) = row else { return Ok(None) };
-        let role = parse_role(&row.try_get::<String, _>("role").map_err(db_err)?)?;
+        // On a reader, as a search's statements are: every door's read checks it, a
+        // search beside its own reads.
+        let row = self
+            .readers
+            .read(|conn| {
+                conn.prepare_cached(MEMBER_ACCESS)?
+                    .query_row(rusqlite::params![org_id, user_id], |row| {
+                        Ok((row.get::<_, String>(0)?, row.get::<_, Option<i64>>(1)?, row.get::<_, Option<i64>>(2)?, row.get::<_, Option<i64>>(3)?))
+                    })
+                    .optional()
+            })
+            .await?;
+        let Some((role, memory_enabled, agents_may_propose, max_memories)) = row else { return Ok(None) };
         // No policy row: the org never set one, so the defaults.
-        let policy = match row.try_get::<Option<i64>, _>("memory_enabled").map_err(db_err)? {
+        let policy = match memory_enabled {
             None => OrgPolicy::default(),
             Some(enabled) => OrgPolicy {
                 memory_enabled: enabled != 0,
-                agents_may_propose: row.try_get::<i64, _>("agents_may_propose").map_err(db_err)? != 0,
-                max_memories: row.try_get::<Option<i64>, _>("max_memories").map_err(db_err)?.and_then(|n| u64::try_from(n).ok()),
+                agents_may_propose: agents_may_propose.unwrap_or(1) != 0,
+                max_memories: max_memories.and_then(|n| u64::try_from(n).ok()),
             },
         };
-        Ok(Some((role, policy)))
+        Ok(Some((parse_role(&role)?, policy)))
     }
 
     async fn org_policy(&self, org_id: &str) -> Result<OrgPolicy, StoreError> {
