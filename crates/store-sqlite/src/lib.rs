@@ -695,9 +695,7 @@ impl MemoryStore for SqliteStore {
     }
 
     async fn search_candidates(&self, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<Candidate>, StoreError> {
-        let banks = [(bank, scoped_terms.to_vec())];
-        let mut each = self.search_candidates_in(&banks, cap).await?;
-        Ok(each.pop().unwrap_or_default())
+        self.readers.read(|conn| search::bank_candidates(conn, bank, scoped_terms, cap)).await
     }
 
     async fn search_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32) -> Result<Vec<Vec<Candidate>>, StoreError> {

@@ -42,7 +42,8 @@ pub(crate) fn candidates_in(conn: &Connection, banks: &[(BankKey<'_>, Vec<String
     banks.iter().map(|(bank, scoped_terms)| bank_candidates(conn, *bank, scoped_terms, cap)).collect()
 }
 
-fn bank_candidates(conn: &Connection, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> rusqlite::Result<Vec<Candidate>> {
+/// A bank's candidates for its scoped terms, at most `cap` (none without terms).
+pub(crate) fn bank_candidates(conn: &Connection, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> rusqlite::Result<Vec<Candidate>> {
     if scoped_terms.is_empty() {
         return Ok(Vec::new());
     }
