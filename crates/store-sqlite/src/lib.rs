@@ -34,6 +34,7 @@ use memory_bank_contract::wire::{Memory, Org, Proposal, ProposalStatus, User};
 use memory_bank_contract::Timestamp;
 use memory_bank_contract::teams::{AuditAction, NewAuditEntry};
 use memory_bank_store::teams::{change_entry, chars, proposed_entry};
+use memory_bank_store::rank::Tally;
 use memory_bank_store::{
     BankKey, Candidate, Change, Decision, EnsureOutcome, ImportOutcome, ImportRow, MemoryStore, MemoryUpdate, NewMemory, Offboard, OptimizeOutcome, StoreError, TermsProgress, TermsRewrite, TermsSource, TokenKind, TokenOwner, StoredVector, VectorRow, VectorSummary, RowKey, TermRows, Worded,
 };
@@ -702,6 +703,10 @@ impl MemoryStore for SqliteStore {
         // Every bank on one reader, one after the other: stepped on this thread, a second
         // bank costs its statement and no hand-off (see `readers`).
         self.readers.read(|conn| search::candidates_in(conn, banks, cap)).await
+    }
+
+    async fn tally_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32, tally: &mut Tally<'_>) -> Result<(), StoreError> {
+        self.readers.read(|conn| search::tally_in(conn, banks, cap, tally)).await
     }
 
     async fn term_rows(&self, _bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> Result<Vec<TermRows>, StoreError> {

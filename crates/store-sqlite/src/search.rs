@@ -2,6 +2,7 @@
 //! candidates of given rows (the duplicate hint), and the memories that won.
 
 use memory_bank_contract::Timestamp;
+use memory_bank_store::rank::Tally;
 use memory_bank_store::{BankKey, Candidate, RowKey};
 use rusqlite::{params, Connection, Row};
 
@@ -50,6 +51,27 @@ pub(crate) fn bank_candidates(conn: &Connection, bank: BankKey<'_>, scoped_terms
     let mut statement = conn.prepare_cached(BANK_CANDIDATES)?;
     let rows = statement.query(params![match_expression(scoped_terms), cap, bank.owner(), bank.scope().as_str()])?;
     rows.mapped(candidate).collect()
+}
+
+/// Each bank's candidates, as [`candidates_in`] reads them, handed to `tally` with the
+/// bank's index, each row's terms where the statement left them (not copied).
+pub(crate) fn tally_in(conn: &Connection, banks: &[(BankKey<'_>, Vec<String>)], cap: u32, tally: &mut Tally<'_>) -> rusqlite::Result<()> {
+    for (i, (bank, scoped_terms)) in banks.iter().enumerate() {
+        if scoped_terms.is_empty() {
+            continue;
+        }
+        let mut statement = conn.prepare_cached(BANK_CANDIDATES)?;
+        let mut rows = statement.query(params![match_expression(scoped_terms), cap, bank.owner(), bank.scope().as_str()])?;
+        while let Some(row) = rows.next()? {
+            tally.add(i, text(row, 0)?, Timestamp::from_unix_ms(row.get(1)?), text(row, 2)?);
+        }
+    }
+    Ok(())
+}
+
+/// Column `i` of `row` as text, borrowed from the statement.
+fn text<'r>(row: &'r Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    row.get_ref(i)?.as_str().map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
 }
 
 /// The bank's candidates among the rows `keys`.

@@ -1,6 +1,6 @@
 //! [`Bank`]: the store-agnostic operations behind every route and CLI command.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use memory_bank_contract::validate::{Cursor, ValidList, ValidSave, ValidSearch};
 use memory_bank_contract::wire::{ListResponse, Matched, Memory, Org, Scope, SearchResult, User};
 use memory_bank_contract::Timestamp;
 
-use crate::store::{BankKey, Candidate, MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
+use crate::store::{BankKey, MemoryStore, NewContext, NewMemory, TokenOwner, SEARCH_CANDIDATE_CAP};
 use crate::tokens::TokenKind;
 use crate::meaning::{fuse, Meaning, MeaningError, WORDS_DEPTH};
 use crate::events::{BankEvent, BankEvents, CreatedVia};
@@ -281,31 +281,15 @@ impl Bank {
             let lookup = self.lookup_terms(&query_terms).await?;
             let scoped: Vec<(BankKey<'_>, Vec<String>)> =
                 banks.iter().map(|bank| (*bank, terms::scope_terms(bank.owner(), &lookup))).collect();
-            let per_bank = self.store.search_candidates_in(&scoped, SEARCH_CANDIDATE_CAP).await?;
-            // Where each bank's candidates end in the one list ranked.
-            let ends: Vec<usize> = per_bank
-                .iter()
-                .scan(0, |end, found| {
-                    *end += found.len();
-                    Some(*end)
-                })
-                .collect();
-            let candidates: Vec<Candidate> = per_bank.into_iter().flatten().collect();
+            let mut tally = rank::Tally::new(&query_terms);
+            self.store.tally_candidates_in(&scoped, SEARCH_CANDIDATE_CAP, &mut tally).await?;
             // Deeper than the limit when fusing: a memory just past it by words may be
             // near the top by meaning.
             let depth = if meaning.is_some() { limit.max(WORDS_DEPTH) } else { limit };
-            let ranked = rank::rank(&query_terms, &candidates, depth);
-            // The banks of the ranked ones only: a common word brings a thousand
-            // candidates, and a map of them all cost more than the rest of a second bank.
-            let mut origin = Vec::new();
-            if banks.len() > 1 {
-                let wanted: HashSet<&str> = ranked.iter().map(|r| r.id.as_str()).collect();
-                for (at, candidate) in candidates.iter().enumerate() {
-                    if wanted.contains(candidate.id.as_str()) {
-                        origin.push((candidate.id.clone(), ends.partition_point(|&end| end <= at)));
-                    }
-                }
-            }
+            let (ranked, banks_of): (Vec<rank::Ranked>, Vec<usize>) = tally.rank(depth).into_iter().unzip();
+            // The banks of the ranked ones, when there are several.
+            let origin: Vec<(String, usize)> =
+                if banks.len() > 1 { ranked.iter().map(|r| r.id.clone()).zip(banks_of).collect() } else { Vec::new() };
             Ok::<_, StoreError>((ranked, origin))
         };
         let by_meaning = async {

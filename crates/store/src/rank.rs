@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::store::Candidate;
 use memchr::memmem;
+use memory_bank_contract::Timestamp;
 
 use crate::terms::{read_candidate_terms, Form, Term};
 
@@ -35,60 +36,107 @@ pub struct Ranked {
 /// `limit`, highest score first, newest first among equal scores. Candidates that
 /// hold none of the terms (a user-code hash collision) are dropped.
 pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec<Ranked> {
-    if query_terms.is_empty() || candidates.is_empty() {
-        return Vec::new();
+    let mut tally = Tally::new(query_terms);
+    for candidate in candidates {
+        tally.add(0, &candidate.id, candidate.created_at, &candidate.terms);
     }
-    let lookup = Lookup::new(query_terms);
-    let weight: Vec<f64> =
-        query_terms.iter().map(|t| if t.form == Form::Stem { STEM_WEIGHT } else { 1.0 }).collect();
-    // Per candidate: frequency of each query term (one row of `tf` each, a thousand
-    // candidates for a common word in one allocation), and its length in terms.
-    let width = query_terms.len();
-    let mut tf = vec![0u32; candidates.len() * width];
-    let mut lens: Vec<usize> = Vec::with_capacity(candidates.len());
-    let mut doc_freq = vec![0u32; width];
-    for (candidate, row) in candidates.iter().zip(tf.chunks_exact_mut(width)) {
-        let len = lookup.count(&candidate.terms, row);
-        for (df, &f) in doc_freq.iter_mut().zip(row.iter()) {
-            *df += u32::from(f > 0);
-        }
-        lens.push(len.max(1));
-    }
-    let n = candidates.len() as f64;
-    let avg_len = lens.iter().map(|&len| len as f64).sum::<f64>() / n;
-    let idf: Vec<f64> = doc_freq.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
+    tally.rank(limit).into_iter().map(|(ranked, _)| ranked).collect()
+}
 
-    let mut scored: Vec<(f64, &Candidate)> = candidates
-        .iter()
-        .zip(tf.chunks_exact(width).zip(&lens))
-        .filter_map(|(candidate, (tf, len))| {
-            let norm = K1 * (1.0 - B + B * *len as f64 / avg_len);
-            let score: f64 = tf
-                .iter()
-                .zip(idf.iter().zip(&weight))
-                .filter(|(f, _)| **f > 0)
-                .map(|(&f, (idf, weight))| weight * idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm))
-                .sum();
-            (score > 0.0).then_some((score, candidate))
-        })
-        .collect();
-    let best_first = |(sa, a): &(f64, &Candidate), (sb, b): &(f64, &Candidate)| {
-        sb.total_cmp(sa).then_with(|| b.created_at.cmp(&a.created_at)).then_with(|| b.id.cmp(&a.id))
-    };
-    // The best `limit` first (a total order, so the same ones a full sort keeps), then
-    // only they are sorted.
-    if limit == 0 {
-        return Vec::new();
+/// BM25's first pass, over candidates as a store reads them: each one's frequency of
+/// every query term and its length are kept, its text is not. Why: a common word brings
+/// a thousand candidates, and copying each one's terms out of the store cost a fifth of
+/// its search (BENCHMARKS.md, "Candidates counted as they are read"). [`rank`] is this
+/// over a list.
+pub struct Tally<'q> {
+    lookup: Lookup<'q>,
+    weight: Vec<f64>,
+    /// Per candidate, the frequency of each query term: one row of `width` each.
+    tf: Vec<u32>,
+    /// Per candidate: its length in terms (at least 1), when it was made, its bank.
+    rows: Vec<(usize, Timestamp, usize)>,
+    /// The candidates' ids end to end; `id_ends[i]` is where the `i`th ends.
+    ids: String,
+    id_ends: Vec<usize>,
+}
+
+impl<'q> Tally<'q> {
+    pub fn new(query_terms: &'q [Term]) -> Self {
+        Tally {
+            lookup: Lookup::new(query_terms),
+            weight: query_terms.iter().map(|t| if t.form == Form::Stem { STEM_WEIGHT } else { 1.0 }).collect(),
+            tf: Vec::new(),
+            rows: Vec::new(),
+            ids: String::new(),
+            id_ends: Vec::new(),
+        }
     }
-    if scored.len() > limit {
-        scored.select_nth_unstable_by(limit - 1, best_first);
-        scored.truncate(limit);
+
+    /// One candidate of the bank `bank` (an index the caller gives, returned with the
+    /// ranking): its id, time and stored terms (as [`Candidate::terms`]).
+    pub fn add(&mut self, bank: usize, id: &str, created_at: Timestamp, terms: &str) {
+        let at = self.tf.len();
+        self.tf.resize(at + self.weight.len(), 0);
+        let len = self.lookup.count(terms, &mut self.tf[at..]);
+        self.rows.push((len.max(1), created_at, bank));
+        self.ids.push_str(id);
+        self.id_ends.push(self.ids.len());
     }
-    scored.sort_by(best_first);
-    scored
-        .into_iter()
-        .map(|(score, c)| Ranked { id: c.id.clone(), score: (score * 1e6).round() / 1e6 })
-        .collect()
+
+    fn id(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.id_ends[i - 1] };
+        &self.ids[start..self.id_ends[i]]
+    }
+
+    /// The best `limit` of the candidates added, each with its bank, as [`rank`] orders
+    /// them.
+    pub fn rank(&self, limit: usize) -> Vec<(Ranked, usize)> {
+        let width = self.weight.len();
+        if width == 0 || self.rows.is_empty() || limit == 0 {
+            return Vec::new();
+        }
+        let mut doc_freq = vec![0u32; width];
+        for row in self.tf.chunks_exact(width) {
+            for (df, &f) in doc_freq.iter_mut().zip(row) {
+                *df += u32::from(f > 0);
+            }
+        }
+        let n = self.rows.len() as f64;
+        let avg_len = self.rows.iter().map(|&(len, ..)| len as f64).sum::<f64>() / n;
+        let idf: Vec<f64> = doc_freq.iter().map(|&df| (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln()).collect();
+
+        // (score, candidate's index, its time)
+        let mut scored: Vec<(f64, usize, Timestamp)> = self
+            .tf
+            .chunks_exact(width)
+            .zip(&self.rows)
+            .enumerate()
+            .filter_map(|(i, (tf, &(len, created_at, _)))| {
+                let norm = K1 * (1.0 - B + B * len as f64 / avg_len);
+                let score: f64 = tf
+                    .iter()
+                    .zip(idf.iter().zip(&self.weight))
+                    .filter(|(f, _)| **f > 0)
+                    .map(|(&f, (idf, weight))| weight * idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm))
+                    .sum();
+                (score > 0.0).then_some((score, i, created_at))
+            })
+            .collect();
+        let best_first = |(sa, a, ta): &(f64, usize, Timestamp), (sb, b, tb): &(f64, usize, Timestamp)| {
+            sb.total_cmp(sa).then_with(|| tb.cmp(ta)).then_with(|| self.id(*b).cmp(self.id(*a)))
+        };
+        // The best `limit` first (a total order, so the same ones a full sort keeps), then
+        // only they are sorted.
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit - 1, best_first);
+            scored.truncate(limit);
+        }
+        scored.sort_by(best_first);
+        scored
+            .into_iter()
+            .map(|(score, i, _)| (Ranked { id: self.id(i).to_owned(), score: (score * 1e6).round() / 1e6 }, self.rows[i].2))
+            .collect()
+    }
 }
 
 /// Counts a candidate's query terms. A candidate holds ~25–40 stored terms and a common
@@ -279,6 +327,31 @@ mod tests {
             let len = Lookup::new(&query).count(&terms, &mut tf);
             assert_eq!((tf, len), (expected, expected_len), "{query:?} in {terms:?}");
         }
+    }
+
+    /// Candidates of two banks are ranked as one list, each winner with its own bank.
+    #[test]
+    fn a_tally_of_two_banks_ranks_them_as_one_list_with_each_winner_s_bank() {
+        let mine = [cand("a", 1, "green tea"), cand("b", 2, "coffee"), cand("e", 5, "tea in green cups")];
+        let team = [cand("c", 3, "green tea and green apples"), cand("d", 4, "tea")];
+        let query = query_terms("green tea");
+        let mut tally = Tally::new(&query);
+        for (bank, list) in [(0, &mine[..]), (1, &team[..])] {
+            for c in list {
+                tally.add(bank, &c.id, c.created_at, &c.terms);
+            }
+        }
+        let ranked = tally.rank(10);
+        let in_one_list: Vec<Candidate> = mine.iter().chain(&team).cloned().collect();
+        assert_eq!(ranked.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>(), rank(&query, &in_one_list, 10));
+        let mut ids: Vec<&str> = ranked.iter().map(|(r, _)| r.id.as_str()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["a", "c", "d", "e"], "every candidate holding a term, once");
+        for (r, bank) in &ranked {
+            assert_eq!(*bank, usize::from(team.iter().any(|c| c.id == r.id)), "{}", r.id);
+        }
+        assert_eq!(tally.rank(2).len(), 2);
+        assert!(tally.rank(0).is_empty() && Tally::new(&query).rank(10).is_empty());
     }
 
     #[test]

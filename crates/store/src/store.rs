@@ -7,6 +7,7 @@ use memory_bank_contract::transfer::{ExportedMemory, ExportedRevision, OnConflic
 use memory_bank_contract::Timestamp;
 use memory_bank_contract::teams::Role;
 
+use crate::rank::Tally;
 use crate::tokens::TokenKind;
 use crate::StoreError;
 
@@ -536,10 +537,23 @@ pub trait MemoryStore: crate::TeamStore + Send + Sync + 'static {
     /// [`Self::search_candidates`] of several banks (a person's own and their team's), in
     /// `banks`' order, each with its own scoped terms and its own `cap`. The default asks
     /// every bank at once, each on its own; a store may answer them together when one
-    /// request costs less than two (SQLite: one statement, so one trip to a connection's
-    /// thread instead of two).
+    /// request costs less than two (SQLite: on one reader, one after the other).
     async fn search_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32) -> Result<Vec<Vec<Candidate>>, StoreError> {
         futures_util::future::try_join_all(banks.iter().map(|(bank, terms)| self.search_candidates(*bank, terms, cap))).await
+    }
+
+    /// [`Self::search_candidates_in`]'s candidates handed to `tally` (with their bank's
+    /// index in `banks`) rather than kept: a search needs a candidate's terms only to
+    /// count the query's in them. The default reads the lists and hands them over; a
+    /// store that steps its rows itself (SQLite) hands over each row's terms where they
+    /// lie, uncopied.
+    async fn tally_candidates_in(&self, banks: &[(BankKey<'_>, Vec<String>)], cap: u32, tally: &mut Tally<'_>) -> Result<(), StoreError> {
+        for (bank, candidates) in self.search_candidates_in(banks, cap).await?.iter().enumerate() {
+            for candidate in candidates {
+                tally.add(bank, &candidate.id, candidate.created_at, &candidate.terms);
+            }
+        }
+        Ok(())
     }
 
     /// For each term, already scoped to the bank's owner, the keys of the bank's rows
