@@ -6,8 +6,9 @@
 //! "A save without its BEGIN"). Every other transaction keeps sqlx's `begin`.
 //!
 //! The connections are kept here rather than in a sqlx pool because a sqlx pool pings
-//! every connection as it comes back, a sixth round trip that a save's `COMMIT` has just
-//! made needless (BENCHMARKS.md, "A save's connection without the ping on its return").
+//! every connection as it comes back, a round trip that a save's `COMMIT` has just made
+//! needless (BENCHMARKS.md, "A save's connection without its ping, stdio polled,
+//! candidates counted as read").
 //!
 //! The rule that keeps such a connection safe to reuse: it goes back to [`Saves`] only
 //! after `COMMIT` or `ROLLBACK` answered. Anything else (an error, a future dropped
