@@ -56,16 +56,20 @@ impl Saves {
 
     /// A connection whose next statement begins a save's transaction: an idle one (pinged
     /// first when it has been idle a while, as the main pool does) or a new one. Waits
-    /// at most the pool's acquire timeout for a free one, then fails as `Unavailable`.
+    /// at most the acquire timeout for it, a free slot and a new connection's login
+    /// included (a server that accepts and never answers is no hang), then fails as
+    /// `Unavailable`.
     pub(crate) async fn begin(&self) -> Result<OpenSave<'_>, StoreError> {
-        let permit = match tokio::time::timeout(self.acquire_timeout, self.permits.acquire()).await {
-            Ok(Ok(permit)) => permit,
-            Ok(Err(_)) => return Err(db_err(sqlx::Error::PoolClosed)),
-            Err(_) => return Err(db_err(sqlx::Error::PoolTimedOut)),
-        };
+        match tokio::time::timeout(self.acquire_timeout, self.connection()).await {
+            Ok(open) => open,
+            Err(_) => Err(db_err(sqlx::Error::PoolTimedOut)),
+        }
+    }
+
+    async fn connection(&self) -> Result<OpenSave<'_>, StoreError> {
+        let permit = self.permits.acquire().await.map_err(|_| db_err(sqlx::Error::PoolClosed))?;
         while let Some(mut idle) = self.take_idle() {
-            let kept = idle.since.elapsed() < IDLE_TIMEOUT && idle.opened.elapsed() < MAX_LIFETIME;
-            if !kept {
+            if idle.since.elapsed() >= IDLE_TIMEOUT || idle.opened.elapsed() >= MAX_LIFETIME {
                 let _closing = idle.conn.close().await;
                 continue;
             }
@@ -134,5 +138,31 @@ impl Drop for OpenSave<'_> {
                 runtime.spawn(async move { tokio::time::timeout(Duration::from_secs(5), conn.close()).await });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that takes the connection and never says a word (a stuck one, a
+    /// firewall's black hole past the handshake) costs a save the acquire timeout, not
+    /// a hang.
+    #[tokio::test]
+    async fn a_server_that_never_answers_is_unavailable_after_the_acquire_timeout() {
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("mysql://root@{}/memory", silent.local_addr().unwrap());
+        let held = tokio::spawn(async move {
+            let mut kept = Vec::new();
+            while let Ok((stream, _)) = silent.accept().await {
+                kept.push(stream);
+            }
+        });
+        let saves = Saves::new(crate::connect_options(&url).unwrap(), 1, Duration::from_millis(300));
+        let started = Instant::now();
+        let waited = tokio::time::timeout(Duration::from_secs(20), saves.begin()).await.expect("no hang");
+        assert!(matches!(waited, Err(StoreError::Unavailable(_))), "{:?}", waited.err());
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        held.abort();
     }
 }
