@@ -4,10 +4,9 @@
 //! Why: tokio's `stdin()` and `stdout()` do each read and each write on a blocking-pool
 //! thread, so every request crossed threads twice more (its line read, its answer
 //! written), each the wake-up of a sleeping thread: ≈ 0.1–0.2 ms of a call's round trip
-//! on two busy cores (BENCHMARKS.md, "A save's connection without its ping, stdio
-//! polled, candidates counted as read"). A pipe or a socket can be polled instead. A
-//! terminal or a file keeps tokio's way: a terminal made non-blocking would stay so for
-//! the shell that shares it.
+//! on two busy cores (BENCHMARKS.md, "stdio polled, candidates counted as read"). A
+//! pipe or a socket can be polled instead. A terminal or a file keeps tokio's way: a
+//! terminal made non-blocking would stay so for the shell that shares it.
 
 use std::pin::Pin;
 

@@ -34,7 +34,6 @@ mod vectors;
 pub mod testing;
 
 use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use memory_bank_store::StoreError;
@@ -51,18 +50,11 @@ pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migratio
 /// A pooled connection idle for at least this long is pinged before it is handed out.
 const PING_IF_IDLE_FOR: Duration = Duration::from_secs(1);
 
-/// A connection idle this long is closed: well under the servers' default
-/// `wait_timeout` (8 h), so it is closed here before the server drops it.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// A connection this old is closed and replaced.
-const MAX_LIFETIME: Duration = Duration::from_secs(1800);
-
 /// Connection pool settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MySqlOptions {
     /// Most connections the pool opens to the server (at least 2 are used); single saves
-    /// have connections of their own, at most half as many (`saves.rs`).
+    /// have a pool of their own, half as large (`saves.rs`).
     pub max_connections: u32,
     /// How long a request waits for a connection before it fails as
     /// [`StoreError::Unavailable`] (the server answers 503). While the database is down,
@@ -81,7 +73,7 @@ impl Default for MySqlOptions {
 pub struct MySqlStore {
     pool: MySqlPool,
     /// Single saves' connections, autocommit off (see `saves`).
-    saves: Arc<saves::Saves>,
+    saves: MySqlPool,
 }
 
 impl MySqlStore {
@@ -103,9 +95,12 @@ impl MySqlStore {
             .connect_with(connect.clone())
             .await
             .map_err(|e| rows::open_err(e, &database, tls_off, verifying))?;
-        // Half as many: a save holds its connection for under a millisecond.
-        let saves = saves::Saves::new(connect, options.max_connections / 2, options.acquire_timeout);
-        Ok(Self { pool, saves: Arc::new(saves) })
+        // Half as many: a save holds its connection for under a millisecond. Opened as
+        // saves come (the pool above has checked the server already).
+        let saves = pool_options((options.max_connections / 2).max(1), options.acquire_timeout)
+            .after_connect(|conn, _| Box::pin(async move { sqlx::raw_sql(saves::AUTOCOMMIT_OFF).execute(conn).await.map(drop) }))
+            .connect_lazy_with(connect);
+        Ok(Self { pool, saves })
     }
 
     /// The connection pool, for tests and tools that need raw access.
@@ -143,8 +138,10 @@ fn pool_options(max_connections: u32, acquire_timeout: Duration) -> MySqlPoolOpt
                 Ok(true)
             })
         })
-        .idle_timeout(IDLE_TIMEOUT)
-        .max_lifetime(MAX_LIFETIME)
+        // Well under the servers' default wait_timeout (8 h), so the pool closes
+        // idle connections before the server does.
+        .idle_timeout(Duration::from_secs(600))
+        .max_lifetime(Duration::from_secs(1800))
 }
 
 /// Parses and checks a MySQL URL. Every connection is pinned to UTC so that

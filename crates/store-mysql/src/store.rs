@@ -114,8 +114,8 @@ async fn insert_row(tx: &mut MySqlConnection, memory: &NewMemory) -> Result<(), 
 impl MySqlStore {
     /// `memory` written in a save's transaction (see `saves`), not yet committed; rolled
     /// back when it fails.
-    async fn save_uncommitted(&self, memory: &NewMemory) -> Result<OpenSave<'_>, StoreError> {
-        let mut save = self.saves.begin().await?;
+    async fn save_uncommitted(&self, memory: &NewMemory) -> Result<OpenSave, StoreError> {
+        let mut save = OpenSave::begin(&self.saves).await?;
         match insert_one(save.conn()?, memory).await {
             Ok(()) => Ok(save),
             Err(failed) => {

@@ -46,8 +46,8 @@ pub fn rank(query_terms: &[Term], candidates: &[Candidate], limit: usize) -> Vec
 /// BM25's first pass, over candidates as a store reads them: each one's frequency of
 /// every query term and its length are kept, its text is not. Why: a common word brings
 /// a thousand candidates, and copying each one's terms out of the store cost ≈ 0.07 ms of
-/// its 0.8 (BENCHMARKS.md, "A save's connection without its ping, stdio polled,
-/// candidates counted as read"). [`rank`] is this over a list.
+/// its 0.8 (BENCHMARKS.md, "stdio polled, candidates counted as read"). [`rank`] is
+/// this over a list.
 pub struct Tally<'q> {
     lookup: Lookup<'q>,
     weight: Vec<f64>,
