@@ -45,26 +45,42 @@ pub(crate) fn candidates_in(conn: &Connection, banks: &[(BankKey<'_>, Vec<String
 
 /// A bank's candidates for its scoped terms, at most `cap` (none without terms).
 pub(crate) fn bank_candidates(conn: &Connection, bank: BankKey<'_>, scoped_terms: &[String], cap: u32) -> rusqlite::Result<Vec<Candidate>> {
-    if scoped_terms.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut statement = conn.prepare_cached(BANK_CANDIDATES)?;
-    let rows = statement.query(params![match_expression(scoped_terms), cap, bank.owner(), bank.scope().as_str()])?;
-    rows.mapped(candidate).collect()
+    let mut found = Vec::new();
+    each_candidate(conn, bank, scoped_terms, cap, |row| {
+        found.push(candidate(row)?);
+        Ok(())
+    })?;
+    Ok(found)
 }
 
 /// Each bank's candidates, as [`candidates_in`] reads them, handed to `tally` with the
 /// bank's index, each row's terms where the statement left them (not copied).
 pub(crate) fn tally_in(conn: &Connection, banks: &[(BankKey<'_>, Vec<String>)], cap: u32, tally: &mut Tally<'_>) -> rusqlite::Result<()> {
     for (i, (bank, scoped_terms)) in banks.iter().enumerate() {
-        if scoped_terms.is_empty() {
-            continue;
-        }
-        let mut statement = conn.prepare_cached(BANK_CANDIDATES)?;
-        let mut rows = statement.query(params![match_expression(scoped_terms), cap, bank.owner(), bank.scope().as_str()])?;
-        while let Some(row) = rows.next()? {
+        each_candidate(conn, *bank, scoped_terms, cap, |row| {
             tally.add(i, text(row, 0)?, Timestamp::from_unix_ms(row.get(1)?), text(row, 2)?);
-        }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs [`BANK_CANDIDATES`] for the bank's scoped terms (nothing without terms) and hands
+/// `each` its rows, newest first.
+fn each_candidate(
+    conn: &Connection,
+    bank: BankKey<'_>,
+    scoped_terms: &[String],
+    cap: u32,
+    mut each: impl FnMut(&Row<'_>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    if scoped_terms.is_empty() {
+        return Ok(());
+    }
+    let mut statement = conn.prepare_cached(BANK_CANDIDATES)?;
+    let mut rows = statement.query(params![match_expression(scoped_terms), cap, bank.owner(), bank.scope().as_str()])?;
+    while let Some(row) = rows.next()? {
+        each(row)?;
     }
     Ok(())
 }

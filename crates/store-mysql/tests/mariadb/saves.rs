@@ -11,8 +11,13 @@ use super::*;
 /// A store whose saves have one connection (half of 2), so the next save takes the same
 /// one whenever it went back to the pool.
 async fn with_one_save_connection(db: &TestDatabase) -> MySqlStore {
+    waiting_for_one_save_connection(db, MySqlOptions::default().acquire_timeout).await
+}
+
+/// [`with_one_save_connection`], whose saves wait at most `acquire_timeout` for it.
+async fn waiting_for_one_save_connection(db: &TestDatabase, acquire_timeout: Duration) -> MySqlStore {
     MySqlStore::open(db.url()).await.unwrap().migrate().await.unwrap();
-    MySqlStore::open_with(db.url(), &MySqlOptions { max_connections: 2, ..Default::default() }).await.unwrap()
+    MySqlStore::open_with(db.url(), &MySqlOptions { max_connections: 2, acquire_timeout }).await.unwrap()
 }
 
 /// A transaction that holds `user`'s count rows, so a save of theirs waits after its row
@@ -93,9 +98,7 @@ async fn saves_refused_beside_their_insert_leave_nothing_on_the_connection() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_save_waits_for_a_free_connection_and_then_gives_up_as_unavailable() {
     let db = TestDatabase::create().await;
-    MySqlStore::open(db.url()).await.unwrap().migrate().await.unwrap();
-    let options = MySqlOptions { max_connections: 2, acquire_timeout: Duration::from_millis(300) };
-    let store = MySqlStore::open_with(db.url(), &options).await.unwrap();
+    let store = waiting_for_one_save_connection(&db, Duration::from_millis(300)).await;
     let user = "usr_01kb0000000000000000000012";
     store.insert_memory(&NewMemory::plain(user, "org_x", "the first note".into(), 1_764_000_000_000)).await.unwrap();
 
